@@ -1,0 +1,116 @@
+import { type ErrorCode, errorBody, errorCodes } from './error-codes';
+
+/**
+ * What API Gateway answers by itself (before or instead of our Lambda code),
+ * as Error objects. The CDK stack configures these as gateway responses and the
+ * local gateway answers with the very same status, headers and body.
+ *
+ * A gateway response has one fixed status per type and only static headers, so
+ * nothing here can carry per-request values such as X-RateLimit-Remaining.
+ */
+export type GatewayResponseType =
+  | 'UNAUTHORIZED'
+  | 'ACCESS_DENIED'
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'RESOURCE_NOT_FOUND'
+  | 'INVALID_API_KEY'
+  | 'EXPIRED_TOKEN'
+  | 'INVALID_SIGNATURE'
+  | 'WAF_FILTERED'
+  | 'BAD_REQUEST_BODY'
+  | 'BAD_REQUEST_PARAMETERS'
+  | 'REQUEST_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'THROTTLED'
+  | 'QUOTA_EXCEEDED'
+  | 'AUTHORIZER_FAILURE'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'API_CONFIGURATION_ERROR'
+  | 'INTEGRATION_FAILURE'
+  | 'INTEGRATION_TIMEOUT'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+export interface GatewayResponseDefinition {
+  code: ErrorCode;
+  message: string;
+  /** Static response headers (API Gateway allows nothing else). */
+  headers?: Record<string, string>;
+}
+
+/** Seconds a client should wait after a gateway-level 429 or 503 (static by necessity). */
+const GATEWAY_RETRY_AFTER_SECONDS = '5';
+
+export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefinition> = {
+  // Missing Authorization header (API Gateway answers without calling the
+  // authorizer) or the authorizer refused the key.
+  UNAUTHORIZED: {
+    code: 'unauthorized',
+    message: 'Missing or invalid API key. Send it as "Authorization: Bearer <API_KEY>".',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  },
+  INVALID_API_KEY: {
+    code: 'unauthorized',
+    message: 'Missing or invalid API key. Send it as "Authorization: Bearer <API_KEY>".',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  },
+  ACCESS_DENIED: { code: 'forbidden', message: 'This API key may not call this operation.' },
+  EXPIRED_TOKEN: { code: 'forbidden', message: 'This request is not allowed.' },
+  INVALID_SIGNATURE: { code: 'forbidden', message: 'This request is not allowed.' },
+  WAF_FILTERED: { code: 'forbidden', message: 'This request was blocked.' },
+  // API Gateway's answer to an unknown path or method: a plain 404 here.
+  MISSING_AUTHENTICATION_TOKEN: { code: 'not_found', message: 'No such route. See the API reference for the operations under /v1.' },
+  RESOURCE_NOT_FOUND: { code: 'not_found', message: 'No such route. See the API reference for the operations under /v1.' },
+  BAD_REQUEST_BODY: { code: 'invalid_request', message: 'The request body is invalid.' },
+  BAD_REQUEST_PARAMETERS: { code: 'invalid_request', message: 'The request parameters are invalid.' },
+  REQUEST_TOO_LARGE: { code: 'payload_too_large', message: 'The request is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { code: 'unsupported_media_type', message: 'The request body must be application/json.' },
+  // Usage-plan throttling and quotas are the AWS-side backstop; our own limiter
+  // answers first with exact headers. These fire only if it was bypassed.
+  THROTTLED: {
+    code: 'rate_limited',
+    message: 'Too many requests. Retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
+  },
+  QUOTA_EXCEEDED: {
+    code: 'quota_exceeded',
+    message: 'The request quota of this API key is used up. Retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': '3600' },
+  },
+  // The authorizer fails only when it cannot read the key store.
+  AUTHORIZER_FAILURE: {
+    code: 'service_unavailable',
+    message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
+  },
+  INTEGRATION_FAILURE: {
+    code: 'service_unavailable',
+    message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
+  },
+  INTEGRATION_TIMEOUT: {
+    code: 'service_unavailable',
+    message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
+  },
+  AUTHORIZER_CONFIGURATION_ERROR: { code: 'internal_error', message: 'An unexpected error occurred.' },
+  API_CONFIGURATION_ERROR: { code: 'internal_error', message: 'An unexpected error occurred.' },
+  // Catch-alls: their status is forced so that the body's status always matches.
+  // DEFAULT_5XX also covers a Lambda that crashed (API Gateway's 502).
+  DEFAULT_4XX: { code: 'invalid_request', message: 'The request is invalid.' },
+  DEFAULT_5XX: { code: 'internal_error', message: 'An unexpected error occurred.' },
+};
+
+/** The response API Gateway sends for a type: status, headers, JSON body. */
+export function gatewayResponse(type: GatewayResponseType): {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+} {
+  const definition = gatewayResponses[type];
+  return {
+    statusCode: errorCodes[definition.code].status,
+    headers: { 'Content-Type': 'application/json', ...definition.headers },
+    body: JSON.stringify(errorBody(definition.code, definition.message)),
+  };
+}

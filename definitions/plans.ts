@@ -1,0 +1,40 @@
+/**
+ * The plans we sell and their request limits (interface spec, part 8). The
+ * usage plans of the CDK stack, the rate limiter, the key tools and the docs
+ * all derive from this table.
+ */
+export type PlanName = 'free' | 'pro' | 'business' | 'enterprise';
+
+export interface PlanLimits {
+  perMinute: number;
+  perDay: number;
+}
+
+export interface PlanDefinition {
+  displayName: string;
+  /** Enterprise limits are agreed per customer and stored on the key. */
+  limits: PlanLimits | 'custom';
+}
+
+export const plans: Record<PlanName, PlanDefinition> = {
+  free: { displayName: 'Free', limits: { perMinute: 60, perDay: 1_000 } },
+  pro: { displayName: 'Pro', limits: { perMinute: 300, perDay: 10_000 } },
+  business: { displayName: 'Business', limits: { perMinute: 1_000, perDay: 100_000 } },
+  enterprise: { displayName: 'Enterprise', limits: 'custom' },
+};
+
+export const planNames = Object.keys(plans) as PlanName[];
+
+export function isPlanName(value: unknown): value is PlanName {
+  return typeof value === 'string' && Object.hasOwn(plans, value);
+}
+
+/** The limits that apply to a key: its plan's, or its own for enterprise keys. */
+export function limitsFor(plan: PlanName, custom?: Partial<PlanLimits>): PlanLimits {
+  const limits = plans[plan].limits;
+  if (limits !== 'custom') return limits;
+  if (!custom?.perMinute || !custom.perDay) {
+    throw new Error('An enterprise key needs its own perMinute and perDay limits.');
+  }
+  return { perMinute: custom.perMinute, perDay: custom.perDay };
+}

@@ -1,0 +1,89 @@
+import type { TableName } from './tables';
+
+/**
+ * The route table: the one source for every operation of the API. The CDK
+ * stack builds one Lambda function, one API Gateway method and one IAM policy
+ * per row; the local gateway routes requests with it; the docs derive from it.
+ */
+export type OperationId = 'listPets' | 'createPet' | 'getPet';
+
+export type DynamoDbAction = 'dynamodb:GetItem' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:Query';
+
+export interface Deprecation {
+  /** When the operation was deprecated (sent as the RFC 9745 `Deprecation` header). */
+  deprecatedAt: string;
+  /** When it stops working (RFC 8594 `Sunset` header); from then on it answers 410. */
+  sunsetAt: string;
+  /** Path of the replacement, relative to the stage (sent as a `successor-version` Link). */
+  successorPath: string;
+}
+
+export interface RouteDefinition {
+  operationId: OperationId;
+  method: 'GET' | 'POST';
+  /** Path below the stage, with `{name}` for path parameters. */
+  path: string;
+  summary: string;
+  /** Lambda entry file, relative to the project root; it exports `handler` and `createHandler`. */
+  handlerEntry: string;
+  /** The DynamoDB actions the function may take, per table: nothing else is granted. */
+  access: Partial<Record<TableName, readonly DynamoDbAction[]>>;
+  deprecation?: Deprecation;
+}
+
+/** Every operation counts its request against the caller's rate limits. */
+const rateLimitAccess = ['dynamodb:UpdateItem'] as const;
+
+export const routes: readonly RouteDefinition[] = [
+  {
+    operationId: 'listPets',
+    method: 'GET',
+    path: '/pets',
+    summary: 'List pets in ascending id order, optionally filtered by status.',
+    handlerEntry: 'functions/list-pets/handler.ts',
+    access: { pets: ['dynamodb:Query'], rateLimits: rateLimitAccess },
+  },
+  {
+    operationId: 'createPet',
+    method: 'POST',
+    path: '/pets',
+    summary: 'Add a pet.',
+    handlerEntry: 'functions/create-pet/handler.ts',
+    // UpdateItem reserves a block of ids on the allocator item; PutItem writes the pet.
+    access: { pets: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], rateLimits: rateLimitAccess },
+  },
+  {
+    operationId: 'getPet',
+    method: 'GET',
+    path: '/pets/{petId}',
+    summary: 'Get one pet by id (deprecated: use GET /pets).',
+    handlerEntry: 'functions/get-pet/handler.ts',
+    access: { pets: ['dynamodb:GetItem'], rateLimits: rateLimitAccess },
+    deprecation: {
+      deprecatedAt: '2026-01-01T00:00:00Z',
+      sunsetAt: '2030-12-05T00:00:00Z',
+      successorPath: '/pets',
+    },
+  },
+];
+
+/** The stage name: every URL of the API ends in /v1. */
+export const stageName = 'v1';
+
+/** The Lambda REQUEST authorizer in front of every route. */
+export const authorizer = {
+  handlerEntry: 'functions/authorizer/handler.ts',
+  identityHeader: 'Authorization',
+  /**
+   * How long API Gateway caches an authorizer answer per Authorization value.
+   * A revoked key, or a key moved to another plan, takes effect within this time.
+   */
+  resultsCacheTtlSeconds: 300,
+  access: { apiKeys: ['dynamodb:GetItem'] },
+} as const satisfies { handlerEntry: string; identityHeader: string; resultsCacheTtlSeconds: number; access: RouteDefinition['access'] };
+
+export function routeFor(operationId: OperationId): RouteDefinition {
+  const route = routes.find((candidate) => candidate.operationId === operationId);
+  if (!route) throw new Error(`No route for ${operationId}`);
+  return route;
+}

@@ -1,0 +1,55 @@
+/**
+ * The DynamoDB tables: their keys, indexes and time-to-live attributes. The CDK
+ * stack creates them from this, and so does the local runtime on DynamoDB Local,
+ * so that the two can never disagree about a key or an index name.
+ */
+export type AttributeType = 'S' | 'N';
+
+export interface KeyAttribute {
+  name: string;
+  type: AttributeType;
+}
+
+export interface TableDefinition {
+  /** What the table is for, in one line. */
+  purpose: string;
+  /** Environment variable that carries the table's name into the functions. */
+  envVar: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  indexes: { name: string; partitionKey: KeyAttribute; sortKey?: KeyAttribute }[];
+  /** Attribute holding the expiry in Unix seconds, for tables of ephemeral items. */
+  timeToLiveAttribute?: string;
+}
+
+export const tables = {
+  pets: {
+    purpose: 'The pets, and the id allocator (the item with id 0).',
+    envVar: 'PETS_TABLE_NAME',
+    partitionKey: { name: 'id', type: 'N' },
+    indexes: [
+      // Every pet carries listKey = "pets", so one Query lists them all in id order.
+      { name: 'byList', partitionKey: { name: 'listKey', type: 'S' }, sortKey: { name: 'id', type: 'N' } },
+      { name: 'byStatus', partitionKey: { name: 'status', type: 'S' }, sortKey: { name: 'id', type: 'N' } },
+    ],
+  },
+  apiKeys: {
+    purpose: 'API keys, stored by the SHA-256 hash of their secret.',
+    envVar: 'API_KEYS_TABLE_NAME',
+    partitionKey: { name: 'keyHash', type: 'S' },
+    indexes: [{ name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } }],
+  },
+  rateLimits: {
+    purpose: 'Request counters per key and window, and temporary bans; all expire by TTL.',
+    envVar: 'RATE_LIMITS_TABLE_NAME',
+    partitionKey: { name: 'pk', type: 'S' },
+    indexes: [],
+    timeToLiveAttribute: 'expiresAt',
+  },
+} as const satisfies Record<string, TableDefinition>;
+
+export type TableName = keyof typeof tables;
+
+/** Index names, typed, for the queries that use them. */
+export const petIndexes = { byList: 'byList', byStatus: 'byStatus' } as const;
+export const apiKeyIndexes = { byKeyId: 'byKeyId' } as const;

@@ -1,0 +1,48 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { limitsFor } from '../../definitions/plans';
+import { authorizer } from '../../definitions/routes';
+import { ApiKeyRepository } from '../data/api-key-repository';
+import { bearerToken, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
+import { toAuthorizerContext } from '../http/caller';
+import { header } from '../http/request';
+import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
+import { logger } from '../runtime/logger';
+
+/**
+ * The Lambda REQUEST authorizer: finds the key by the SHA-256 hash of the
+ * bearer token (no string comparison of secrets, so no timing leak) and returns
+ * who the caller is, its limits, and the metering key of its usage plan.
+ *
+ * Throwing the exact message "Unauthorized" makes API Gateway answer with the
+ * UNAUTHORIZED gateway response (401 Error object with WWW-Authenticate). Any
+ * other error becomes AUTHORIZER_FAILURE (503). Since answers are cached for
+ * the whole API per Authorization value, the policy allows every method.
+ */
+export function createHandler(dependencies: Dependencies) {
+  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+    const token = bearerToken(header(event, authorizer.identityHeader));
+    if (!token || !isWellFormedApiKey(token)) throw new Error('Unauthorized');
+    const record = await keys.findByHash(hashApiKey(token));
+    if (!record || !isUsable(record, dependencies.clock())) throw new Error('Unauthorized');
+    const limits = limitsFor(record.plan, record.customLimits);
+    logger.debug('authorized', { keyId: record.keyId, plan: record.plan });
+    return {
+      principalId: record.keyId,
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],
+      },
+      context: toAuthorizerContext({ keyId: record.keyId, plan: record.plan, limits }),
+      usageIdentifierKey: record.meteringKey,
+    };
+  };
+}
+
+/** arn:aws:execute-api:region:account:apiId/stage/METHOD/path → arn:…:apiId/stage/* */
+export function wholeApiArn(methodArn: string): string {
+  const [apiPart, stage] = methodArn.split('/');
+  return `${apiPart}/${stage}/*`;
+}
+
+export const handler = createHandler(dependenciesFromEnvironment());

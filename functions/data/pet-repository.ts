@@ -1,0 +1,88 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { petIndexes } from '../../definitions/tables';
+import type { Pet, PetStatus } from '../domain/pet';
+import { dynamoCall } from './dynamo-errors';
+
+/** Value of `listKey` on every pet: the partition of the byList index. */
+const LIST_KEY = 'pets';
+/** The id allocator lives in the pets table under an id no pet can have. */
+const ALLOCATOR_ID = 0;
+
+/** Reads and writes pets. The only module that knows how pets are stored. */
+export class PetRepository {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(id: number): Promise<Pet | undefined> {
+    const { Item } = await dynamoCall(() =>
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
+    );
+    return Item ? toPet(Item) : undefined;
+  }
+
+  /** Writes a new pet; the condition makes sure an existing pet is never overwritten. */
+  async insert(pet: Pet, createdAt: string): Promise<void> {
+    await dynamoCall(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...pet, listKey: LIST_KEY, createdAt },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Up to `limit` pets with ids above `afterId`, ascending, and whether more
+   * exist. One Query on an index whose cost depends on the page, not the table.
+   */
+  async listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<{ pets: Pet[]; hasMore: boolean }> {
+    const byStatus = status !== undefined;
+    const { Items = [] } = await dynamoCall(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: byStatus ? petIndexes.byStatus : petIndexes.byList,
+          KeyConditionExpression: byStatus ? '#status = :partition AND id > :afterId' : 'listKey = :partition AND id > :afterId',
+          ExpressionAttributeNames: byStatus ? { '#status': 'status' } : undefined,
+          ExpressionAttributeValues: { ':partition': byStatus ? status : LIST_KEY, ':afterId': afterId },
+          // One more than asked tells whether a next page exists, without an empty last page.
+          Limit: limit + 1,
+        }),
+      ),
+    );
+    return { pets: Items.slice(0, limit).map(toPet), hasMore: Items.length > limit };
+  }
+
+  /**
+   * Reserves `count` fresh ids in one atomic update and returns the first. Ids
+   * of a block that is never used are skipped, never reused.
+   */
+  async reserveIds(count: number): Promise<number> {
+    const { Attributes } = await dynamoCall(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id: ALLOCATOR_ID },
+          UpdateExpression: 'ADD lastReservedId :count',
+          ExpressionAttributeValues: { ':count': count },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      ),
+    );
+    const lastReservedId = Number(Attributes?.lastReservedId);
+    return lastReservedId - count + 1;
+  }
+}
+
+function toPet(item: Record<string, unknown>): Pet {
+  return {
+    id: Number(item.id),
+    name: String(item.name),
+    categoryId: Number(item.categoryId),
+    status: item.status as PetStatus,
+  };
+}

@@ -1,0 +1,119 @@
+import type { PlanLimits } from '../../definitions/plans';
+import { ApiError } from './errors';
+
+/**
+ * Rate-limit rules (DESIGN decisions 8 and 9): fixed UTC windows of one minute
+ * and one day; headers that describe the window closest to exhaustion; a
+ * temporary ban for keys that keep calling after their 429s. Pure functions:
+ * the counting itself is atomic in DynamoDB (data/rate-limit-repository.ts).
+ */
+
+/** A key is suspended when it sends this many refused requests within one UTC minute… */
+export function banThreshold(limits: PlanLimits): number {
+  return limits.perMinute;
+}
+/** …for this long. */
+export const BAN_DURATION_SECONDS = 15 * 60;
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+export interface Windows {
+  /** Unix seconds of the start of the current UTC minute. */
+  minuteStart: number;
+  minuteEnd: number;
+  /** The UTC day, `YYYY-MM-DD`. */
+  day: string;
+  dayEnd: number;
+}
+
+export function windowsAt(nowMs: number): Windows {
+  const minuteStartMs = Math.floor(nowMs / MINUTE_MS) * MINUTE_MS;
+  const dayStartMs = Math.floor(nowMs / DAY_MS) * DAY_MS;
+  return {
+    minuteStart: minuteStartMs / 1000,
+    minuteEnd: (minuteStartMs + MINUTE_MS) / 1000,
+    day: new Date(dayStartMs).toISOString().slice(0, 10),
+    dayEnd: (dayStartMs + DAY_MS) / 1000,
+  };
+}
+
+export type RateLimitHeaders = Record<'X-RateLimit-Limit' | 'X-RateLimit-Remaining' | 'X-RateLimit-Reset', string>;
+
+export function rateLimitHeaders(limit: number, remaining: number, resetSeconds: number): RateLimitHeaders {
+  return {
+    'X-RateLimit-Limit': String(limit),
+    'X-RateLimit-Remaining': String(Math.max(0, remaining)),
+    'X-RateLimit-Reset': String(resetSeconds),
+  };
+}
+
+/** What the counters said about one request. */
+export type CountOutcome =
+  | { kind: 'counted'; minuteCount: number; dayCount: number }
+  | { kind: 'minute_exhausted' }
+  | { kind: 'day_exhausted' }
+  | { kind: 'suspended'; until: number };
+
+export interface Verdict {
+  headers: RateLimitHeaders;
+  /** Set when the request is refused: a 429 to send instead of serving it. */
+  refusal?: ApiError;
+}
+
+/** Headers for a counted request: the window with fewer requests left wins (the minute on a tie). */
+export function countedVerdict(limits: PlanLimits, windows: Windows, minuteCount: number, dayCount: number): Verdict {
+  const minuteLeft = limits.perMinute - minuteCount;
+  const dayLeft = limits.perDay - dayCount;
+  return {
+    headers:
+      dayLeft < minuteLeft
+        ? rateLimitHeaders(limits.perDay, dayLeft, windows.dayEnd)
+        : rateLimitHeaders(limits.perMinute, minuteLeft, windows.minuteEnd),
+  };
+}
+
+/** Seconds until an instant, rounded up, at least 1: what Retry-After carries. */
+export function secondsUntil(resetSeconds: number, nowMs: number): number {
+  return Math.max(1, Math.ceil(resetSeconds - nowMs / 1000));
+}
+
+export function refusedVerdict(
+  reason: 'minute_exhausted' | 'day_exhausted' | 'suspended',
+  limits: PlanLimits,
+  windows: Windows,
+  nowMs: number,
+  suspendedUntil = 0,
+): Verdict {
+  if (reason === 'suspended') {
+    const retryAfter = secondsUntil(suspendedUntil, nowMs);
+    return {
+      headers: rateLimitHeaders(limits.perMinute, 0, suspendedUntil),
+      refusal: new ApiError(
+        'key_suspended',
+        `This API key is suspended for ${BAN_DURATION_SECONDS / 60} minutes because it kept calling after 429 responses. Retry after ${retryAfter} seconds.`,
+        retryAfter,
+      ),
+    };
+  }
+  if (reason === 'day_exhausted') {
+    const retryAfter = secondsUntil(windows.dayEnd, nowMs);
+    return {
+      headers: rateLimitHeaders(limits.perDay, 0, windows.dayEnd),
+      refusal: new ApiError(
+        'quota_exceeded',
+        `The daily quota of ${limits.perDay} requests is used up; it resets at 00:00 UTC. Retry after ${retryAfter} seconds.`,
+        retryAfter,
+      ),
+    };
+  }
+  const retryAfter = secondsUntil(windows.minuteEnd, nowMs);
+  return {
+    headers: rateLimitHeaders(limits.perMinute, 0, windows.minuteEnd),
+    refusal: new ApiError(
+      'rate_limited',
+      `The limit of ${limits.perMinute} requests per minute is used up. Retry after ${retryAfter} seconds.`,
+      retryAfter,
+    ),
+  };
+}

@@ -1,0 +1,161 @@
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Deprecation, OperationId } from '../../definitions/routes';
+import { routeFor } from '../../definitions/routes';
+import { RateLimitRepository } from '../data/rate-limit-repository';
+import { ApiError } from '../domain/errors';
+import { enforceRateLimit } from '../domain/rate-limiter';
+import type { Dependencies } from '../runtime/dependencies';
+import { logger } from '../runtime/logger';
+import { type Caller, callerFrom } from './caller';
+import { header, stageBaseUrl } from './request';
+import { errorResponse } from './responses';
+
+/** Largest request body we accept (decision 12). */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+export type ApiEvent = APIGatewayProxyEvent;
+export type ApiResult = APIGatewayProxyResult;
+
+/** What an operation's logic receives: the event (body parsed, if any) and the caller. */
+export interface OperationInput<Body> {
+  event: ApiEvent;
+  body: Body;
+  caller: Caller;
+}
+
+type ApiRequest = Request<ApiEvent, ApiResult, Error, Context, ApiInternal>;
+interface ApiInternal extends Record<string, unknown> {
+  /** Headers every response of this request carries, errors included. */
+  responseHeaders: Record<string, string>;
+  caller?: Caller;
+}
+
+/**
+ * Builds the Lambda handler of one operation. The middleware stack, in order:
+ * response envelope (error mapping, shared headers, access log) → deprecation
+ * headers and sunset → rate limit → JSON body (for operations with one) → logic.
+ */
+export function createApiHandler<Body = undefined>(
+  operationId: OperationId,
+  dependencies: Dependencies,
+  options: { jsonBody: boolean },
+  logic: (input: OperationInput<Body>) => Promise<ApiResult>,
+) {
+  const route = routeFor(operationId);
+  const counters = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
+
+  const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>().use(responseEnvelope(operationId, dependencies));
+  if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
+  handler.use(rateLimit(counters, dependencies));
+  if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));
+  if (options.jsonBody) handler.use(jsonBody());
+  return handler.handler((event) => {
+    // Present: the rate-limit middleware refused the request otherwise.
+    const caller = callerFrom(event) as Caller;
+    return logic({ event, body: event.body as Body, caller });
+  });
+}
+
+function internal(request: ApiRequest): ApiInternal {
+  request.internal.responseHeaders ??= {};
+  return request.internal as ApiInternal;
+}
+
+function responseEnvelope(operationId: OperationId, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  const finish = (request: ApiRequest, startedAt: number) => {
+    const response = request.response ?? errorResponse(request.error);
+    request.response = { ...response, headers: { ...response.headers, ...internal(request).responseHeaders } };
+    logger.info('request', {
+      operation: operationId,
+      requestId: request.context.awsRequestId,
+      keyId: internal(request).caller?.keyId,
+      statusCode: request.response.statusCode,
+      latencyMs: dependencies.clock() - startedAt,
+    });
+  };
+  return {
+    before: (request) => {
+      request.internal.startedAt = dependencies.clock();
+    },
+    after: (request) => finish(request, Number(request.internal.startedAt)),
+    onError: (request) => {
+      request.response = errorResponse(request.error);
+      finish(request, Number(request.internal.startedAt));
+    },
+  };
+}
+
+/** RFC 9745 Deprecation, RFC 8594 Sunset and a successor Link on every response of a deprecated operation. */
+function deprecationHeaders(definition: Deprecation): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  const deprecatedAtSeconds = Date.parse(definition.deprecatedAt) / 1000;
+  const sunsetHttpDate = new Date(definition.sunsetAt).toUTCString();
+  return {
+    before: (request) => {
+      Object.assign(internal(request).responseHeaders, {
+        Deprecation: `@${deprecatedAtSeconds}`,
+        Sunset: sunsetHttpDate,
+        Link: `<${stageBaseUrl(request.event)}${definition.successorPath}>; rel="successor-version"`,
+      });
+    },
+  };
+}
+
+/** From the sunset instant on, a deprecated operation answers 410 (after the rate limit, so with its headers). */
+function sunset(definition: Deprecation, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  const sunsetAtMs = Date.parse(definition.sunsetAt);
+  return {
+    before: () => {
+      if (dependencies.clock() >= sunsetAtMs) {
+        throw new ApiError(
+          'gone',
+          `This operation was removed on ${new Date(sunsetAtMs).toUTCString()}. Use GET ${definition.successorPath} instead.`,
+        );
+      }
+    },
+  };
+}
+
+function rateLimit(counters: RateLimitRepository, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  return {
+    before: async (request) => {
+      const caller = callerFrom(request.event);
+      if (!caller) throw new ApiError('unauthorized', 'Missing or invalid API key.');
+      internal(request).caller = caller;
+      const verdict = await enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock());
+      Object.assign(internal(request).responseHeaders, verdict.headers);
+      if (verdict.refusal) throw verdict.refusal;
+    },
+  };
+}
+
+/**
+ * A JSON request body: at most 16 KiB (413), present (400), declared as JSON
+ * (415), and valid JSON (400) — in that order. Parsing is middy's.
+ */
+function jsonBody(): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  // The content type is checked above, case-insensitively; middy only parses.
+  // (disableContentTypeCheck exists in middy 6 but is missing from its types.)
+  const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
+  return {
+    before: async (request) => {
+      const { event } = request;
+      const raw = event.body ?? '';
+      const size = event.isBase64Encoded ? Buffer.from(raw, 'base64').length : Buffer.byteLength(raw);
+      if (size > MAX_BODY_BYTES) {
+        throw new ApiError('payload_too_large', `The request body is ${size} bytes; the limit is ${MAX_BODY_BYTES} bytes (16 KiB).`);
+      }
+      if (size === 0) throw new ApiError('invalid_request', 'A JSON request body is required.');
+      const contentType = header(event, 'Content-Type');
+      if (!contentType || !/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i.test(contentType)) {
+        throw new ApiError('unsupported_media_type', 'The request body must be sent with Content-Type: application/json.');
+      }
+      try {
+        await parser.before?.(request as never);
+      } catch {
+        throw new ApiError('invalid_request', 'The request body is not valid JSON.');
+      }
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { errorBody, errorCodes } from '../../definitions/error-codes';
+import { ApiError, DependencyUnavailableError } from '../domain/errors';
+import { logger } from '../runtime/logger';
+
+/** Seconds a client should wait after a 503 before retrying. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+const baseHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
+export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode, headers: { ...baseHeaders, ...headers }, body: JSON.stringify(body) };
+}
+
+/**
+ * The one place where an error becomes an HTTP response: ApiError by its code,
+ * a dependency failure as 503, anything else as 500 without internals.
+ */
+export function errorResponse(error: unknown): APIGatewayProxyResult {
+  if (error instanceof ApiError) {
+    const headers: Record<string, string> = {};
+    if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
+    if (error.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
+    return jsonResponse(errorCodes[error.code].status, errorBody(error.code, error.message), headers);
+  }
+  if (error instanceof DependencyUnavailableError) {
+    logger.warn('dependency unavailable', { error: error.cause instanceof Error ? error.cause : String(error.cause) });
+    return jsonResponse(
+      503,
+      errorBody('service_unavailable', 'The service is temporarily unavailable; nothing was changed. Retry after the number of seconds in Retry-After.'),
+      { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+    );
+  }
+  logger.error('unexpected error', { error: error instanceof Error ? error : String(error) });
+  return jsonResponse(500, errorBody('internal_error', 'An unexpected error occurred; nothing was changed.'));
+}

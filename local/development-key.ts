@@ -1,0 +1,24 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ApiKeyRepository } from '../functions/data/api-key-repository';
+import { generateApiKey, hashApiKey, isUsable } from '../functions/domain/api-keys';
+import type { Dependencies } from '../functions/runtime/dependencies';
+
+/**
+ * The development key of `npm start`: a Business key made on first run. The
+ * table keeps only its hash, so the secret itself is kept in a git-ignored
+ * file to be printed at every start. Made again if the file or record is gone.
+ */
+export async function ensureDevelopmentKey(dependencies: Dependencies, secretFile: string): Promise<string> {
+  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  if (existsSync(secretFile)) {
+    const secret = readFileSync(secretFile, 'utf8').trim();
+    const record = await keys.findByHash(hashApiKey(secret));
+    if (record && isUsable(record, dependencies.clock())) return secret;
+  }
+  const { secret, record } = generateApiKey({ plan: 'business', owner: 'local development', now: dependencies.clock() });
+  await keys.insert(record);
+  mkdirSync(dirname(secretFile), { recursive: true });
+  writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}

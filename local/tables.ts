@@ -1,0 +1,70 @@
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { type TableDefinition, tables, type TableName } from '../definitions/tables';
+
+/** Table names for a prefix, e.g. `petstore-local` → `petstore-local-pets`. */
+export function tableNamesFor(prefix: string): Record<TableName, string> {
+  const names = {} as Record<TableName, string>;
+  for (const name of Object.keys(tables) as TableName[]) names[name] = `${prefix}-${name}`;
+  return names;
+}
+
+/** Creates the tables of definitions/tables.ts that do not exist yet (as the CDK stack would). */
+export async function ensureTables(client: DynamoDBClient, names: Record<TableName, string>): Promise<void> {
+  for (const [name, definition] of Object.entries(tables) as [TableName, TableDefinition][]) {
+    const tableName = names[name];
+    if (await exists(client, tableName)) continue;
+    await client.send(new CreateTableCommand(createTableInput(tableName, definition)));
+    if (definition.timeToLiveAttribute) {
+      await client.send(
+        new UpdateTimeToLiveCommand({
+          TableName: tableName,
+          TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
+        }),
+      );
+    }
+  }
+}
+
+async function exists(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return true;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return false;
+    throw error;
+  }
+}
+
+function createTableInput(tableName: string, definition: TableDefinition): CreateTableCommandInput {
+  const attributes = new Map<string, 'S' | 'N'>();
+  const keySchema = (partitionKey: { name: string; type: 'S' | 'N' }, sortKey?: { name: string; type: 'S' | 'N' }) => {
+    attributes.set(partitionKey.name, partitionKey.type);
+    if (sortKey) attributes.set(sortKey.name, sortKey.type);
+    return [
+      { AttributeName: partitionKey.name, KeyType: 'HASH' as const },
+      ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
+    ];
+  };
+  const input: CreateTableCommandInput = {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    KeySchema: keySchema(definition.partitionKey, definition.sortKey),
+    AttributeDefinitions: [],
+  };
+  if (definition.indexes.length > 0) {
+    input.GlobalSecondaryIndexes = definition.indexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: keySchema(index.partitionKey, index.sortKey),
+      Projection: { ProjectionType: 'ALL' },
+    }));
+  }
+  input.AttributeDefinitions = [...attributes].map(([AttributeName, AttributeType]) => ({ AttributeName, AttributeType }));
+  return input;
+}
