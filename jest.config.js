@@ -9,6 +9,7 @@ module.exports = {
   transform: { '^.+\\.(t|j)sx?$': swc },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   // One DynamoDB Local for the whole run; each test file makes its own tables.
+  setupFiles: ['<rootDir>/test/support/environment.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,

@@ -147,7 +147,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
     let result: APIGatewayProxyResult;
     try {
-      result = await withTimeout(match.compiled.handler(event, lambdaContext(requestId, requestTimeEpoch)), INTEGRATION_TIMEOUT_MS);
+      result = await withTimeout(match.compiled.handler(event, lambdaContext(requestId)), INTEGRATION_TIMEOUT_MS);
     } catch (error) {
       return sendGateway(response, error === TIMED_OUT ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX');
     }
@@ -248,8 +248,9 @@ function allows(result: APIGatewayAuthorizerResult, methodArn: string): boolean 
   return statements.some((statement) => statement.Effect === 'Allow' && covers(statement));
 }
 
-function lambdaContext(requestId: string, startedAt: number): Context {
-  const deadline = startedAt + INTEGRATION_TIMEOUT_MS;
+/** A Lambda context whose deadline runs on real time (never the injected clock). */
+function lambdaContext(requestId: string): Context {
+  const deadline = Date.now() + INTEGRATION_TIMEOUT_MS;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'local',

@@ -24,7 +24,11 @@ interface CounterItem {
   suspendedUntil?: number;
 }
 
-const MAX_ATTEMPTS = 4;
+/**
+ * Each failed attempt means another request changed the item first (and so
+ * made progress); the bound only guards against a bug looping forever.
+ */
+const MAX_ATTEMPTS = 6;
 
 export class RateLimitRepository {
   constructor(

@@ -33,7 +33,8 @@ const invalidCursor = () =>
 export function decodeCursor(cursor: string, status: PetStatus | undefined): CursorPosition {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw invalidCursor();
   const raw = Buffer.from(cursor, 'base64url');
-  if (raw.length <= MAC_BYTES) throw invalidCursor();
+  // Only the canonical spelling: base64 has spare bits a hand edit could flip unnoticed.
+  if (raw.length <= MAC_BYTES || raw.toString('base64url') !== cursor) throw invalidCursor();
   const payload = raw.subarray(MAC_BYTES).toString();
   if (!timingSafeEqual(raw.subarray(0, MAC_BYTES), mac(payload))) throw invalidCursor();
   const match = /^1:([1-9]\d{0,15}):([a-z]*)$/.exec(payload);

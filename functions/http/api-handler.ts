@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { Deprecation, OperationId } from '../../definitions/routes';
 import { routeFor } from '../../definitions/routes';
 import { RateLimitRepository } from '../data/rate-limit-repository';
-import { ApiError } from '../domain/errors';
+import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { enforceRateLimit } from '../domain/rate-limiter';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
@@ -46,7 +46,14 @@ export function createApiHandler<Body = undefined>(
   const route = routeFor(operationId);
   const counters = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
 
-  const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>().use(responseEnvelope(operationId, dependencies));
+  const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>({
+    // Answer 503 shortly before the Lambda timeout rather than let it expire
+    // (which API Gateway would turn into a bare 502/504).
+    timeoutEarlyInMillis: 500,
+    timeoutEarlyResponse: () => {
+      throw new DependencyUnavailableError(new Error('Lambda time budget exhausted'));
+    },
+  }).use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
   handler.use(rateLimit(counters, dependencies));
   if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));

@@ -1,0 +1,108 @@
+import * as path from 'node:path';
+import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import type { DynamoDbAction } from '../../definitions/routes';
+import { tables, type TableName } from '../../definitions/tables';
+import { projectRoot } from '../project-root';
+
+export type TableAccess = Partial<Record<TableName, readonly DynamoDbAction[]>>;
+
+export interface OperationFunctionProps {
+  /** Entry file relative to the project root (a route's `handlerEntry`). */
+  handlerEntry: string;
+  description: string;
+  /** The tables of the stack; the function sees and may touch only those named in `access`. */
+  tables: Record<TableName, Table>;
+  /** Exactly the DynamoDB actions the function may take, per table. */
+  access: TableAccess;
+  logRetention: RetentionDays;
+  logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * A Lambda function of the API with every default fixed once: Node.js 22 on
+ * ARM64, esbuild ESM bundle with the AWS SDK inside, source maps, X-Ray, its own
+ * log group, and least-privilege DynamoDB access derived from the route table.
+ */
+export class OperationFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: OperationFunctionProps) {
+    const logGroup = new LogGroup(scope, `${id}LogGroup`, {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    // Our own role instead of AWSLambdaBasicExecutionRole (logs:* on every log
+    // group): the function may write to its own log group and nothing else.
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+    });
+    super(scope, id, {
+      entry: path.join(projectRoot, props.handlerEntry),
+      projectRoot,
+      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      timeout: Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      role,
+      logGroup,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'petstore',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        // Stack traces need the mappings only; leave the sources out of the bundle.
+        sourcesContent: false,
+        mainFields: ['module', 'main'],
+        // Bundle the AWS SDK too: a pinned, tree-shaken SDK instead of the runtime's.
+        externalModules: [],
+        // ESM bundles of CommonJS dependencies still call require().
+        banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
+      },
+    });
+
+    logGroup.grantWrite(this);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'Node.js 22 is the chosen runtime: the esbuild target and the local runtime match it; moving to a newer runtime is a deliberate change.',
+    });
+    for (const [name, actions] of Object.entries(props.access) as [TableName, readonly DynamoDbAction[]][]) {
+      this.allowTableActions(name, props.tables[name], actions);
+    }
+  }
+
+  /**
+   * Grants exactly `actions` on the table (and Query on its indexes when the
+   * actions include Query) and hands the function the table's name. Not
+   * `grantReadData` and friends: they grant more actions than an operation needs.
+   */
+  private allowTableActions(name: TableName, table: Table, actions: readonly DynamoDbAction[]): void {
+    if (actions.length === 0) return;
+    this.addEnvironment(tables[name].envVar, table.tableName);
+    this.addToRolePolicy(new PolicyStatement({ actions: [...actions].sort(), resources: [table.tableArn] }));
+    if (actions.includes('dynamodb:Query')) {
+      this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/*`] }));
+      const tableId = Stack.of(table).getLogicalId(table.node.defaultChild as CfnElement);
+      Validations.of(this.role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+        reason: `Query only, on the indexes of the ${name} table (definitions/tables.ts); lists are Queries on those indexes.`,
+      });
+    }
+  }
+}

@@ -1,0 +1,5 @@
+// Loaded before every test file (jest setupFiles).
+// Function logs are asserted by the tests that care; elsewhere they are noise.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+// Lambda runs Node.js 22; the SDK's notice about this machine's Node.js 20 is noise here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -1,0 +1,44 @@
+import fc from 'fast-check';
+import { decodeCursor, encodeCursor } from '../../functions/domain/cursor';
+import { ApiError } from '../../functions/domain/errors';
+import { petStatuses } from '../../functions/domain/pet';
+
+const status = fc.constantFrom(undefined, ...petStatuses);
+
+describe('list cursor', () => {
+  it('decodes what it encoded, for any id and status', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), status, (afterId, filter) => {
+        expect(decodeCursor(encodeCursor({ afterId, status: filter }), filter)).toEqual({ afterId, status: filter });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('refuses any single-character change (tampering) with a 400', () => {
+    const cursor = encodeCursor({ afterId: 42, status: 'available' });
+    fc.assert(
+      fc.property(fc.nat({ max: cursor.length - 1 }), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), (index, replacement) => {
+        fc.pre(cursor[index] !== replacement);
+        const tampered = cursor.slice(0, index) + replacement + cursor.slice(index + 1);
+        expect(() => decodeCursor(tampered, 'available')).toThrow(ApiError);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('refuses arbitrary strings', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (text) => {
+        expect(() => decodeCursor(text, undefined)).toThrow(ApiError);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('refuses a cursor made for another status filter', () => {
+    const cursor = encodeCursor({ afterId: 7, status: 'sold' });
+    expect(() => decodeCursor(cursor, undefined)).toThrow(/another status/);
+    expect(() => decodeCursor(cursor, 'pending')).toThrow(/another status/);
+  });
+});
