@@ -7,7 +7,7 @@ import type { TableName } from './tables';
  */
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
 
-export type DynamoDbAction = 'dynamodb:GetItem' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:Query';
+export type DynamoDbAction = 'dynamodb:GetItem' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem' | 'dynamodb:Query';
 
 export interface Deprecation {
   /** When the operation was deprecated (sent as the RFC 9745 `Deprecation` header). */
@@ -50,7 +50,12 @@ export const routes: readonly RouteDefinition[] = [
     summary: 'Add a pet.',
     handlerEntry: 'functions/create-pet/handler.ts',
     // UpdateItem reserves a block of ids on the allocator item; PutItem writes the pet.
-    access: { pets: ['dynamodb:UpdateItem', 'dynamodb:PutItem'], rateLimits: rateLimitAccess },
+    // The idempotency records are read, written, completed and (on failure) deleted.
+    access: {
+      pets: ['dynamodb:UpdateItem', 'dynamodb:PutItem'],
+      rateLimits: rateLimitAccess,
+      idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    },
   },
   {
     operationId: 'getPet',

@@ -46,6 +46,13 @@ export const tables = {
     indexes: [],
     timeToLiveAttribute: 'expiresAt',
   },
+  idempotency: {
+    purpose: 'Idempotency-Key records of POST /v1/pets (Powertools for AWS Lambda idempotency); expire after 24 hours.',
+    envVar: 'IDEMPOTENCY_TABLE_NAME',
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [],
+    timeToLiveAttribute: 'expiration',
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableName = keyof typeof tables;

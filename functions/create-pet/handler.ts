@@ -1,9 +1,12 @@
+import { idempotentCreate } from '../data/idempotent-create';
 import { PetRepository } from '../data/pet-repository';
 import { IdAllocator } from '../domain/id-allocator';
-import { newPetSchema } from '../domain/pet';
+import { parseIdempotencyKey } from '../domain/idempotency-key';
+import { type NewPet, newPetSchema, toPetBody } from '../domain/pet';
 import { createPet } from '../domain/pets';
 import { parseOrThrow } from '../domain/validation';
 import { createApiHandler } from '../http/api-handler';
+import { header } from '../http/request';
 import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 
@@ -11,10 +14,15 @@ export function createHandler(dependencies: Dependencies) {
   const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
   // One allocator per container: its id block outlives a single request.
   const ids = new IdAllocator((count) => pets.reserveIds(count));
-  return createApiHandler<unknown>('createPet', dependencies, { jsonBody: true }, async ({ body }) => {
+  const create = (input: NewPet) => createPet(input, { pets, ids, clock: dependencies.clock });
+  const createOnce = idempotentCreate(create, dependencies.db, dependencies.tableNames.idempotency);
+
+  return createApiHandler<unknown>('createPet', dependencies, { jsonBody: true }, async ({ event, body, caller, context }) => {
+    const idempotencyKey = parseIdempotencyKey(header(event, 'Idempotency-Key'));
     const input = parseOrThrow(newPetSchema, body, 'request body');
-    const pet = await createPet(input, { pets, ids, clock: dependencies.clock });
-    return jsonResponse(201, pet);
+    const pet = idempotencyKey ? await createOnce({ keyId: caller.keyId, idempotencyKey, pet: input }, context) : await create(input);
+    // A replay comes back from the idempotency store: answer it in the very same shape.
+    return jsonResponse(201, toPetBody(pet));
   });
 }
 

@@ -15,6 +15,11 @@ export interface Pet {
   status: PetStatus;
 }
 
+/** The Animal object of the interface, with its fields in their documented order. */
+export function toPetBody(pet: Pet): Pet {
+  return { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status };
+}
+
 const hasNonWhitespace = /[^\p{White_Space}]/u;
 const controlCharacter = /\p{Cc}/u;
 

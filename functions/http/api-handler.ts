@@ -23,6 +23,7 @@ export interface OperationInput<Body> {
   event: ApiEvent;
   body: Body;
   caller: Caller;
+  context: Context;
 }
 
 type ApiRequest = Request<ApiEvent, ApiResult, Error, Context, ApiInternal>;
@@ -58,10 +59,10 @@ export function createApiHandler<Body = undefined>(
   handler.use(rateLimit(counters, dependencies));
   if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));
   if (options.jsonBody) handler.use(jsonBody());
-  return handler.handler((event) => {
+  return handler.handler((event, context) => {
     // Present: the rate-limit middleware refused the request otherwise.
     const caller = callerFrom(event) as Caller;
-    return logic({ event, body: event.body as Body, caller });
+    return logic({ event, body: event.body as Body, caller, context });
   });
 }
 

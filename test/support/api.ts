@@ -22,7 +22,7 @@ export async function startTestApi(options: { clock?: TestClock; authorizerCache
     clock: clock.read,
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
   });
-  let defaultKey: string | undefined;
+  let defaultKey: Promise<string> | undefined;
   const issueKey = (plan: PlanName = 'business', customLimits?: PlanLimits) => issueTestKey(api.dependencies, plan, customLimits);
   return {
     ...api,
@@ -30,9 +30,10 @@ export async function startTestApi(options: { clock?: TestClock; authorizerCache
     issueKey,
     async call(path, init = {}) {
       const { key, ...rest } = init;
-      defaultKey ??= await issueKey();
+      // One default key, even for concurrent first calls.
+      defaultKey ??= issueKey();
       const headers = new Headers(rest.headers);
-      const chosen = key === undefined ? defaultKey : key;
+      const chosen = key === undefined ? await defaultKey : key;
       if (chosen !== null && !headers.has('Authorization')) headers.set('Authorization', `Bearer ${chosen}`);
       return fetch(`${api.url}${path}`, { ...rest, headers });
     },
