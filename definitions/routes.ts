@@ -72,6 +72,13 @@ export const routes: readonly RouteDefinition[] = [
   },
 ];
 
+/**
+ * Timeout of every function. It exceeds the DynamoDB time budget of an operation
+ * (functions/runtime/dependencies.ts), so a slow dependency gives a 503, never a
+ * Lambda timeout (which API Gateway would turn into a bare 502/504).
+ */
+export const functionTimeoutSeconds = 10;
+
 /** The stage name: every URL of the API ends in /v1. */
 export const stageName = 'v1';
 

@@ -44,9 +44,11 @@ export function freePort(): Promise<number> {
  * Starts DynamoDB Local on a free port, in memory or persisted under `dataDir`,
  * and resolves once it answers.
  */
-export async function startDynamoDbLocal(options: { dataDir?: string; startupTimeoutMs?: number } = {}): Promise<RunningDynamoDb> {
+export async function startDynamoDbLocal(
+  options: { dataDir?: string; port?: number; startupTimeoutMs?: number } = {},
+): Promise<RunningDynamoDb> {
   assertJavaAvailable();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'ignore' });
   const endpoint = `http://127.0.0.1:${port}`;

@@ -8,7 +8,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { type GatewayResponseType, gatewayResponse } from '../definitions/gateway-responses';
-import { authorizer as authorizerDefinition, type RouteDefinition, stageName } from '../definitions/routes';
+import { authorizer as authorizerDefinition, functionTimeoutSeconds, type RouteDefinition, stageName } from '../definitions/routes';
 import type { Clock } from '../functions/runtime/clock';
 
 /**
@@ -248,9 +248,9 @@ function allows(result: APIGatewayAuthorizerResult, methodArn: string): boolean 
   return statements.some((statement) => statement.Effect === 'Allow' && covers(statement));
 }
 
-/** A Lambda context whose deadline runs on real time (never the injected clock). */
+/** A Lambda context with the functions' timeout, on real time (never the injected clock). */
 function lambdaContext(requestId: string): Context {
-  const deadline = Date.now() + INTEGRATION_TIMEOUT_MS;
+  const deadline = Date.now() + functionTimeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'local',

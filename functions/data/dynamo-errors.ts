@@ -15,11 +15,11 @@ const throttlingErrors = new Set([
  */
 export function isDependencyFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const sdkError = error as Error & { $fault?: string; $metadata?: unknown };
+  const sdkError = error as Error & { $fault?: string; $metadata?: { httpStatusCode?: number } };
   if (throttlingErrors.has(sdkError.name)) return true;
   if (sdkError.$fault === 'server') return true;
-  // Connection refused or reset, DNS failure, timeouts: no response at all.
-  return sdkError.$metadata === undefined || sdkError.name === 'TimeoutError';
+  // Connection refused or reset, DNS failure, timeouts: no HTTP answer at all.
+  return sdkError.$metadata?.httpStatusCode === undefined;
 }
 
 /** Runs one DynamoDB call, turning a dependency failure into DependencyUnavailableError. */

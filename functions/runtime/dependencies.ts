@@ -11,17 +11,28 @@ export interface Dependencies {
 }
 
 /**
- * DynamoDB client with deliberate time budgets: a request that cannot connect in
- * 1 s or answer in 2 s is abandoned, and at most 3 attempts are made, so an
- * operation gives up well inside the Lambda timeout (10 s) and answers 503.
+ * The time budget of one DynamoDB call: connect within 500 ms, answer within
+ * 1 s, at most 2 attempts (the SDK's standard retry, with jittered backoff, also
+ * for throttling) — about 2.2 s at worst. An operation makes at most 4 calls on
+ * its request path (authorizer aside), so it gives up well inside the Lambda
+ * timeout (definitions/routes.ts) and answers 503 with Retry-After; the middy
+ * timeout guard answers 503 even if the budget were ever exceeded.
  */
+export const DYNAMODB_CALL_BUDGET = { connectionTimeoutMs: 500, requestTimeoutMs: 1_000, maxAttempts: 2 } as const;
+
 export function createDocumentClient(
   options: { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } } = {},
 ): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     ...options,
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
+    maxAttempts: DYNAMODB_CALL_BUDGET.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMODB_CALL_BUDGET.connectionTimeoutMs,
+      requestTimeout: DYNAMODB_CALL_BUDGET.requestTimeoutMs,
+      // Without this, today's SDK only logs a warning when requestTimeout passes
+      // and keeps waiting: a hung DynamoDB would hang the function.
+      throwOnRequestTimeout: true,
+    },
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
