@@ -73,8 +73,10 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     if (!match || resourcePath === undefined) return sendGateway(response, 'MISSING_AUTHENTICATION_TOKEN');
 
     const { headers, multiValueHeaders } = collectHeaders(request);
-    headers['X-Forwarded-Proto'] ??= 'http';
-    multiValueHeaders['X-Forwarded-Proto'] ??= ['http'];
+    if (findHeader(headers, 'X-Forwarded-Proto') === undefined) {
+      headers['X-Forwarded-Proto'] = 'http';
+      multiValueHeaders['X-Forwarded-Proto'] = ['http'];
+    }
     const { queryStringParameters, multiValueQueryStringParameters } = collectQuery(url);
     const requestId = randomUUID();
     const identity = findHeader(headers, authorizerDefinition.identityHeader);
@@ -192,31 +194,36 @@ function safeDecode(value: string): string {
   }
 }
 
+/**
+ * Names come from the client: collect them in Maps and build the objects with
+ * Object.fromEntries, so that names like `__proto__` or `toString` are plain own
+ * properties, as they are in the JSON event API Gateway sends.
+ */
 function collectHeaders(request: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const multi = new Map<string, string[]>();
   const raw = request.rawHeaders;
   for (let index = 0; index + 1 < raw.length; index += 2) {
     const name = raw[index] as string;
     const value = raw[index + 1] as string;
-    const existing = Object.keys(multiValueHeaders).find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
-    (multiValueHeaders[existing] ??= []).push(value);
-    headers[existing] = value;
+    const existing = [...multi.keys()].find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
+    multi.set(existing, [...(multi.get(existing) ?? []), value]);
   }
-  return { headers, multiValueHeaders };
+  return {
+    headers: Object.fromEntries([...multi].map(([name, values]) => [name, values.at(-1) as string])),
+    multiValueHeaders: Object.fromEntries(multi),
+  };
 }
 
 function collectQuery(url: URL) {
   if ([...url.searchParams.keys()].length === 0) {
     return { queryStringParameters: null, multiValueQueryStringParameters: null };
   }
-  const queryStringParameters: Record<string, string> = {};
-  const multiValueQueryStringParameters: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) {
-    queryStringParameters[name] = value;
-    (multiValueQueryStringParameters[name] ??= []).push(value);
-  }
-  return { queryStringParameters, multiValueQueryStringParameters };
+  const multi = new Map<string, string[]>();
+  for (const [name, value] of url.searchParams) multi.set(name, [...(multi.get(name) ?? []), value]);
+  return {
+    queryStringParameters: Object.fromEntries([...multi].map(([name, values]) => [name, values.at(-1) as string])),
+    multiValueQueryStringParameters: Object.fromEntries(multi),
+  };
 }
 
 function findHeader(headers: Record<string, string>, name: string): string | undefined {

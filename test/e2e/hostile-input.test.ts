@@ -1,0 +1,147 @@
+import fc from 'fast-check';
+import { errorCodes } from '../../definitions/error-codes';
+import { type TestApi, startTestApi } from '../support/api';
+
+/**
+ * Hostile input, property-based, over real HTTP: whatever the body, query,
+ * path or Authorization header, the answer is never a 5xx, every error is a
+ * valid Error object, and a refused request writes nothing.
+ * PROPERTY_RUNS raises the number of cases (e.g. 20000 for a nightly run).
+ */
+const runs = Number(process.env.PROPERTY_RUNS ?? 1000);
+let api: TestApi;
+let key: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  // Limits far above what the properties send: refusals here would hide the answers under test.
+  key = await api.issueKey('enterprise', { perMinute: 1_000_000, perDay: 100_000_000 });
+});
+afterAll(() => api.close());
+
+const errorCodeSet = new Set(Object.keys(errorCodes));
+
+async function expectWellFormed(response: Response, allowed: number[]): Promise<unknown> {
+  expect(response.status).toBeLessThan(500);
+  expect(allowed).toContain(response.status);
+  const body = (await response.json()) as Record<string, unknown>;
+  if (response.status >= 400) {
+    expect(Object.keys(body).sort()).toEqual(['code', 'message', 'status']);
+    expect(errorCodeSet.has(body.code as string)).toBe(true);
+    expect(body.status).toBe(response.status);
+    expect(errorCodes[body.code as keyof typeof errorCodes].status).toBe(response.status);
+    expect(typeof body.message).toBe('string');
+    // No internals: no stack frames, file paths or table names.
+    expect(body.message).not.toMatch(/\bat \S+:\d+|\.ts\b|node_modules|Exception|test-[0-9a-f]{8}/);
+  }
+  return body;
+}
+
+async function countPets(): Promise<number> {
+  let count = 0;
+  let path: string | undefined = '/pets?limit=100';
+  while (path) {
+    const response = await api.call(path, { key });
+    count += ((await response.json()) as unknown[]).length;
+    path = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1]?.slice(api.url.length);
+  }
+  return count;
+}
+
+const nasty = fc.oneof(
+  fc.constantFrom(-0, 0, 1e308, -1e308, 1.5, 2 ** 53, 2 ** 63, Number.MAX_SAFE_INTEGER, 'NaN', 'Infinity', '-0', '1', '', ' ', '\u0000', '\u202e', '🐶', null, true, [], {}),
+  fc.string({ unit: 'binary', maxLength: 120 }),
+  fc.integer(),
+  fc.double(),
+  fc.json({ depthSize: 'small' }).map((text) => JSON.parse(text) as unknown),
+);
+
+const payload = fc.oneof(
+  // Near-valid payloads with one hostile value.
+  fc.record(
+    {
+      name: fc.oneof(nasty, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 110 })),
+      categoryId: fc.oneof(nasty, fc.integer({ min: 1 })),
+      status: fc.oneof(nasty, fc.constantFrom('available', 'pending', 'sold')),
+      extra: nasty,
+    },
+    { requiredKeys: [] },
+  ),
+  fc.anything({ maxDepth: 3 }),
+  fc.dictionary(fc.constantFrom('__proto__', 'constructor', 'prototype', 'name', 'categoryId', 'id', 'toString'), nasty),
+);
+
+it(`POST /pets: ${runs} hostile bodies — never a 5xx, valid Error objects, and only 201s write`, async () => {
+  const before = await countPets();
+  let created = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(
+        { weight: 8, arbitrary: payload.map((value) => JSON.stringify(value) ?? 'undefined') },
+        // Raw text: duplicate keys, truncated JSON, prototype keys spelled out, deep nesting.
+        { weight: 1, arbitrary: fc.constantFrom('{"name":"a","name":"b","categoryId":1}', '{"__proto__":{"admin":true},"name":"x","categoryId":1}', '{"name":', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]', 'null', '"text"', '1e999', '\uFEFF{}') },
+        { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
+      ),
+      fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/xml', ''),
+      async (body, contentType) => {
+        const headers: Record<string, string> = contentType ? { 'Content-Type': contentType } : {};
+        const response = await api.call('/pets', { method: 'POST', headers, body, key });
+        await expectWellFormed(response, [201, 400, 413, 415]);
+        if (response.status === 201) created++;
+      },
+    ),
+    { numRuns: runs },
+  );
+  expect(await countPets()).toBe(before + created);
+});
+
+it('POST /pets: bodies of 1 MB and 16 KiB + 1 byte are refused with 413 and write nothing', async () => {
+  const before = await countPets();
+  for (const size of [16 * 1024 + 1, 1024 * 1024]) {
+    const body = JSON.stringify({ name: 'x'.repeat(size), categoryId: 1 });
+    const response = await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, key });
+    await expectWellFormed(response, [413]);
+  }
+  expect(await countPets()).toBe(before);
+});
+
+it(`GET /pets: ${runs} hostile query strings — 200 or a 400 Error object, never a 5xx`, async () => {
+  const value = fc.oneof(nasty.map(String), fc.string({ maxLength: 30 }), fc.constantFrom('1', '100', '101', '0', '-1', '1e2', '0x10', '١', 'available', 'sold', ''));
+  await fc.assert(
+    fc.asyncProperty(
+      fc.dictionary(fc.oneof(fc.constantFrom('limit', 'status', 'cursor'), fc.string({ maxLength: 8 })), value, { maxKeys: 4 }),
+      async (parameters) => {
+        const response = await api.call(`/pets?${new URLSearchParams(parameters)}`, { key });
+        await expectWellFormed(response, [200, 400]);
+      },
+    ),
+    { numRuns: runs },
+  );
+});
+
+it(`GET /pets/{petId}: ${runs} hostile ids — 200, 404 or a 400 Error object, never a 5xx`, async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.oneof(nasty.map(String), fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), fc.bigInt().map(String)), async (petId) => {
+      const response = await api.call(`/pets/${encodeURIComponent(petId)}`, { key });
+      // An id with a "/" in it is another (unknown) route: 404 from the gateway.
+      await expectWellFormed(response, [200, 400, 404]);
+    }),
+    { numRuns: runs },
+  );
+});
+
+it(`Authorization: ${runs} hostile header values — always a 401 Error object with WWW-Authenticate`, async () => {
+  const headerSafe = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 120 });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(headerSafe, headerSafe.map((token) => `Bearer ${token}`), headerSafe.map((token) => `bearer psk_${token}`), fc.constant(`Bearer ${key.slice(0, -1)}x`)),
+      async (authorization) => {
+        fc.pre(authorization.trim() !== '' && !authorization.includes(key));
+        const response = await api.call('/pets', { key: null, headers: { Authorization: authorization } });
+        await expectWellFormed(response, [401]);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      },
+    ),
+    { numRuns: runs },
+  );
+});
