@@ -25,6 +25,8 @@ export interface LocalGatewayOptions {
   authorizer: AuthorizerHandler;
   clock: Clock;
   authorizerCacheTtlSeconds?: number;
+  /** Sees every answer a function gave, e.g. for the load test's bookkeeping. */
+  onFunctionResponse?: (event: APIGatewayProxyEvent, result: APIGatewayProxyResult) => void;
 }
 
 /** API Gateway's own limits that matter here. */
@@ -154,6 +156,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
       return sendGateway(response, error === TIMED_OUT ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX');
     }
     if (!result || typeof result.statusCode !== 'number') return sendGateway(response, 'DEFAULT_5XX');
+    options.onFunctionResponse?.(event, result);
     send(response, result);
   }
 }

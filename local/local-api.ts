@@ -5,7 +5,7 @@ import type { TableName } from '../definitions/tables';
 import type { Clock } from '../functions/runtime/clock';
 import { systemClock } from '../functions/runtime/clock';
 import { createDocumentClient, type Dependencies } from '../functions/runtime/dependencies';
-import { type AuthorizerHandler, createLocalGateway, type ProxyHandler } from './gateway';
+import { type AuthorizerHandler, createLocalGateway, type LocalGatewayOptions, type ProxyHandler } from './gateway';
 
 const projectRoot = join(__dirname, '..');
 
@@ -16,6 +16,7 @@ export interface LocalApiOptions {
   host?: string;
   clock?: Clock;
   authorizerCacheTtlSeconds?: number;
+  onFunctionResponse?: LocalGatewayOptions['onFunctionResponse'];
 }
 
 export interface LocalApi {
@@ -43,6 +44,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     authorizer: (await loadFactory<AuthorizerHandler>(authorizer.handlerEntry))(dependencies),
     clock: dependencies.clock,
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+    onFunctionResponse: options.onFunctionResponse,
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,0 +1,194 @@
+/**
+ * `npm run load [-- --duration 60 --connections 20]`: a bounded load and soak
+ * run against the API exactly as `npm start` serves it (the same local gateway
+ * and handlers on DynamoDB Local, started here in memory so the run is
+ * isolated), with mixed traffic over several keys and plans, followed by a
+ * consistency check: every 201 readable, ids unique, no pet without a 201,
+ * the rate-limit counters equal to the requests served, and zero 5xx.
+ * Traffic goes to 127.0.0.1 only. Exits non-zero if any check fails.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import autocannon from 'autocannon';
+import { Command } from 'commander';
+import type { PlanName } from '../definitions/plans';
+import { petIndexes } from '../definitions/tables';
+import { ApiKeyRepository } from '../functions/data/api-key-repository';
+import { counterKey } from '../functions/data/rate-limit-repository';
+import { generateApiKey } from '../functions/domain/api-keys';
+import { windowsAt } from '../functions/domain/rate-limit';
+import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { localCredentials, startLocalApi } from '../local/local-api';
+import { ensureTables, tableNamesFor } from '../local/tables';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+
+const options = new Command()
+  .description('Bounded load test of the local API, then a consistency check.')
+  .option('--duration <seconds>', 'how long to send traffic', '60')
+  .option('--connections <n>', 'concurrent connections', '20')
+  .parse()
+  .opts<{ duration: string; connections: string }>();
+const durationSeconds = Number(options.duration);
+const connections = Number(options.connections);
+
+/** The keys that share the traffic, round robin: several per plan. */
+const keyPlans: PlanName[] = ['business', 'business', 'pro', 'pro', 'free', 'free'];
+
+interface Served {
+  keyId: string;
+  operation: string;
+  status: number;
+  petId?: number;
+}
+
+async function main(): Promise<void> {
+  const dynamo = await startDynamoDbLocal();
+  const tableNames = tableNamesFor('load');
+  const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', ...localCredentials() });
+  await ensureTables(admin, tableNames);
+  admin.destroy();
+
+  const served: Served[] = [];
+  const createdIds: number[] = [];
+  const api = await startLocalApi({
+    dynamoEndpoint: dynamo.endpoint,
+    tableNames,
+    onFunctionResponse: (event, result) => {
+      const entry: Served = { keyId: String(event.requestContext.authorizer?.keyId), operation: `${event.httpMethod} ${event.resource}`, status: result.statusCode };
+      if (result.statusCode === 201) {
+        entry.petId = (JSON.parse(result.body) as { id: number }).id;
+        createdIds.push(entry.petId);
+      }
+      served.push(entry);
+    },
+  });
+
+  const keys = new ApiKeyRepository(api.dependencies.db, tableNames.apiKeys);
+  const issued: { secret: string; keyId: string; plan: PlanName }[] = [];
+  for (const plan of keyPlans) {
+    const { secret, record } = generateApiKey({ plan, owner: 'load test', now: Date.now() });
+    await keys.insert(record);
+    issued.push({ secret, keyId: record.keyId, plan });
+  }
+
+  console.log(`Load: ${durationSeconds} s, ${connections} connections, ${issued.length} keys (${keyPlans.join(', ')}) against ${api.url}`);
+  let sent = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: api.url.replace(/\/v1$/, ''),
+        connections,
+        duration: durationSeconds,
+        requests: [
+          {
+            setupRequest: (request: autocannon.Request) => {
+              const key = issued[sent % issued.length] as (typeof issued)[number];
+              const mix = sent % 10;
+              sent++;
+              const headers = { Authorization: `Bearer ${key.secret}`, 'Content-Type': 'application/json' };
+              if (mix < 4) return { ...request, method: 'POST', path: '/v1/pets', headers, body: JSON.stringify({ name: `Load ${sent}`, categoryId: 1 + (sent % 7) }) };
+              if (mix < 8) return { ...request, method: 'GET', path: `/v1/pets?limit=${1 + (sent % 100)}${mix % 2 ? '&status=available' : ''}`, headers };
+              const id = createdIds[sent % Math.max(1, createdIds.length)] ?? 1;
+              return { ...request, method: 'GET', path: `/v1/pets/${id}`, headers };
+            },
+          },
+        ],
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    const progress = setInterval(() => process.stdout.write(`  … ${served.length} requests served\n`), 10_000);
+    instance.on('done', () => clearInterval(progress));
+  });
+  // Let responses already on their way be recorded before closing.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await api.close();
+
+  // The check reads the tables directly.
+  const check = await startLocalApi({ dynamoEndpoint: dynamo.endpoint, tableNames });
+  const db = check.dependencies.db;
+  const stored: number[] = [];
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableNames.pets,
+        IndexName: petIndexes.byList,
+        KeyConditionExpression: 'listKey = :pets',
+        ExpressionAttributeValues: { ':pets': 'pets' },
+        ExclusiveStartKey: exclusiveStartKey,
+      }),
+    );
+    stored.push(...(page.Items ?? []).map((item) => Number(item.id)));
+    exclusiveStartKey = page.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  const storedSet = new Set(stored);
+  const lost = createdIds.filter((id) => !storedSet.has(id));
+  const createdSet = new Set(createdIds);
+  const withoutA201 = stored.filter((id) => !createdSet.has(id));
+  const duplicateIds = createdIds.length - createdSet.size;
+
+  const days = [...new Set([windowsAt(Date.now() - (durationSeconds + 5) * 1000).day, windowsAt(Date.now()).day])];
+  const rows: string[][] = [];
+  let countersMatch = true;
+  for (const plan of [...new Set(keyPlans)]) {
+    const planKeys = issued.filter((key) => key.plan === plan);
+    let answered = 0;
+    let refused = 0;
+    let counted = 0;
+    for (const key of planKeys) {
+      const mine = served.filter((entry) => entry.keyId === key.keyId);
+      answered += mine.length;
+      refused += mine.filter((entry) => entry.status === 429).length;
+      for (const day of days) {
+        const { Item } = await db.send(new GetCommand({ TableName: tableNames.rateLimits, Key: { pk: counterKey(key.keyId, day) } }));
+        counted += Number(Item?.dayCount ?? 0);
+      }
+    }
+    const match = counted === answered - refused;
+    countersMatch &&= match;
+    rows.push([plan, String(planKeys.length), String(answered), String(answered - refused), String(refused), String(counted), match ? 'yes' : 'NO']);
+  }
+  await check.close();
+  await dynamo.stop();
+
+  const statusCounts = new Map<number, number>();
+  for (const entry of served) statusCounts.set(entry.status, (statusCounts.get(entry.status) ?? 0) + 1);
+  const fiveHundreds = served.filter((entry) => entry.status >= 500).length;
+
+  const table = (header: string[], body: string[][]) => {
+    const widths = header.map((cell, index) => Math.max(cell.length, ...body.map((row) => (row[index] ?? '').length)));
+    const line = (row: string[]) => `| ${row.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join(' | ')} |`;
+    return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...body.map(line)].join('\n');
+  };
+  console.log(`
+## Load test summary (npm run load -- --duration ${durationSeconds} --connections ${connections})
+
+${table(
+  ['measure', 'value'],
+  [
+    ['requests answered', String(served.length)],
+    ['throughput (req/s, mean)', result.requests.average.toFixed(0)],
+    ['latency p50 / p99 (ms)', `${result.latency.p50} / ${result.latency.p99}`],
+    ['statuses', [...statusCounts].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ')],
+    ['5xx', String(fiveHundreds)],
+    ['client errors / timeouts', `${result.errors} / ${result.timeouts}`],
+    ['pets created (201)', String(createdIds.length)],
+    ['201s not readable (lost)', String(lost.length)],
+    ['duplicate ids', String(duplicateIds)],
+    ['pets stored without a 201', String(withoutA201.length)],
+  ],
+)}
+
+${table(['plan', 'keys', 'answered', 'served', '429', 'counted by limiter', 'counters = served'], rows)}
+`);
+  const ok = fiveHundreds === 0 && result.errors === 0 && lost.length === 0 && duplicateIds === 0 && withoutA201.length === 0 && countersMatch;
+  console.log(ok ? 'All consistency checks passed.' : 'CONSISTENCY CHECK FAILED.');
+  process.exit(ok ? 0 : 1);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
