@@ -23,6 +23,7 @@ import { ensureTables, tableNamesFor } from '../local/tables';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 const options = new Command()
   .description('Bounded load test of the local API, then a consistency check.')

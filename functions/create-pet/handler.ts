@@ -9,12 +9,17 @@ import { createApiHandler } from '../http/api-handler';
 import { header } from '../http/request';
 import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
+import { recordPetCreated } from '../runtime/metrics';
 
 export function createHandler(dependencies: Dependencies) {
   const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
   // One allocator per container: its id block outlives a single request.
   const ids = new IdAllocator((count) => pets.reserveIds(count));
-  const create = (input: NewPet) => createPet(input, { pets, ids, clock: dependencies.clock });
+  const create = async (input: NewPet) => {
+    const pet = await createPet(input, { pets, ids, clock: dependencies.clock });
+    recordPetCreated();
+    return pet;
+  };
   const createOnce = idempotentCreate(create, dependencies.db, dependencies.tableNames.idempotency);
 
   return createApiHandler<unknown>('createPet', dependencies, { jsonBody: true }, async ({ event, body, caller, context }) => {

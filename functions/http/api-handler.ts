@@ -8,6 +8,7 @@ import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { enforceRateLimit } from '../domain/rate-limiter';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
+import { metrics, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
 import { header, stageBaseUrl } from './request';
 import { errorResponse } from './responses';
@@ -82,6 +83,8 @@ function responseEnvelope(operationId: OperationId, dependencies: Dependencies):
       statusCode: request.response.statusCode,
       latencyMs: dependencies.clock() - startedAt,
     });
+    recordResponse(metrics, request.response, internal(request).caller?.plan);
+    metrics.publishStoredMetrics();
   };
   return {
     before: (request) => {

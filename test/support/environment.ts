@@ -1,5 +1,7 @@
 // Loaded before every test file (jest setupFiles).
 // Function logs are asserted by the tests that care; elsewhere they are noise.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+// Metrics are CloudWatch EMF lines for AWS; the tests that check them build their own.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 // Lambda runs Node.js 22; the SDK's notice about this machine's Node.js 20 is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
