@@ -84,7 +84,8 @@ function responseEnvelope(operationId: OperationId, dependencies: Dependencies):
       latencyMs: dependencies.clock() - startedAt,
     });
     recordResponse(metrics, request.response, internal(request).caller?.plan);
-    metrics.publishStoredMetrics();
+    // Only PetsCreated is buffered; publishing an empty buffer just logs a warning.
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
   };
   return {
     before: (request) => {
