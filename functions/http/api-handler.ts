@@ -36,8 +36,9 @@ interface ApiInternal extends Record<string, unknown> {
 
 /**
  * Builds the Lambda handler of one operation. The middleware stack, in order:
- * response envelope (error mapping, shared headers, access log) → deprecation
- * headers and sunset → rate limit → JSON body (for operations with one) → logic.
+ * response envelope (error mapping, shared headers, request log, metrics) →
+ * deprecation headers → rate limit → sunset (so a 410 carries rate-limit
+ * headers) → JSON body checks (for operations with a body) → logic.
  */
 export function createApiHandler<Body = undefined>(
   operationId: OperationId,
