@@ -1,16 +1,15 @@
 import type { App } from 'aws-cdk-lib';
 import { PetStoreStack } from './petstore-stack';
-import { stageEnvironment, stageNames, stages, type StageName } from './stage-config';
+import { stageConfigFromContext, stageEnvironment, stageNames, type StageName } from './stage-config';
 
 /** Adds one stack per stage of stage-config to the app (used by bin/ and the tests). */
 export function addPetStoreStacks(app: App): Record<StageName, PetStoreStack> {
+  const context = (key: string): unknown => app.node.tryGetContext(key);
   const stacks: Partial<Record<StageName, PetStoreStack>> = {};
   for (const stage of stageNames) {
-    const config = stages[stage];
-    stacks[stage] = new PetStoreStack(app, config.stackName, {
-      config,
-      env: stageEnvironment(stage, (key) => app.node.tryGetContext(key)),
-    });
+    const env = stageEnvironment(stage, context);
+    const config = stageConfigFromContext(stage, context, env.region);
+    stacks[stage] = new PetStoreStack(app, config.stackName, { config, env });
   }
   return stacks as Record<StageName, PetStoreStack>;
 }

@@ -4,6 +4,8 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  DomainName,
+  EndpointType,
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -12,8 +14,11 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  SecurityPolicy,
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -21,13 +26,16 @@ import { gatewayResponse, gatewayResponses, type GatewayResponseType } from '../
 import { plans, type PlanName } from '../definitions/plans';
 import { authorizer, routes, stageName, type OperationId } from '../definitions/routes';
 import type { TableName } from '../definitions/tables';
+import { ApiFirewall } from './constructs/api-firewall';
 import { OperationFunction } from './constructs/operation-function';
 import { OperationalAlarms } from './constructs/operational-alarms';
+import { OperationsDashboard } from './constructs/operations-dashboard';
 import { PetStoreTables } from './constructs/pet-store-tables';
 import type { StageConfig } from './stage-config';
-import { usagePlanLimits } from './usage-plan-limits';
+import { usagePlanLimits } from '../definitions/usage-plan-limits';
 
 export interface PetStoreStackProps extends StackProps {
+  /** The stage's row of lib/stage-config.ts, with the deployment's context applied (stageConfigFromContext). */
   config: StageConfig;
 }
 
@@ -56,6 +64,12 @@ export class PetStoreStack extends Stack {
   readonly authorizerFunction: OperationFunction;
   readonly api: RestApi;
   readonly usagePlans: Partial<Record<PlanName, UsagePlan>>;
+  readonly alarms: OperationalAlarms;
+  readonly dashboard: Dashboard;
+  /** Present when the stage config names a custom domain. */
+  readonly customDomain?: DomainName;
+  /** Present when the stage config turns WAF on. */
+  readonly firewall?: ApiFirewall;
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
     const { config, ...stackProps } = props;
@@ -104,6 +118,9 @@ export class PetStoreStack extends Stack {
       cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
         stageName,
+        // Every method of the stage together; unset, the account's limit applies.
+        throttlingRateLimit: config.throttle?.rateLimit,
+        throttlingBurstLimit: config.throttle?.burstLimit,
         tracingEnabled: true,
         metricsEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
@@ -132,6 +149,7 @@ export class PetStoreStack extends Stack {
             errorType: AccessLogField.contextErrorResponseType(),
             errorMessage: AccessLogField.contextErrorMessageString(),
             xrayTraceId: AccessLogField.contextXrayTraceId(),
+            wafResponseCode: AccessLogField.contextWafResponseCode(),
           }),
         ),
       },
@@ -143,10 +161,14 @@ export class PetStoreStack extends Stack {
       'The operation functions validate every parameter and body (zod) and answer with the documented Error object; an API Gateway validator could only give a generic 400.',
     );
     acknowledge('AwsSolutions-COG4', 'The contract authenticates with bearer API keys (interface spec, part 5), checked by the REQUEST authorizer; no Cognito users.');
-    acknowledge(
-      'AwsSolutions-APIG3',
-      'No WAF yet: per-key limits are enforced exactly by the API and backed by usage plans; add a web ACL when abuse from unauthenticated traffic shows up.',
-    );
+    if (config.waf) {
+      this.firewall = new ApiFirewall(this, 'Firewall', { name: `petstore-${config.stage}-api`, stage: this.api.deploymentStage, config: config.waf });
+    } else {
+      acknowledge(
+        'AwsSolutions-APIG3',
+        'WAF is off for this deployment (turn it on with -c <stage>WafRateLimit=…): per-key limits are enforced exactly by the API and backed by usage plans.',
+      );
+    }
     acknowledge(
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       "API Gateway's account-wide logging role; AWS's managed policy is the documented one for it.",
@@ -206,19 +228,63 @@ export class PetStoreStack extends Stack {
     }
     this.usagePlans = usagePlans;
 
-    const alarms = new OperationalAlarms(this, 'Alarms', {
-      stage: config.stage,
+    this.alarms = new OperationalAlarms(this, 'Alarms', {
+      namePrefix: config.stackName,
+      stageLabel: config.stage,
+      api: this.api,
+      operationFunctions: this.operationFunctions,
+      authorizerFunction: this.authorizerFunction,
+      tables: this.tables,
+      thresholds: config.alarms,
+    });
+
+    // Dashboard names are unique per account (not per region): the region keeps
+    // a second region of the same stage apart.
+    const dashboardName = `${config.stackName}-${this.region}`;
+    this.dashboard = new OperationsDashboard(this, 'Operations', {
+      dashboardName,
+      stageLabel: config.stage,
       api: this.api,
       functions: { ...this.operationFunctions, authorizer: this.authorizerFunction },
       tables: this.tables,
-    });
+      alarms: this.alarms.alarms,
+      accessLogs,
+      waf: this.firewall ? { webAclName: this.firewall.webAcl.name!, ruleMetricName: this.firewall.ruleMetricName } : undefined,
+    }).dashboard;
 
-    new CfnOutput(this, 'ApiUrl', {
-      description: 'Base URL of the API (ends in /v1).',
-      value: Fn.join('', ['https://', this.api.restApiId, '.execute-api.', this.region, '.', this.urlSuffix, '/', stageName]),
-    });
+    const executeApiUrl = Fn.join('', ['https://', this.api.restApiId, '.execute-api.', this.region, '.', this.urlSuffix, '/', stageName]);
+    if (config.customDomain) {
+      // Regional, so the certificate lives in the stack's region; the base path
+      // `v1` keeps every URL ending in /v1 as on execute-api.
+      this.customDomain = new DomainName(this, 'CustomDomain', {
+        domainName: config.customDomain.domainName,
+        certificate: Certificate.fromCertificateArn(this, 'CustomDomainCertificate', config.customDomain.certificateArn),
+        endpointType: EndpointType.REGIONAL,
+        securityPolicy: SecurityPolicy.TLS_1_2,
+      });
+      this.customDomain.addBasePathMapping(this.api, { basePath: stageName, stage: this.api.deploymentStage });
+      new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API (ends in /v1).', value: `https://${config.customDomain.domainName}/${stageName}` });
+      new CfnOutput(this, 'CustomDomainTarget', {
+        description: `Point ${config.customDomain.domainName} here: a CNAME, or a Route 53 alias with the hosted zone of CustomDomainHostedZoneId.`,
+        value: this.customDomain.domainNameAliasDomainName,
+      });
+      new CfnOutput(this, 'CustomDomainHostedZoneId', { description: 'Hosted zone of CustomDomainTarget, for a Route 53 alias record.', value: this.customDomain.domainNameAliasHostedZoneId });
+      new CfnOutput(this, 'ExecuteApiUrl', { description: 'The same API on its execute-api host (before DNS is set up).', value: executeApiUrl });
+    } else {
+      new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API (ends in /v1).', value: executeApiUrl });
+    }
     new CfnOutput(this, 'RestApiId', { description: 'For the key tool: Enterprise usage plans attach to this API.', value: this.api.restApiId });
-    new CfnOutput(this, 'AlarmTopicArn', { description: 'Subscribe to this topic to receive the alarms.', value: alarms.topic.topicArn });
+    new CfnOutput(this, 'AlarmTopicArn', { description: 'Subscribe to this topic to receive the alarms.', value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'DashboardName', { description: 'The CloudWatch dashboard of this stage.', value: dashboardName });
+    new CfnOutput(this, 'DashboardUrl', {
+      description: 'The CloudWatch dashboard of this stage, in the AWS console.',
+      value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${dashboardName}`,
+    });
+    if (this.firewall) new CfnOutput(this, 'WebAclArn', { description: 'The WAF web ACL in front of the stage.', value: this.firewall.webAcl.attrArn });
+    new CfnOutput(this, 'AccessLogGroupName', { description: 'API access logs: one JSON line per request.', value: accessLogs.logGroupName });
+    for (const [name, fn] of Object.entries({ ...this.operationFunctions, authorizer: this.authorizerFunction })) {
+      new CfnOutput(this, `${pascal(name)}LogGroupName`, { description: `Logs of the ${name} function.`, value: fn.logGroup.logGroupName });
+    }
     for (const name of Object.keys(this.tables) as TableName[]) {
       new CfnOutput(this, `${pascal(name)}TableName`, { value: this.tables[name].tableName });
     }

@@ -1,5 +1,6 @@
-import { RemovalPolicy, type Environment } from 'aws-cdk-lib';
+import { RemovalPolicy, Token, type Environment } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { plans } from '../definitions/plans';
 
 /**
  * The deployment stages and everything that differs between them. One typed
@@ -18,6 +19,52 @@ export interface DataProtection {
   deletionProtection: boolean;
 }
 
+/**
+ * When an alarm fires. Every alarm looks at 5-minute periods; the descriptions
+ * in constructs/operational-alarms.ts say what each one means and what to do.
+ */
+export interface AlarmThresholds {
+  /** 5xx answers as a percentage of all requests in 5 minutes. */
+  serverErrorRatePercent: number;
+  /** …counted only when the 5 minutes had at least this many requests (one failure at night is not a 100 % rate). */
+  serverErrorMinRequests: number;
+  /** p99 of API Gateway's Latency (whole request, authorizer included), in milliseconds… */
+  latencyP99Ms: number;
+  /** …over this many consecutive 5-minute periods. */
+  latencyPeriods: number;
+  /** Lambda Errors (crashes, timeouts: our handlers answer every expected failure) per function per 5 minutes. */
+  functionErrors: number;
+  /** Lambda Throttles per function per 5 minutes. */
+  functionThrottles: number;
+  /** DynamoDB throttled requests per table, its indexes included, reads and writes apart, per 5 minutes. */
+  dynamoDbThrottles: number;
+  /** 429s answered by our rate limiter (the `RateLimited` metric, all plans) per 5 minutes… */
+  rateLimitedPerFiveMinutes: number;
+  /** …over this many consecutive periods. */
+  rateLimitedPeriods: number;
+  /** Writes per second on the byList index, whose single partition takes about 1,000 (SCALING.md): the early warning. */
+  listIndexWritesPerSecond: number;
+}
+
+/** A custom domain in front of the stage: https://<domainName>/v1. */
+export interface CustomDomain {
+  domainName: string;
+  /** ACM certificate for domainName, in the stack's region (the domain is regional). */
+  certificateArn: string;
+}
+
+/** AWS WAF in front of the stage: a rate-based rule per client IP. */
+export interface WafConfig {
+  /** Requests per client IP per minute before WAF answers 429 (sliding 60-second window). */
+  requestsPerIpPerMinute: number;
+}
+
+/** Stage-wide request throttle (all methods together), below the account's. */
+export interface StageThrottle {
+  rateLimit: number;
+  burstLimit: number;
+}
+
 export interface StageConfig {
   stage: StageName;
   stackName: string;
@@ -27,6 +74,17 @@ export interface StageConfig {
   logRetention: RetentionDays;
   /** CloudFormation refuses `cdk destroy` of the stack while this is on. */
   terminationProtection: boolean;
+  alarms: AlarmThresholds;
+  /**
+   * Throttle of the whole stage. Without one, the stage takes up to the
+   * account's 10,000 requests per second (5,000 burst), shared by every API of
+   * the account and region.
+   */
+  throttle?: StageThrottle;
+  /** Off unless set (here or by context: see stageConfigFromContext). */
+  customDomain?: CustomDomain;
+  /** Off unless set (here or by context: see stageConfigFromContext). */
+  waf?: WafConfig;
 }
 
 export const stages: Record<StageName, StageConfig> = {
@@ -37,6 +95,23 @@ export const stages: Record<StageName, StageConfig> = {
     dataProtection: { removalPolicy: RemovalPolicy.DESTROY, pointInTimeRecovery: false, deletionProtection: false },
     logRetention: RetentionDays.TWO_WEEKS,
     terminationProtection: false,
+    alarms: {
+      serverErrorRatePercent: 5,
+      serverErrorMinRequests: 20,
+      // Little traffic: p99 is mostly cold starts.
+      latencyP99Ms: 5_000,
+      latencyPeriods: 3,
+      functionErrors: 1,
+      functionThrottles: 1,
+      dynamoDbThrottles: 1,
+      // Rate-limit tests against staging make 429s on purpose.
+      rateLimitedPerFiveMinutes: 5_000,
+      rateLimitedPeriods: 1,
+      listIndexWritesPerSecond: 700,
+    },
+    // A load test of staging must not eat the account-wide API Gateway limit of
+    // a production stage in the same account and region.
+    throttle: { rateLimit: 1_000, burstLimit: 500 },
   },
   production: {
     stage: 'production',
@@ -45,10 +120,32 @@ export const stages: Record<StageName, StageConfig> = {
     dataProtection: { removalPolicy: RemovalPolicy.RETAIN, pointInTimeRecovery: true, deletionProtection: true },
     logRetention: RetentionDays.ONE_YEAR,
     terminationProtection: true,
+    alarms: {
+      serverErrorRatePercent: 1,
+      serverErrorMinRequests: 50,
+      latencyP99Ms: 2_000,
+      latencyPeriods: 3,
+      functionErrors: 1,
+      functionThrottles: 1,
+      dynamoDbThrottles: 1,
+      rateLimitedPerFiveMinutes: 1_000,
+      rateLimitedPeriods: 2,
+      listIndexWritesPerSecond: 700,
+    },
   },
 };
 
 export const stageNames = Object.keys(stages) as StageName[];
+
+type ContextReader = (key: string) => unknown;
+
+function contextString(context: ContextReader, key: string): string | undefined {
+  const value = context(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'number') return String(value);
+  if (typeof value !== 'string') throw new Error(`Context ${key} must be a string.`);
+  return value;
+}
 
 /**
  * Where a stage deploys: `-c stagingAccount=… -c stagingRegion=…` (or
@@ -56,17 +153,80 @@ export const stageNames = Object.keys(stages) as StageName[];
  * (CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION). Never a lookup, so synth works
  * offline; with neither set the stack is environment-agnostic.
  */
-export function stageEnvironment(
-  stage: StageName,
-  context: (key: string) => unknown,
-  env: NodeJS.ProcessEnv = process.env,
-): Environment {
-  const fromContext = (key: string): string | undefined => {
-    const value = context(`${stage}${key}`);
-    return typeof value === 'string' && value !== '' ? value : undefined;
-  };
+export function stageEnvironment(stage: StageName, context: ContextReader, env: NodeJS.ProcessEnv = process.env): Environment {
   return {
-    account: fromContext('Account') ?? env.CDK_DEFAULT_ACCOUNT,
-    region: fromContext('Region') ?? env.CDK_DEFAULT_REGION,
+    account: contextString(context, `${stage}Account`) ?? env.CDK_DEFAULT_ACCOUNT,
+    region: contextString(context, `${stage}Region`) ?? env.CDK_DEFAULT_REGION,
   };
+}
+
+/**
+ * The smallest per-IP WAF limit that never refuses a request the contract
+ * allows one key: fixed UTC minutes let a client send a minute's worth at the
+ * end of one minute and another at the start of the next, 2 × perMinute within
+ * 60 seconds. (Several keys behind one address, or Enterprise keys with higher
+ * limits, need a higher WAF limit: the operator's call.)
+ */
+export const minimumWafRequestsPerIpPerMinute = Math.max(
+  ...Object.values(plans).map(({ limits }) => (limits === 'custom' ? 0 : 2 * limits.perMinute)),
+);
+
+const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
+const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[A-Za-z0-9-]+$/;
+
+/**
+ * A stage's configuration with the deployment's own choices from the CDK
+ * context, all optional and off by default (so `cdk synth` needs none):
+ *
+ * - `-c <stage>DomainName=api.example.com -c <stage>CertificateArn=arn:aws:acm:…`:
+ *   a regional custom domain with the base path `v1` (the certificate must be
+ *   in the stack's region); the ApiUrl output then uses it.
+ * - `-c <stage>WafRateLimit=<requests per client IP per minute>`: AWS WAF in
+ *   front of the stage with that rate-based rule.
+ *
+ * The same keys may sit in cdk.json's context. Values are checked here, at
+ * synth, so a typo fails before any deployment starts.
+ */
+export function stageConfigFromContext(stage: StageName, context: ContextReader, region?: string): StageConfig {
+  const base = stages[stage];
+  const config: StageConfig = { ...base };
+
+  const domainName = contextString(context, `${stage}DomainName`);
+  const certificateArn = contextString(context, `${stage}CertificateArn`);
+  if (domainName !== undefined || certificateArn !== undefined) {
+    if (domainName === undefined || certificateArn === undefined) {
+      throw new Error(`A custom domain needs both ${stage}DomainName and ${stage}CertificateArn.`);
+    }
+    config.customDomain = { domainName, certificateArn };
+  }
+  if (config.customDomain) validateCustomDomain(stage, config.customDomain, region);
+
+  const wafRateLimit = contextString(context, `${stage}WafRateLimit`);
+  if (wafRateLimit !== undefined) {
+    if (!/^\d+$/.test(wafRateLimit)) throw new Error(`${stage}WafRateLimit must be a whole number of requests per client IP per minute.`);
+    config.waf = { requestsPerIpPerMinute: Number(wafRateLimit) };
+  }
+  if (config.waf) validateWaf(stage, config.waf);
+  return config;
+}
+
+function validateCustomDomain(stage: StageName, domain: CustomDomain, region: string | undefined): void {
+  if (!HOSTNAME.test(domain.domainName)) {
+    throw new Error(`${stage}DomainName "${domain.domainName}" is not a lower-case host name such as api.example.com.`);
+  }
+  const match = ACM_CERTIFICATE_ARN.exec(domain.certificateArn);
+  if (!match) throw new Error(`${stage}CertificateArn "${domain.certificateArn}" is not an ACM certificate ARN.`);
+  const certificateRegion = match[1];
+  if (region !== undefined && !Token.isUnresolved(region) && certificateRegion !== region) {
+    throw new Error(`${stage}CertificateArn is in ${certificateRegion}, but the stage deploys to ${region}: a regional custom domain needs a certificate of its own region.`);
+  }
+}
+
+function validateWaf(stage: StageName, waf: WafConfig): void {
+  const limit = waf.requestsPerIpPerMinute;
+  if (!Number.isSafeInteger(limit) || limit < minimumWafRequestsPerIpPerMinute || limit > 2_000_000_000) {
+    throw new Error(
+      `${stage}WafRateLimit must be from ${minimumWafRequestsPerIpPerMinute} (twice the largest fixed per-minute plan limit, so that WAF never refuses what the contract allows) to 2000000000; got ${limit}.`,
+    );
+  }
 }

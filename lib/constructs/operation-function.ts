@@ -6,8 +6,9 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { DynamoDbAction } from '../../definitions/routes';
+import { type DynamoDbAction, functionTimeoutSeconds } from '../../definitions/routes';
 import { tables, type TableName } from '../../definitions/tables';
+import { businessMetrics } from '../business-metrics';
 import { projectRoot } from '../project-root';
 
 export type TableAccess = Partial<Record<TableName, readonly DynamoDbAction[]>>;
@@ -50,13 +51,14 @@ export class OperationFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: 512,
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(functionTimeoutSeconds),
       tracing: Tracing.ACTIVE,
       role,
       logGroup,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'petstore',
+        // The `service` dimension of the business metrics and the logs' service field.
+        POWERTOOLS_SERVICE_NAME: businessMetrics.serviceName,
       },
       bundling: {
         format: OutputFormat.ESM,

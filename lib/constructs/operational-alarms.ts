@@ -1,58 +1,173 @@
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, Metric, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { planNames } from '../../definitions/plans';
+import type { OperationId } from '../../definitions/routes';
+import { tables as tableDefinitions, type TableName } from '../../definitions/tables';
+import { businessMetric, businessMetrics } from '../business-metrics';
+import type { AlarmThresholds } from '../stage-config';
 
 export interface OperationalAlarmsProps {
-  stage: string;
+  /** Prefix of every alarm name (the stack name), so a notification says which stage it is about. */
+  namePrefix: string;
+  stageLabel: string;
   api: RestApi;
-  /** Functions by a readable name (operationId, "authorizer"). */
-  functions: Record<string, IFunction>;
-  /** Tables by their name in definitions/tables.ts. */
-  tables: Record<string, ITable>;
+  operationFunctions: Record<OperationId, IFunction>;
+  authorizerFunction: IFunction;
+  tables: Record<TableName, ITable>;
+  thresholds: AlarmThresholds;
 }
 
-const FIVE_MINUTES = Duration.minutes(5);
+export const ALARM_PERIOD = Duration.minutes(5);
+
+/** A metric that may be absent from a period (nothing happened) counts as 0 in math. */
+const fill = (id: string) => `FILL(${id}, 0)`;
+
+/** The sum of several metrics as one series an alarm can watch (a SEARCH expression cannot be alarmed on). */
+function sumOf(metrics: Record<string, IMetric>, label: string): MathExpression {
+  return new MathExpression({ expression: Object.keys(metrics).map(fill).join(' + '), usingMetrics: metrics, label, period: ALARM_PERIOD });
+}
 
 /**
- * The alarms an operator is paged for, all publishing to one SNS topic
- * (subscribe to it after deploying): API 5xx and latency, Lambda errors and
- * throttles, DynamoDB throttling (a hot partition shows up here first).
+ * The alarms an operator is notified of, all publishing to one SNS topic
+ * (subscribe to it after deploying). Each description says what the alarm
+ * means and what to do; the operators' section of the README repeats them.
  */
 export class OperationalAlarms extends Construct {
   readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: OperationalAlarmsProps) {
     super(scope, id);
-    this.topic = new Topic(this, 'Topic', { displayName: `Pet Store ${props.stage} alarms`, enforceSSL: true });
+    const { thresholds: t, api } = props;
+    this.topic = new Topic(this, 'Topic', { displayName: `Pet Store ${props.stageLabel} alarms`, enforceSSL: true });
     const action = new SnsAction(this.topic);
 
-    const alarm = (alarmId: string, description: string, metric: IMetric, threshold: number, evaluationPeriods = 1): void => {
-      new Alarm(this, alarmId, {
-        alarmDescription: description,
-        metric,
-        threshold,
-        evaluationPeriods,
+    const alarm = (alarmId: string, spec: { means: string; todo: string; metric: IMetric; threshold: number; periods?: number }): void => {
+      const created = new Alarm(this, alarmId, {
+        alarmName: `${props.namePrefix}-${alarmId}`,
+        alarmDescription: `Means: ${spec.means} Do: ${spec.todo}`,
+        metric: spec.metric,
+        threshold: spec.threshold,
+        evaluationPeriods: spec.periods ?? 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-      })
-        .addAlarmAction(action);
+      });
+      created.addAlarmAction(action);
+      this.alarms.push(created);
     };
 
-    alarm('Api5xx', 'The API answered 5xx (crashed or failing functions, authorizer failures, timeouts).', props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }), 5);
-    alarm('ApiLatencyP99', 'p99 latency of the API above 2 s for 15 minutes.', props.api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99' }), 2000, 3);
-    for (const [name, fn] of Object.entries(props.functions)) {
-      alarm(`${name}Errors`, `Function ${name} threw or timed out.`, fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
-      alarm(`${name}Throttles`, `Function ${name} was throttled (account or reserved concurrency exhausted).`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), 1);
+    // ---- the API ------------------------------------------------------------
+    const requests = api.metricCount({ period: ALARM_PERIOD, statistic: Stats.SUM });
+    const serverErrors = api.metricServerError({ period: ALARM_PERIOD, statistic: Stats.SUM });
+    alarm('Api5xxRate', {
+      means: `at least ${t.serverErrorRatePercent}% of requests got a 5xx in 5 minutes (with ${t.serverErrorMinRequests} requests or more): functions failing (internal_error), DynamoDB unavailable or throttling (service_unavailable), or the authorizer failing (keys not in its cache refused with 500).`,
+      todo: 'open the dashboard: function errors and throttles, DynamoDB throttles and the authorizer tell which part fails; read the function logs for the request ids in the access log. If it started with a deployment, roll back (redeploy the previous commit).',
+      metric: new MathExpression({
+        expression: `IF(requests >= ${t.serverErrorMinRequests}, 100 * ${fill('errors')} / requests, 0)`,
+        usingMetrics: { requests, errors: serverErrors },
+        label: '5xx, % of requests',
+        period: ALARM_PERIOD,
+      }),
+      threshold: t.serverErrorRatePercent,
+    });
+    alarm('ApiLatencyP99', {
+      means: `the slowest 1% of requests took ${t.latencyP99Ms} ms or more, ${t.latencyPeriods} periods of 5 minutes in a row: DynamoDB slow or throttled (functions wait up to their time budget, then answer 503), cold starts after a scale-out, or authorizer cache misses.`,
+      todo: 'compare Latency with IntegrationLatency and function Duration on the dashboard: Duration up with DynamoDB throttles means a hot partition (SCALING.md); many cold starts mean consider provisioned concurrency; check the AWS Health Dashboard for DynamoDB or Lambda events.',
+      metric: api.metricLatency({ period: ALARM_PERIOD, statistic: Stats.p(99) }),
+      threshold: t.latencyP99Ms,
+      periods: t.latencyPeriods,
+    });
+
+    // ---- the functions --------------------------------------------------------
+    const throttleTodo =
+      'the account or region ran out of Lambda concurrency (1,000 by default, shared with every function and the other stage if in the same account): look at ConcurrentExecutions on the dashboard; if traffic grew, request a higher concurrency quota (Service Quotas); if durations grew, fix the slow dependency first.';
+    for (const [operationId, fn] of Object.entries(props.operationFunctions) as [OperationId, IFunction][]) {
+      alarm(`${operationId}Errors`, {
+        means: `the ${operationId} function crashed or timed out ${t.functionErrors} time(s) or more in 5 minutes. Our handlers answer every expected failure themselves, so this is a bug or a Lambda timeout; clients got 502/504 or 500.`,
+        todo: `search the ${operationId} log group for level ERROR and the failing request ids; if it started with a deployment, roll back (redeploy the previous commit).`,
+        metric: fn.metricErrors({ period: ALARM_PERIOD, statistic: Stats.SUM }),
+        threshold: t.functionErrors,
+      });
+      alarm(`${operationId}Throttles`, {
+        means: `Lambda refused to run ${operationId} ${t.functionThrottles} time(s) or more in 5 minutes; those requests failed with a 5xx.`,
+        todo: throttleTodo,
+        metric: fn.metricThrottles({ period: ALARM_PERIOD, statistic: Stats.SUM }),
+        threshold: t.functionThrottles,
+      });
     }
-    for (const [name, table] of Object.entries(props.tables)) {
-      for (const metricName of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
-        alarm(`${name}${metricName}`, `Table ${name}: ${metricName} (hot partition or account limit).`, table.metric(metricName, { period: FIVE_MINUTES, statistic: 'Sum' }), 1);
+    alarm('authorizerErrors', {
+      means: `the API key authorizer crashed or timed out ${t.functionErrors} time(s) or more in 5 minutes: every request whose key was not in the authorizer cache got 500 (AUTHORIZER_FAILURE), valid keys included.`,
+      todo: 'search the authorizer log group for level ERROR; check that the apiKeys table exists and is not throttled (dashboard); if it started with a deployment, roll back (redeploy the previous commit). Keys cached in the last 300 s keep working meanwhile.',
+      metric: props.authorizerFunction.metricErrors({ period: ALARM_PERIOD, statistic: Stats.SUM }),
+      threshold: t.functionErrors,
+    });
+    alarm('authorizerThrottles', {
+      means: `Lambda refused to run the authorizer ${t.functionThrottles} time(s) or more in 5 minutes: requests with uncached keys got 500. A flood of unknown keys (each one misses the cache) can cause this.`,
+      todo: `${throttleTodo} If the access log shows many 401s from few addresses, turn on the WAF rate rule (README, operators).`,
+      metric: props.authorizerFunction.metricThrottles({ period: ALARM_PERIOD, statistic: Stats.SUM }),
+      threshold: t.functionThrottles,
+    });
+
+    // ---- DynamoDB -------------------------------------------------------------
+    for (const [name, table] of Object.entries(props.tables) as [TableName, ITable][]) {
+      const indexes = tableDefinitions[name].indexes.map((index) => index.name);
+      for (const [kind, metricName] of [
+        ['Read', 'ReadThrottleEvents'],
+        ['Write', 'WriteThrottleEvents'],
+      ] as const) {
+        const metrics: Record<string, IMetric> = { table: table.metric(metricName, { period: ALARM_PERIOD, statistic: Stats.SUM }) };
+        indexes.forEach((indexName, i) => {
+          metrics[`index${i}`] = tableIndexMetric(table, indexName, metricName);
+        });
+        alarm(`${name}${kind}Throttles`, {
+          means: `DynamoDB throttled ${t.dynamoDbThrottles} or more ${kind.toLowerCase()}s of the ${name} table${indexes.length ? ` or its indexes (${indexes.join(', ')})` : ''} in 5 minutes. On demand, that is a hot partition (one key or index partition past about 1,000 writes or 3,000 reads per second), a jump past twice the previous peak, or the table quota. Retries absorb a few; clients see 503 service_unavailable for the rest.`,
+          todo: 'find the table and index on the dashboard (DynamoDB row) and read SCALING.md for what binds there: one API key hammering (rateLimits), creates past the byList partition (pets), or a sudden surge (set warm throughput). Consider CloudWatch Contributor Insights on the table to see the hot keys.',
+          metric: sumOf(metrics, `${name} ${kind.toLowerCase()} throttles`),
+          threshold: t.dynamoDbThrottles,
+        });
       }
     }
+    const listIndexWrites = tableIndexMetric(props.tables.pets, 'byList', 'ConsumedWriteCapacityUnits');
+    alarm('PetsListIndexNearPartitionLimit', {
+      means: `the byList index took ${t.listIndexWritesPerSecond} or more writes per second on average over 15 minutes. All its items share one partition key ("pets"), so it takes about 1,000 writes per second in all: creates are nearing the first hard wall of the design (SCALING.md).`,
+      todo: 'nothing fails yet. Plan the write-sharded list index of SCALING.md (10x section) now; meanwhile ask heavy creators to spread bulk imports over time.',
+      metric: new MathExpression({
+        expression: `${fill('writes')} / PERIOD(writes)`,
+        usingMetrics: { writes: listIndexWrites },
+        label: 'byList writes per second',
+        period: ALARM_PERIOD,
+      }),
+      threshold: t.listIndexWritesPerSecond,
+      periods: 3,
+    });
+
+    // ---- the product ------------------------------------------------------------
+    // One RateLimited series per plan of definitions/plans.ts (the `plan`
+    // dimension), summed: alarms cannot watch a SEARCH expression.
+    const perPlan = Object.fromEntries(planNames.map((plan) => [plan, businessMetric(businessMetrics.names.rateLimited, { plan })]));
+    alarm('RateLimitedSpike', {
+      means: `our rate limiter answered ${t.rateLimitedPerFiveMinutes} or more 429s (rate_limited, quota_exceeded, key_suspended) in 5 minutes, ${t.rateLimitedPeriods} period(s) in a row: a client looping without honouring Retry-After, or limits refusing more than they should (a plan or deployment change).`,
+      todo: 'the dashboard shows 429s by plan and, from the access logs, the keys with the most 429s. One key: contact its owner (the ban rule already suspends it for 15 minutes at a time). Many keys at once after a deployment: roll back. A flood from a few addresses: turn on the WAF rate rule.',
+      metric: sumOf(perPlan, '429s from the rate limiter, all plans'),
+      threshold: t.rateLimitedPerFiveMinutes,
+      periods: t.rateLimitedPeriods,
+    });
   }
+}
+
+/** A DynamoDB metric of one global secondary index (ITable has no helper for it). */
+export function tableIndexMetric(table: ITable, indexName: string, metricName: string): Metric {
+  return new Metric({
+    namespace: 'AWS/DynamoDB',
+    metricName,
+    dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: indexName },
+    statistic: Stats.SUM,
+    period: ALARM_PERIOD,
+  });
 }

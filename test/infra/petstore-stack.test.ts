@@ -5,19 +5,21 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, type CfnElement } from 'aws-cdk-lib';
+import { App, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { metricNames as publishedMetricNames } from '../../functions/runtime/metrics';
 import { gatewayResponse, gatewayResponses, type GatewayResponseType } from '../../definitions/gateway-responses';
-import { plans, type PlanName } from '../../definitions/plans';
+import { planNames, plans, type PlanName } from '../../definitions/plans';
 import { authorizer, routes, stageName, type DynamoDbAction, type RouteDefinition } from '../../definitions/routes';
 import { tables, type TableDefinition, type TableName } from '../../definitions/tables';
+import { businessMetrics } from '../../lib/business-metrics';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import type { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';
 import { stageNames, stages, type StageName } from '../../lib/stage-config';
-import { usagePlanLimits } from '../../lib/usage-plan-limits';
+import { usagePlanLimits } from '../../definitions/usage-plan-limits';
 
 type Json = Record<string, any>;
 
@@ -31,23 +33,46 @@ interface Built {
 // The same feature flags as `cdk synth` (they change the template).
 const cdkContext = JSON.parse(fs.readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 
-let outdir: string;
+const outdirs: string[] = [];
+/** The stacks as `cdk synth` builds them with no extra context: custom domain and WAF off. */
 const built = {} as Record<StageName, Built>;
+/** The same stages with a custom domain and WAF configured by context (not bundled: only the template matters). */
+const configured = {} as Record<StageName, Built>;
 
-beforeAll(() => {
-  // Bundling takes seconds per function: build both stacks once for the file.
-  outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-cdk-test-'));
-  const app = new App({ outdir, context: cdkContext });
+const REGION = 'eu-west-1';
+const configuredContext = (stage: StageName): Record<string, string> => ({
+  [`${stage}Region`]: REGION,
+  [`${stage}DomainName`]: `api.${stage}.example.com`,
+  [`${stage}CertificateArn`]: `arn:aws:acm:${REGION}:123456789012:certificate/0f3e4c1a-${stage === 'staging' ? '1111' : '2222'}-4b5c-9d8e-7f6a5b4c3d2e`,
+  [`${stage}WafRateLimit`]: '3000',
+});
+
+function buildStacks(extraContext: Record<string, unknown>): Record<StageName, Built> {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-cdk-test-'));
+  outdirs.push(outdir);
+  const app = new App({ outdir, context: { ...cdkContext, ...extraContext } });
   const stacks = addPetStoreStacks(app);
+  const result = {} as Record<StageName, Built>;
   for (const stage of stageNames) {
     const template = Template.fromStack(stacks[stage]);
     const json = template.toJSON() as Json;
-    built[stage] = { stack: stacks[stage], template, resources: json.Resources, outputs: json.Outputs ?? {} };
+    result[stage] = { stack: stacks[stage], template, resources: json.Resources, outputs: json.Outputs ?? {} };
   }
+  return result;
+}
+
+beforeAll(() => {
+  // Bundling takes seconds per function: build the default stacks once for the file,
+  // and the configured ones without bundling.
+  Object.assign(built, buildStacks({}));
+  Object.assign(
+    configured,
+    buildStacks({ 'aws:cdk:bundling-stacks': [], ...configuredContext('staging'), ...configuredContext('production') }),
+  );
 }, 120_000);
 
 afterAll(() => {
-  if (outdir) fs.rmSync(outdir, { recursive: true, force: true });
+  for (const outdir of outdirs) fs.rmSync(outdir, { recursive: true, force: true });
 });
 
 // ---- helpers over the raw template ------------------------------------------
@@ -93,6 +118,70 @@ function resourceKey(resource: unknown): string {
 
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
+/** Every rule id acknowledged anywhere in the stack (Validations.acknowledge), with its reason. */
+function acknowledgments(stack: PetStoreStack): { id: string; reason: string; path: string }[] {
+  return stack.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({ id: id.replace(/^annotation::/i, ''), reason, path: construct.node.path })),
+      ),
+  );
+}
+
+interface AlarmMetric {
+  namespace: string;
+  metricName: string;
+  dimensions: Record<string, unknown>;
+  stat?: string;
+}
+
+/** The metrics an alarm watches, whether it has one metric or a math expression over several. */
+function alarmMetrics(alarm: Json): AlarmMetric[] {
+  const dims = (list: Json[] | undefined) => Object.fromEntries((list ?? []).map((d) => [d.Name, d.Value]));
+  if (alarm.MetricName) {
+    return [{ namespace: alarm.Namespace, metricName: alarm.MetricName, dimensions: dims(alarm.Dimensions), stat: alarm.Statistic ?? alarm.ExtendedStatistic }];
+  }
+  return (alarm.Metrics as Json[])
+    .filter((m) => m.MetricStat)
+    .map((m) => ({
+      namespace: m.MetricStat.Metric.Namespace,
+      metricName: m.MetricStat.Metric.MetricName,
+      dimensions: dims(m.MetricStat.Metric.Dimensions),
+      stat: m.MetricStat.Stat,
+    }));
+}
+
+/** The expression whose value the alarm compares with its threshold. */
+const alarmExpression = (alarm: Json): string | undefined => (alarm.Metrics as Json[] | undefined)?.find((m) => m.Expression && m.ReturnData !== false)?.Expression;
+
+/**
+ * The dashboard body as JSON: CloudFormation joins it from strings and
+ * references; a reference becomes "<Ref:Id>" or "<GetAtt:Id.Attr>".
+ */
+function dashboardBody(b: Built): Json {
+  const dashboards = ofType(b, 'AWS::CloudWatch::Dashboard');
+  expect(dashboards).toHaveLength(1);
+  const body = dashboards[0]![1].Properties.DashboardBody as Json | string;
+  const parts = typeof body === 'string' ? [body] : (body['Fn::Join'][1] as unknown[]);
+  const text = parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const ref = part as Json;
+      if (ref.Ref) return `<Ref:${ref.Ref}>`;
+      if (ref['Fn::GetAtt']) return `<GetAtt:${ref['Fn::GetAtt'].join('.')}>`;
+      throw new Error(`unexpected part of the dashboard body: ${JSON.stringify(part)}`);
+    })
+    .join('');
+  return JSON.parse(text);
+}
+
+/** Every metric line of every graph of the dashboard, as JSON text for matching. */
+function dashboardMetricLines(b: Built): string[] {
+  const widgets = dashboardBody(b).widgets as Json[];
+  return widgets.filter((w) => w.type === 'metric').flatMap((w) => (w.properties.metrics as unknown[][]).map((line) => JSON.stringify(line)));
+}
+
 /** Every Allow statement of every policy attached to the role, as "action on resource" pairs. */
 function grantedPairs(b: Built, roleId: string, filter: (action: string) => boolean): string[] {
   const pairs: string[] = [];
@@ -126,14 +215,30 @@ describe.each(stageNames)('%s stack', (stage) => {
   const config = stages[stage];
   const b = (): Built => built[stage];
 
-  test('cdk-nag AwsSolutions: no finding left unacknowledged', () => {
+  test('cdk-nag AwsSolutions: no finding left unacknowledged (errors and warnings alike)', () => {
     const report = new AwsSolutionsChecks(b().stack).validateScope(b().stack);
-    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+    expect(report.violations.map((violation) => `${violation.severity} ${violation.ruleName}`)).toEqual([]);
+  });
+
+  test('every acknowledgment names an AwsSolutions rule and gives a reason', () => {
+    const acks = acknowledgments(b().stack);
+    expect(acks.length).toBeGreaterThan(0);
+    for (const ack of acks) {
+      expect(ack.id).toMatch(/^AwsSolutions-[A-Z]+\d+/);
+      expect(ack.reason.length).toBeGreaterThanOrEqual(40);
+    }
   });
 
   test('is named after the stage config', () => {
     expect(b().stack.stackName).toBe(config.stackName);
     expect(b().stack.terminationProtection).toBe(stage === 'production');
+  });
+
+  test(config.throttle ? 'throttles the whole stage as its config says' : 'leaves the stage throttle to the account limit', () => {
+    const props = ofType(b(), 'AWS::ApiGateway::Stage')[0]![1].Properties;
+    const settings = (props.MethodSettings as Json[]).find((m) => m.HttpMethod === '*' && m.ResourcePath === '/*')!;
+    expect(settings.ThrottlingRateLimit).toBe(config.throttle?.rateLimit);
+    expect(settings.ThrottlingBurstLimit).toBe(config.throttle?.burstLimit);
   });
 
   describe('API', () => {
@@ -351,28 +456,241 @@ describe.each(stageNames)('%s stack', (stage) => {
   });
 
   describe('alarms', () => {
-    test('API 5xx and latency, errors and throttles of every function, throttling of every table; all notify the alarm topic', () => {
-      const alarms = ofType(b(), 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties as Json);
+    const alarmsOf = (b: Built) => ofType(b, 'AWS::CloudWatch::Alarm').map(([id, alarm]) => ({ id, props: alarm.Properties as Json }));
+    const watching = (b: Built, namespace: string, metricName: string, dimensions: Record<string, unknown> = {}) =>
+      alarmsOf(b).filter(({ props }) =>
+        alarmMetrics(props).some(
+          (m) =>
+            m.namespace === namespace &&
+            m.metricName === metricName &&
+            Object.entries(dimensions).every(([name, value]) => JSON.stringify(m.dimensions[name]) === JSON.stringify(value)),
+        ),
+      );
+
+    test('every alarm notifies the one alarm topic, is named after the stack and says what it means and what to do', () => {
       const topics = ofType(b(), 'AWS::SNS::Topic');
       expect(topics).toHaveLength(1);
-      for (const alarm of alarms) expect(alarm.AlarmActions).toEqual([{ Ref: topics[0]![0] }]);
-      const on = (namespace: string, metricName: string, dimensionValue?: string) =>
-        alarms.filter(
-          (alarm) => alarm.Namespace === namespace && alarm.MetricName === metricName && (!dimensionValue || JSON.stringify(alarm.Dimensions).includes(`"${dimensionValue}"`)),
-        );
-      expect(on('AWS/ApiGateway', '5XXError')).toHaveLength(1);
-      expect(on('AWS/ApiGateway', 'Latency')).toHaveLength(1);
-      for (const spec of functionSpecs) {
-        const fnId = logicalId(b(), spec.fn(b()));
-        expect(on('AWS/Lambda', 'Errors', fnId)).toHaveLength(1);
-        expect(on('AWS/Lambda', 'Throttles', fnId)).toHaveLength(1);
-      }
-      for (const name of tableNames) {
-        const tableId = logicalId(b(), b().stack.tables[name]);
-        expect(on('AWS/DynamoDB', 'ReadThrottleEvents', tableId)).toHaveLength(1);
-        expect(on('AWS/DynamoDB', 'WriteThrottleEvents', tableId)).toHaveLength(1);
+      const alarms = alarmsOf(b());
+      expect(alarms.length).toBeGreaterThan(0);
+      for (const { props } of alarms) {
+        expect(props.AlarmActions).toEqual([{ Ref: topics[0]![0] }]);
+        expect(props.AlarmName).toMatch(new RegExp(`^${config.stackName}-`));
+        expect(props.AlarmDescription).toMatch(/^Means: .{40,} Do: .{40,}$/s);
+        expect(props.AlarmDescription.length).toBeLessThanOrEqual(1024);
+        expect(props.TreatMissingData).toBe('notBreaching');
       }
       b().template.hasOutput('AlarmTopicArn', { Value: { Ref: topics[0]![0] } });
+    });
+
+    test('5xx rate: 5xx as a percentage of requests, from the stage thresholds', () => {
+      const alarms = watching(b(), 'AWS/ApiGateway', '5XXError');
+      expect(alarms).toHaveLength(1);
+      expect(alarmMetrics(alarms[0]!.props).map((m) => m.metricName).sort()).toEqual(['5XXError', 'Count']);
+      expect(alarmExpression(alarms[0]!.props)).toBe(`IF(requests >= ${config.alarms.serverErrorMinRequests}, 100 * FILL(errors, 0) / requests, 0)`);
+      expect(alarms[0]!.props.Threshold).toBe(config.alarms.serverErrorRatePercent);
+    });
+
+    test('p99 latency, from the stage thresholds', () => {
+      const alarms = watching(b(), 'AWS/ApiGateway', 'Latency');
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]!.props).toMatchObject({ ExtendedStatistic: 'p99', Threshold: config.alarms.latencyP99Ms, EvaluationPeriods: config.alarms.latencyPeriods });
+    });
+
+    test('errors and throttles of every function, the authorizer included', () => {
+      for (const spec of functionSpecs) {
+        const fn = { Ref: logicalId(b(), spec.fn(b())) };
+        const errors = watching(b(), 'AWS/Lambda', 'Errors', { FunctionName: fn });
+        const throttles = watching(b(), 'AWS/Lambda', 'Throttles', { FunctionName: fn });
+        expect(errors).toHaveLength(1);
+        expect(throttles).toHaveLength(1);
+        expect(errors[0]!.props.Threshold).toBe(config.alarms.functionErrors);
+        expect(throttles[0]!.props.Threshold).toBe(config.alarms.functionThrottles);
+      }
+      const authorizerErrors = watching(b(), 'AWS/Lambda', 'Errors', { FunctionName: { Ref: logicalId(b(), b().stack.authorizerFunction) } })[0]!;
+      expect(authorizerErrors.props.AlarmName).toBe(`${config.stackName}-authorizerErrors`);
+      expect(authorizerErrors.props.AlarmDescription).toMatch(/authorizer/);
+    });
+
+    test.each(tableNames)('%s: read and write throttling of the table and each of its indexes', (name) => {
+      const table = { Ref: logicalId(b(), b().stack.tables[name]) };
+      for (const metricName of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
+        const alarms = watching(b(), 'AWS/DynamoDB', metricName, { TableName: table }).filter(({ props }) =>
+          alarmMetrics(props).some((m) => m.metricName === metricName && m.dimensions.GlobalSecondaryIndexName === undefined),
+        );
+        expect(alarms).toHaveLength(1);
+        const indexes = alarmMetrics(alarms[0]!.props)
+          .filter((m) => m.dimensions.GlobalSecondaryIndexName !== undefined)
+          .map((m) => m.dimensions.GlobalSecondaryIndexName);
+        expect(indexes.sort()).toEqual(tables[name].indexes.map((index) => index.name).sort());
+        expect(alarms[0]!.props.Threshold).toBe(config.alarms.dynamoDbThrottles);
+      }
+    });
+
+    test('a spike of 429s: the RateLimited metric of every plan of plans.ts, summed', () => {
+      const alarms = watching(b(), businessMetrics.namespace, businessMetrics.names.rateLimited);
+      expect(alarms).toHaveLength(1);
+      const metrics = alarmMetrics(alarms[0]!.props);
+      expect(metrics.map((m) => m.dimensions)).toEqual(planNames.map((plan) => ({ plan, service: businessMetrics.serviceName })));
+      expect(metrics.every((m) => m.stat === 'Sum')).toBe(true);
+      expect(alarmExpression(alarms[0]!.props)).toBe(planNames.map((plan) => `FILL(${plan}, 0)`).join(' + '));
+      expect(alarms[0]!.props).toMatchObject({ Threshold: config.alarms.rateLimitedPerFiveMinutes, EvaluationPeriods: config.alarms.rateLimitedPeriods });
+    });
+
+    test('the byList index nearing the limit of its one partition', () => {
+      const alarms = watching(b(), 'AWS/DynamoDB', 'ConsumedWriteCapacityUnits', {
+        TableName: { Ref: logicalId(b(), b().stack.tables.pets) },
+        GlobalSecondaryIndexName: 'byList',
+      });
+      expect(alarms).toHaveLength(1);
+      expect(alarmExpression(alarms[0]!.props)).toBe('FILL(writes, 0) / PERIOD(writes)');
+      expect(alarms[0]!.props.Threshold).toBe(config.alarms.listIndexWritesPerSecond);
+    });
+
+    test('no other alarms', () => {
+      // 5xx rate and latency; errors and throttles per function; reads and writes per table; 429s; the list index.
+      expect(alarmsOf(b())).toHaveLength(2 + 2 * functionSpecs.length + 2 * tableNames.length + 2);
+    });
+  });
+
+  describe('dashboard', () => {
+    test('one, named in the outputs with its console URL', () => {
+      const dashboards = ofType(b(), 'AWS::CloudWatch::Dashboard');
+      expect(dashboards).toHaveLength(1);
+      const name = dashboards[0]![1].Properties.DashboardName;
+      expect(JSON.stringify(name)).toContain(config.stackName);
+      expect(b().outputs.DashboardName?.Value).toEqual(name);
+      expect(JSON.stringify(b().outputs.DashboardUrl?.Value)).toContain('#dashboards:name=');
+    });
+
+    test('shows the state of every alarm', () => {
+      const widget = (dashboardBody(b()).widgets as Json[]).find((w) => w.type === 'alarm');
+      const alarmArns = ofType(b(), 'AWS::CloudWatch::Alarm').map(([id]) => `<GetAtt:${id}.Arn>`);
+      expect([...widget!.properties.alarms].sort()).toEqual(alarmArns.sort());
+    });
+
+    test("the API's requests, 4xx, 5xx and latency p50 and p99", () => {
+      const lines = dashboardMetricLines(b());
+      const api = `"ApiName","petstore-${stage}"`;
+      for (const [metricName, stat] of [
+        ['Count', 'Sum'],
+        ['4XXError', 'Sum'],
+        ['5XXError', 'Sum'],
+        ['Latency', 'p50'],
+        ['Latency', 'p99'],
+      ]) {
+        expect(lines.filter((line) => line.includes(`"AWS/ApiGateway","${metricName}",${api}`) && line.includes(`"stat":"${stat}"`))).toHaveLength(1);
+      }
+    });
+
+    test("each function's errors, throttles and duration (p50, p99)", () => {
+      const lines = dashboardMetricLines(b());
+      for (const spec of functionSpecs) {
+        const fn = `"FunctionName","<Ref:${logicalId(b(), spec.fn(b()))}>"`;
+        for (const metricName of ['Errors', 'Throttles']) {
+          expect(lines.filter((line) => line.includes(`"AWS/Lambda","${metricName}",${fn}`))).toHaveLength(1);
+        }
+        expect(lines.filter((line) => line.includes(`"AWS/Lambda","Duration",${fn}`))).toHaveLength(2);
+      }
+    });
+
+    test('DynamoDB throttles of every table and index', () => {
+      const lines = dashboardMetricLines(b());
+      for (const name of tableNames) {
+        const table = `"TableName","<Ref:${logicalId(b(), b().stack.tables[name])}>"`;
+        for (const metricName of ['ReadThrottleEvents', 'WriteThrottleEvents']) {
+          const ofTable = lines.filter((line) => line.includes(`"AWS/DynamoDB","${metricName}",`) && line.includes(table));
+          expect(ofTable.filter((line) => !line.includes('GlobalSecondaryIndexName'))).toHaveLength(1);
+          for (const index of tables[name].indexes) {
+            expect(ofTable.filter((line) => line.includes(`"GlobalSecondaryIndexName","${index.name}"`))).toHaveLength(1);
+          }
+        }
+      }
+    });
+
+    test('the business metrics: PetsCreated, ClientErrors by code, RateLimited by plan', () => {
+      const lines = dashboardMetricLines(b());
+      const { namespace, names, serviceName } = businessMetrics;
+      expect(lines.some((line) => line.includes(`"${namespace}","${names.petsCreated}","service","${serviceName}"`))).toBe(true);
+      const search = lines.find((line) => line.includes('SEARCH('));
+      expect(search).toContain(`{${namespace},code,service}`);
+      expect(search).toContain(names.clientErrors);
+      for (const plan of planNames) {
+        expect(lines.filter((line) => line.includes(`"${namespace}","${names.rateLimited}"`) && line.includes(`"plan","${plan}"`))).toHaveLength(1);
+      }
+    });
+  });
+
+  describe('custom domain and WAF', () => {
+    test('off by default: no domain, no web ACL, ApiUrl on execute-api, APIG3 acknowledged with its reason', () => {
+      for (const type of ['AWS::ApiGateway::DomainName', 'AWS::ApiGateway::BasePathMapping', 'AWS::WAFv2::WebACL', 'AWS::WAFv2::WebACLAssociation']) {
+        expect(ofType(b(), type)).toHaveLength(0);
+      }
+      expect(JSON.stringify(b().outputs.ApiUrl?.Value)).toContain('.execute-api.');
+      expect(b().outputs.CustomDomainTarget).toBeUndefined();
+      expect(acknowledgments(b().stack).filter((ack) => ack.id === 'AwsSolutions-APIG3')).toHaveLength(1);
+    });
+
+    const c = (): Built => configured[stage];
+
+    test('configured: a regional domain with TLS 1.2 and the base path v1, and ApiUrl on it', () => {
+      const context = configuredContext(stage);
+      const domains = ofType(c(), 'AWS::ApiGateway::DomainName');
+      expect(domains).toHaveLength(1);
+      expect(domains[0]![1].Properties).toMatchObject({
+        DomainName: context[`${stage}DomainName`],
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+        RegionalCertificateArn: context[`${stage}CertificateArn`],
+        SecurityPolicy: 'TLS_1_2',
+      });
+      const mappings = ofType(c(), 'AWS::ApiGateway::BasePathMapping');
+      expect(mappings).toHaveLength(1);
+      expect(mappings[0]![1].Properties).toEqual({
+        BasePath: stageName,
+        DomainName: { Ref: domains[0]![0] },
+        RestApiId: { Ref: logicalId(c(), c().stack.api) },
+        Stage: { Ref: ofType(c(), 'AWS::ApiGateway::Stage')[0]![0] },
+      });
+      expect(c().outputs.ApiUrl?.Value).toBe(`https://${context[`${stage}DomainName`]}/${stageName}`);
+      expect(c().outputs.CustomDomainTarget?.Value).toEqual({ 'Fn::GetAtt': [domains[0]![0], 'RegionalDomainName'] });
+      expect(JSON.stringify(c().outputs.ExecuteApiUrl?.Value)).toContain('.execute-api.');
+    });
+
+    test('configured: a web ACL with the per-IP rate rule, answering 429 with our Error object, on the stage', () => {
+      const acls = ofType(c(), 'AWS::WAFv2::WebACL');
+      expect(acls).toHaveLength(1);
+      const acl = acls[0]![1].Properties;
+      expect(acl.Scope).toBe('REGIONAL');
+      expect(acl.DefaultAction).toEqual({ Allow: {} });
+      expect(acl.Rules).toHaveLength(1);
+      const rule = acl.Rules[0];
+      expect(rule.Statement.RateBasedStatement).toEqual({
+        AggregateKeyType: 'IP',
+        Limit: Number(configuredContext(stage)[`${stage}WafRateLimit`]),
+        EvaluationWindowSec: 60,
+      });
+      const response = rule.Action.Block.CustomResponse;
+      expect(response.ResponseCode).toBe(429);
+      expect(response.ResponseHeaders).toEqual([{ Name: 'Retry-After', Value: '60' }]);
+      const body = acl.CustomResponseBodies[response.CustomResponseBodyKey];
+      expect(body.ContentType).toBe('APPLICATION_JSON');
+      expect(JSON.parse(body.Content)).toMatchObject({ code: 'rate_limited', status: 429 });
+
+      const associations = ofType(c(), 'AWS::WAFv2::WebACLAssociation');
+      expect(associations).toHaveLength(1);
+      expect(associations[0]![1].Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [acls[0]![0], 'Arn'] });
+      const arn = JSON.stringify(associations[0]![1].Properties.ResourceArn);
+      expect(arn).toContain(`{"Ref":"${logicalId(c(), c().stack.api)}"}`);
+      expect(arn).toContain(`{"Ref":"${ofType(c(), 'AWS::ApiGateway::Stage')[0]![0]}"}`);
+      // What WAF did to a request shows in the access log, and its blocks on the dashboard.
+      const format = JSON.parse(ofType(c(), 'AWS::ApiGateway::Stage')[0]![1].Properties.AccessLogSetting.Format);
+      expect(format.wafResponseCode).toBe('$context.wafResponseCode');
+      expect(dashboardMetricLines(c()).some((line) => line.includes('"AWS/WAFV2","BlockedRequests"'))).toBe(true);
+    });
+
+    test('configured: cdk-nag finds nothing, with no APIG3 acknowledgment anywhere', () => {
+      const report = new AwsSolutionsChecks(c().stack).validateScope(c().stack);
+      expect(report.violations.map((violation) => `${violation.severity} ${violation.ruleName}`)).toEqual([]);
+      expect(acknowledgments(c().stack).filter((ack) => ack.id.startsWith('AwsSolutions-APIG3'))).toEqual([]);
     });
   });
 
@@ -385,7 +703,7 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(JSON.stringify(parts)).toContain(logicalId(b(), b().stack.api));
     });
 
-    test('names every table and every usage plan', () => {
+    test('names every table, every usage plan and the dashboard', () => {
       for (const name of tableNames) {
         const key = `${name[0]!.toUpperCase()}${name.slice(1)}TableName`;
         expect(b().outputs[key]?.Value).toEqual({ Ref: logicalId(b(), b().stack.tables[name]) });
@@ -395,6 +713,17 @@ describe.each(stageNames)('%s stack', (stage) => {
         expect(b().outputs[key]?.Value).toEqual({ Ref: logicalId(b(), b().stack.usagePlans[name]!) });
       }
       b().template.hasOutput('RestApiId', { Value: { Ref: logicalId(b(), b().stack.api) } });
+      expect(b().outputs.DashboardName).toBeDefined();
+      expect(b().outputs.DashboardUrl).toBeDefined();
+    });
+
+    test('names the access log group and every function log group', () => {
+      const accessLogGroup = ofType(b(), 'AWS::ApiGateway::Stage')[0]![1].Properties.AccessLogSetting.DestinationArn['Fn::GetAtt'][0];
+      expect(b().outputs.AccessLogGroupName?.Value).toEqual({ Ref: accessLogGroup });
+      for (const spec of functionSpecs) {
+        const fn = b().resources[logicalId(b(), spec.fn(b()))]!;
+        expect(b().outputs[`${spec.id[0]!.toUpperCase()}${spec.id.slice(1)}LogGroupName`]?.Value).toEqual(fn.Properties.LoggingConfig.LogGroup);
+      }
     });
   });
 });
@@ -403,4 +732,8 @@ test('staging rehearses production: both stages have the same kinds and numbers 
   // Logical ids of permissions and deployments embed the stack name; compare types.
   const shape = (b: Built) => Object.values(b.resources).map((resource) => resource.Type as string).sort();
   expect(shape(built.staging)).toEqual(shape(built.production));
+});
+
+test('the dashboard and the 429 alarm read the metric names the functions publish', () => {
+  expect(publishedMetricNames).toEqual(businessMetrics.names);
 });

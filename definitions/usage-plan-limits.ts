@@ -1,4 +1,4 @@
-import type { PlanLimits } from '../definitions/plans';
+import type { PlanLimits } from './plans';
 
 /** The throttle and quota of an API Gateway usage plan. */
 export interface UsagePlanLimits {
@@ -11,7 +11,9 @@ export interface UsagePlanLimits {
 }
 
 /**
- * The usage plan's limits for a plan of definitions/plans.ts.
+ * The usage plan's limits for a plan of definitions/plans.ts: the CDK stack
+ * sets them on the fixed plans' usage plans, and the key tool (admin/) on the
+ * usage plan of each Enterprise key.
  *
  * Usage plans are the AWS-side backstop (flood protection and metering), not the
  * contract: our own atomic counters enforce the exact per-minute and per-day

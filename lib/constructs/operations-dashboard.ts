@@ -1,0 +1,206 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  LogQueryWidget,
+  MathExpression,
+  Metric,
+  SearchExpression,
+  Stats,
+  TextWidget,
+  type Alarm,
+  type IMetric,
+  type IWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { planNames } from '../../definitions/plans';
+import { tables as tableDefinitions, type TableName } from '../../definitions/tables';
+import { businessMetric, businessMetrics } from '../business-metrics';
+import { tableIndexMetric } from './operational-alarms';
+
+export interface OperationsDashboardProps {
+  dashboardName: string;
+  stageLabel: string;
+  api: RestApi;
+  /** Functions by a readable name (operationId, "authorizer"). */
+  functions: Record<string, IFunction>;
+  tables: Record<TableName, ITable>;
+  alarms: Alarm[];
+  accessLogs: ILogGroup;
+  /** The WAF web ACL's name and rule metric name, when WAF is on. */
+  waf?: { webAclName: string; ruleMetricName: string };
+}
+
+const PERIOD = Duration.minutes(5);
+const WIDE = 24;
+const THIRD = 8;
+const HEIGHT = 6;
+
+/** Limits of one DynamoDB partition (SCALING.md), drawn on the index graphs. */
+const PARTITION_WRITES_PER_SECOND = 1_000;
+const ACCOUNT_LAMBDA_CONCURRENCY = 1_000;
+
+const graph = (title: string, left: IMetric[], extra: Partial<ConstructorParameters<typeof GraphWidget>[0]> = {}): GraphWidget =>
+  new GraphWidget({ title, left, width: THIRD, height: HEIGHT, period: PERIOD, ...extra });
+
+/** A per-second rate from a sum over the period. */
+function perSecond(id: string, metric: IMetric, label: string): MathExpression {
+  return new MathExpression({ expression: `${id} / PERIOD(${id})`, usingMetrics: { [id]: metric }, label, period: PERIOD });
+}
+
+/**
+ * One CloudWatch dashboard per stage: alarm states first, then the API, the
+ * functions, DynamoDB, and the product's own metrics (Powertools, namespace
+ * PetStore), in the order an operator reads them during an incident.
+ */
+export class OperationsDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
+    super(scope, id);
+    const { api } = props;
+    const functions = Object.entries(props.functions);
+    const tables = Object.entries(props.tables) as [TableName, ITable][];
+
+    const rows: IWidget[][] = [
+      [
+        new TextWidget({
+          markdown: [
+            `# Pet Store API, ${props.stageLabel}`,
+            'Alarms notify the SNS topic of the stack output `AlarmTopicArn`; each alarm description says what it means and what to do.',
+            'Function logs: one log group per function. Access logs (JSON, one line per request, with `principalId` = key id): the access-log group.',
+            'Capacity: SCALING.md in the repository explains every limit drawn here.',
+          ].join('\n\n'),
+          width: WIDE,
+          height: 4,
+        }),
+      ],
+      [new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: WIDE, height: 4 })],
+      [
+        graph('API requests', [api.metricCount({ statistic: Stats.SUM, label: 'requests' })]),
+        graph('API 4xx and 5xx', [
+          api.metricClientError({ statistic: Stats.SUM, label: '4xx' }),
+          api.metricServerError({ statistic: Stats.SUM, label: '5xx' }),
+        ]),
+        graph('API latency (ms)', [
+          api.metricLatency({ statistic: Stats.p(50), label: 'p50' }),
+          api.metricLatency({ statistic: Stats.p(99), label: 'p99' }),
+          api.metricIntegrationLatency({ statistic: Stats.p(99), label: 'integration p99' }),
+        ]),
+      ],
+      [
+        graph(
+          'Function errors',
+          functions.map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
+        ),
+        graph(
+          'Function throttles',
+          functions.map(([name, fn]) => fn.metricThrottles({ statistic: Stats.SUM, label: name })),
+        ),
+        graph(
+          'Function duration (ms), p50 and p99',
+          functions.flatMap(([name, fn]) => [
+            fn.metricDuration({ statistic: Stats.p(50), label: `${name} p50` }),
+            fn.metricDuration({ statistic: Stats.p(99), label: `${name} p99` }),
+          ]),
+        ),
+      ],
+      [
+        graph(
+          'Concurrent executions (region, all functions)',
+          [LambdaFunction.metricAllConcurrentExecutions({ statistic: Stats.MAXIMUM, label: 'max concurrent executions' })],
+          { leftAnnotations: [{ value: ACCOUNT_LAMBDA_CONCURRENCY, label: 'default regional quota' }] },
+        ),
+        graph(
+          'DynamoDB throttled requests (tables and indexes)',
+          tables.flatMap(([name, table]) => [
+            table.metric('ReadThrottleEvents', { statistic: Stats.SUM, label: `${name} reads` }),
+            table.metric('WriteThrottleEvents', { statistic: Stats.SUM, label: `${name} writes` }),
+            ...tableDefinitions[name].indexes.flatMap((index) => [
+              tableIndexMetric(table, index.name, 'ReadThrottleEvents').with({ label: `${name}.${index.name} reads` }),
+              tableIndexMetric(table, index.name, 'WriteThrottleEvents').with({ label: `${name}.${index.name} writes` }),
+            ]),
+          ]),
+        ),
+        graph(
+          'Pets indexes: writes per second (one partition each)',
+          tableDefinitions.pets.indexes.map((index, i) =>
+            perSecond(`w${i}`, tableIndexMetric(props.tables.pets, index.name, 'ConsumedWriteCapacityUnits'), `${index.name} WCU/s`),
+          ),
+          { leftAnnotations: [{ value: PARTITION_WRITES_PER_SECOND, label: 'one partition' }] },
+        ),
+      ],
+      [
+        graph(
+          'DynamoDB consumed capacity per second',
+          tables.flatMap(([name, table], i) => [
+            perSecond(`r${i}`, table.metricConsumedReadCapacityUnits({ statistic: Stats.SUM }), `${name} RCU/s`),
+            perSecond(`w${i}`, table.metricConsumedWriteCapacityUnits({ statistic: Stats.SUM }), `${name} WCU/s`),
+          ]),
+        ),
+        graph('Pets created', [businessMetric(businessMetrics.names.petsCreated).with({ label: 'pets created' })]),
+        graph('Client errors (4xx) by code', [
+          new SearchExpression({
+            expression: `SEARCH('{${businessMetrics.namespace},code,service} MetricName="${businessMetrics.names.clientErrors}" service="${businessMetrics.serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+            period: PERIOD,
+          }),
+        ]),
+      ],
+      [
+        graph(
+          '429s from the rate limiter, by plan',
+          planNames.map((plan) => businessMetric(businessMetrics.names.rateLimited, { plan }).with({ label: plan })),
+          { stacked: true },
+        ),
+        new LogQueryWidget({
+          title: 'Keys with the most 429s (access logs)',
+          logGroupNames: [props.accessLogs.logGroupName],
+          queryLines: ['filter status = "429"', 'stats count(*) as refused by principalId', 'sort refused desc', 'limit 10'],
+          width: THIRD,
+          height: HEIGHT,
+        }),
+        new LogQueryWidget({
+          title: 'Latest 5xx (access logs)',
+          logGroupNames: [props.accessLogs.logGroupName],
+          queryLines: [
+            'fields @timestamp, status, httpMethod, resourcePath, errorType, authorizerError, requestId',
+            'filter status like /^5/',
+            'sort @timestamp desc',
+            'limit 20',
+          ],
+          width: THIRD,
+          height: HEIGHT,
+        }),
+      ],
+    ];
+
+    if (props.waf) {
+      const wafMetric = (metricName: string, rule: string, label: string) =>
+        new Metric({
+          namespace: 'AWS/WAFV2',
+          metricName,
+          dimensionsMap: { WebACL: props.waf!.webAclName, Rule: rule, Region: Stack.of(this).region },
+          statistic: Stats.SUM,
+          period: PERIOD,
+          label,
+        });
+      rows.push([
+        graph('WAF', [
+          wafMetric('AllowedRequests', 'ALL', 'allowed'),
+          wafMetric('BlockedRequests', props.waf.ruleMetricName, 'blocked by the per-IP rate rule'),
+        ]),
+      ]);
+    }
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: props.dashboardName,
+      defaultInterval: Duration.hours(3),
+      widgets: rows,
+    });
+  }
+}
