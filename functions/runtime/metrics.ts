@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { businessMetrics } from '../../definitions/metrics';
 import type { PlanName } from '../../definitions/plans';
 
 /**
@@ -7,9 +8,12 @@ import type { PlanName } from '../../definitions/plans';
  * The dashboard and the 429 alarm read these names. Off locally and in tests
  * (POWERTOOLS_METRICS_DISABLED), where nobody collects them.
  */
-export const metrics = new Metrics({ namespace: 'PetStore', serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'petstore' });
+export const metrics = new Metrics({
+  namespace: businessMetrics.namespace,
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? businessMetrics.serviceName,
+});
 
-export const metricNames = { petsCreated: 'PetsCreated', clientErrors: 'ClientErrors', rateLimited: 'RateLimited' } as const;
+export const metricNames = businessMetrics.names;
 
 /** Counts what a response says about the product: 4xx by code, 429 by plan. */
 export function recordResponse(target: Metrics, response: { statusCode: number; body?: string }, plan: PlanName | undefined): void {

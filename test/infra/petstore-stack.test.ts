@@ -9,7 +9,6 @@ import { App, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { metricNames as publishedMetricNames } from '../../functions/runtime/metrics';
 import { gatewayResponse, gatewayResponses, type GatewayResponseType } from '../../definitions/gateway-responses';
 import { planNames, plans, type PlanName } from '../../definitions/plans';
 import { authorizer, routes, stageName, type DynamoDbAction, type RouteDefinition } from '../../definitions/routes';
@@ -732,8 +731,4 @@ test('staging rehearses production: both stages have the same kinds and numbers 
   // Logical ids of permissions and deployments embed the stack name; compare types.
   const shape = (b: Built) => Object.values(b.resources).map((resource) => resource.Type as string).sort();
   expect(shape(built.staging)).toEqual(shape(built.production));
-});
-
-test('the dashboard and the 429 alarm read the metric names the functions publish', () => {
-  expect(publishedMetricNames).toEqual(businessMetrics.names);
 });

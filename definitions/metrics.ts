@@ -1,0 +1,21 @@
+/**
+ * The business metrics the functions publish with Powertools for AWS Lambda
+ * Metrics (CloudWatch embedded metric format): namespace PetStore, dimension
+ * service=petstore, plus one dimension per metric. The functions write them;
+ * the dashboard and the 429 alarm of the CDK stack read them.
+ */
+export const businessMetrics = {
+  namespace: 'PetStore',
+  /** POWERTOOLS_SERVICE_NAME of every function, and the `service` dimension of every metric. */
+  serviceName: 'petstore',
+  names: {
+    /** One per pet created (an idempotent replay creates nothing and counts nothing). */
+    petsCreated: 'PetsCreated',
+    /** One per 4xx answer of a function, dimension `code` (the Error object's code). */
+    clientErrors: 'ClientErrors',
+    /** One per 429 of our rate limiter, dimension `plan`. */
+    rateLimited: 'RateLimited',
+  },
+} as const;
+
+export type BusinessMetricName = (typeof businessMetrics.names)[keyof typeof businessMetrics.names];
