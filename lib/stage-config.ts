@@ -1,4 +1,5 @@
 import { RemovalPolicy, Token, type Environment } from 'aws-cdk-lib';
+import { type DeployedStage, stackNames } from '../definitions/stages';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { plans } from '../definitions/plans';
 
@@ -8,7 +9,7 @@ import { plans } from '../definitions/plans';
  * (The authorizer cache TTL is a property of the API, not of a stage: it lives
  * in definitions/routes.ts.)
  */
-export type StageName = 'staging' | 'production';
+export type StageName = DeployedStage;
 
 export interface DataProtection {
   /** What CloudFormation does with tables and log groups when the stack or resource goes away. */
@@ -90,7 +91,7 @@ export interface StageConfig {
 export const stages: Record<StageName, StageConfig> = {
   staging: {
     stage: 'staging',
-    stackName: 'PetStore-Staging',
+    stackName: stackNames.staging,
     description: 'Pet Store API v1, staging: disposable, its data can be destroyed.',
     dataProtection: { removalPolicy: RemovalPolicy.DESTROY, pointInTimeRecovery: false, deletionProtection: false },
     logRetention: RetentionDays.TWO_WEEKS,
@@ -115,7 +116,7 @@ export const stages: Record<StageName, StageConfig> = {
   },
   production: {
     stage: 'production',
-    stackName: 'PetStore-Production',
+    stackName: stackNames.production,
     description: 'Pet Store API v1, production.',
     dataProtection: { removalPolicy: RemovalPolicy.RETAIN, pointInTimeRecovery: true, deletionProtection: true },
     logRetention: RetentionDays.ONE_YEAR,

@@ -4,7 +4,7 @@ import { authorizer, routes, stageName } from '../definitions/routes';
 import type { TableName } from '../definitions/tables';
 import type { Clock } from '../functions/runtime/clock';
 import { systemClock } from '../functions/runtime/clock';
-import { createDocumentClient, type Dependencies } from '../functions/runtime/dependencies';
+import { createDocumentClient, type Dependencies, type DynamoDbCallBudget } from '../functions/runtime/dependencies';
 import { type AuthorizerHandler, createLocalGateway, type LocalGatewayOptions, type ProxyHandler } from './gateway';
 
 const projectRoot = join(__dirname, '..');
@@ -17,6 +17,7 @@ export interface LocalApiOptions {
   clock?: Clock;
   authorizerCacheTtlSeconds?: number;
   onFunctionResponse?: LocalGatewayOptions['onFunctionResponse'];
+  dynamoCallBudget?: DynamoDbCallBudget;
 }
 
 export interface LocalApi {
@@ -32,7 +33,7 @@ export interface LocalApi {
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const dependencies: Dependencies = {
-    db: createDocumentClient({ endpoint: options.dynamoEndpoint, region: 'local', ...localCredentials() }),
+    db: createDocumentClient({ endpoint: options.dynamoEndpoint, region: 'local', budget: options.dynamoCallBudget, ...localCredentials() }),
     tableNames: options.tableNames,
     clock: options.clock ?? systemClock,
   };

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type LocalEndpoint, removeLocalEndpoint, writeLocalEndpoint } from './local-endpoint';
 import { JavaMissingError, type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
 import { ensureDevelopmentKey } from './development-key';
 import { type LocalApi, localCredentials, startLocalApi } from './local-api';
@@ -17,13 +18,17 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // Metrics are CloudWatch EMF lines, for AWS only; locally they would drown the request log.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
+const tablePrefix = 'petstore-local';
+
 let dynamo: RunningDynamoDb | undefined;
 let api: LocalApi | undefined;
+let endpoint: LocalEndpoint | undefined;
 let stopping = false;
 
 async function stop(exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  if (endpoint) removeLocalEndpoint(endpoint);
   await api?.close();
   await dynamo?.stop();
   process.exit(exitCode);
@@ -37,13 +42,16 @@ async function main(): Promise<void> {
 
   console.log('Starting DynamoDB Local…');
   dynamo = await startDynamoDbLocal({ dataDir: join(localDir, 'dynamodb') });
-  const tableNames = tableNamesFor('petstore-local');
+  const tableNames = tableNamesFor(tablePrefix);
   const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', ...localCredentials() });
   await ensureTables(admin, tableNames);
   admin.destroy();
 
   api = await startLocalApi({ dynamoEndpoint: dynamo.endpoint, tableNames, port, host: '0.0.0.0' });
   const key = await ensureDevelopmentKey(api.dependencies, join(localDir, 'development-api-key'));
+  // The key tool (`npx petstore-keys`) finds this DynamoDB Local through this file.
+  endpoint = { dynamoEndpoint: dynamo.endpoint, tablePrefix };
+  writeLocalEndpoint(endpoint);
   console.log(`
 Pet Store API v1 is running at ${api.url}
 DynamoDB Local: ${dynamo.endpoint} (data in .local/dynamodb)

@@ -6,7 +6,8 @@ import type { CountOutcome, Windows } from '../domain/rate-limit';
 import { dynamoCall } from './dynamo-errors';
 
 /** Counters are kept this long after their day, for usage reports. */
-const RETENTION_SECONDS = 35 * 86_400;
+export const COUNTER_RETENTION_DAYS = 35;
+const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
 
 /**
  * One item per key and UTC day holds the day's count, the current minute's

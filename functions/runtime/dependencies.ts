@@ -20,15 +20,24 @@ export interface Dependencies {
  */
 export const DYNAMODB_CALL_BUDGET = { connectionTimeoutMs: 500, requestTimeoutMs: 1_000, maxAttempts: 2 } as const;
 
+export type DynamoDbCallBudget = { [K in keyof typeof DYNAMODB_CALL_BUDGET]: number };
+
 export function createDocumentClient(
-  options: { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } } = {},
+  options: {
+    endpoint?: string;
+    region?: string;
+    credentials?: { accessKeyId: string; secretAccessKey: string };
+    /** Tests on a loaded machine may allow more; deployed functions use DYNAMODB_CALL_BUDGET. */
+    budget?: DynamoDbCallBudget;
+  } = {},
 ): DynamoDBDocumentClient {
+  const { budget = DYNAMODB_CALL_BUDGET, ...clientOptions } = options;
   const client = new DynamoDBClient({
-    ...options,
-    maxAttempts: DYNAMODB_CALL_BUDGET.maxAttempts,
+    ...clientOptions,
+    maxAttempts: budget.maxAttempts,
     requestHandler: {
-      connectionTimeout: DYNAMODB_CALL_BUDGET.connectionTimeoutMs,
-      requestTimeout: DYNAMODB_CALL_BUDGET.requestTimeoutMs,
+      connectionTimeout: budget.connectionTimeoutMs,
+      requestTimeout: budget.requestTimeoutMs,
       // Without this, today's SDK only logs a warning when requestTimeout passes
       // and keeps waiting: a hung DynamoDB would hang the function.
       throwOnRequestTimeout: true,

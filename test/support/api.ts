@@ -3,7 +3,7 @@ import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { type LocalApi, startLocalApi } from '../../local/local-api';
-import { createTestTables, TestClock, testEndpoint } from './dynamo';
+import { createTestTables, relaxedCallBudget, TestClock, testEndpoint } from './dynamo';
 
 export interface TestApi extends LocalApi {
   clock: TestClock;
@@ -21,6 +21,7 @@ export async function startTestApi(options: { clock?: TestClock; authorizerCache
     tableNames: await createTestTables(),
     clock: clock.read,
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+    dynamoCallBudget: relaxedCallBudget,
   });
   let defaultKey: Promise<string> | undefined;
   const issueKey = (plan: PlanName = 'business', customLimits?: PlanLimits) => issueTestKey(api.dependencies, plan, customLimits);

@@ -1,0 +1,270 @@
+/**
+ * The rules of key administration, as plain functions over a target (local
+ * DynamoDB, or a deployed stage with its API Gateway metering): the command
+ * line in keys-cli.ts only parses and prints.
+ *
+ * Secrets: the secret of a new key is returned once, by issueKey and rotateKey,
+ * and never stored; views of keys carry the display prefix only — never the
+ * secret, its hash or the metering key.
+ */
+import { limitsFor, plans, type PlanLimits, type PlanName } from '../definitions/plans';
+import { type ApiKeyRecord, generateApiKey } from '../functions/domain/api-keys';
+import { windowsAt } from '../functions/domain/rate-limit';
+import { AdminError, describeError } from './errors';
+import type { KeyAdminTarget, MeteringChange } from './targets/target';
+import { COUNTER_RETENTION_DAYS, type DayUsage } from './usage-counters';
+
+const DAY_MS = 86_400_000;
+
+/** The stored status, or `expired` for an active key past its rotation grace. */
+export const keyStatuses = ['active', 'expired', 'revoked', 'suspended'] as const;
+export type KeyStatus = (typeof keyStatuses)[number];
+
+export interface KeyView {
+  keyId: string;
+  displayPrefix: string;
+  plan: PlanName;
+  owner: string;
+  status: KeyStatus;
+  limits: PlanLimits;
+  createdAt: string;
+  updatedAt: string;
+  /** Set on a rotated key: it stops working at this instant. */
+  expiresAt?: string;
+}
+
+export interface PlanChoice {
+  plan: PlanName;
+  /** Enterprise keys only. */
+  customLimits?: PlanLimits;
+}
+
+/** Notes for the administrator about clean-up that could not be finished; the key itself is consistent. */
+export type Warnings = string[];
+
+export function effectiveStatus(record: ApiKeyRecord, now: number): KeyStatus {
+  if (record.status !== 'active') return record.status;
+  return record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now ? 'expired' : 'active';
+}
+
+/** What may be shown of a key: everything but the secret's hash and the metering key. */
+export function viewOf(record: ApiKeyRecord, now: number): KeyView {
+  return {
+    keyId: record.keyId,
+    displayPrefix: record.displayPrefix,
+    plan: record.plan,
+    owner: record.owner,
+    status: effectiveStatus(record, now),
+    limits: limitsFor(record.plan, record.customLimits),
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    ...(record.expiresAt !== undefined ? { expiresAt: record.expiresAt } : {}),
+  };
+}
+
+/** A plan and its limits as the administrator asked for them: custom limits for enterprise and only there. */
+export function planChoice(plan: PlanName, limits: { perMinute?: number; perDay?: number } = {}): PlanChoice {
+  const given = limits.perMinute !== undefined || limits.perDay !== undefined;
+  const fixed = plans[plan].limits;
+  if (fixed !== 'custom') {
+    if (given) {
+      throw new AdminError(
+        `--per-minute and --per-day are for enterprise keys only; the ${plans[plan].displayName} plan allows ${formatLimits(fixed)}.`,
+      );
+    }
+    return { plan };
+  }
+  const { perMinute, perDay } = limits;
+  if (perMinute === undefined || perDay === undefined) {
+    throw new AdminError('An enterprise key needs its own limits: pass --per-minute N and --per-day N.');
+  }
+  if (perDay < perMinute) throw new AdminError(`--per-day (${perDay}) must be at least --per-minute (${perMinute}).`);
+  return { plan, customLimits: { perMinute, perDay } };
+}
+
+export function validOwner(owner: string): string {
+  const trimmed = owner.trim();
+  if (trimmed === '' || trimmed.length > 200 || /\p{Cc}/u.test(trimmed)) {
+    throw new AdminError('--owner must name the customer: 1 to 200 characters, no control characters.');
+  }
+  return trimmed;
+}
+
+/** The longest rotation grace: both keys work during it, so it is kept short. */
+export const MAX_GRACE_MS = 30 * DAY_MS;
+const durationUnits: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: DAY_MS };
+
+/** `90s`, `30m`, `24h`, `7d` (or `0`) in milliseconds. */
+export function parseGrace(text: string): number {
+  const match = /^(\d+)([smhd]?)$/.exec(text.trim());
+  // A bare number is ambiguous, except 0.
+  if (!match || (match[2] === '' && Number(match[1]) !== 0)) {
+    throw new AdminError(`--grace must be a duration such as 90s, 30m, 24h or 7d, not "${text}".`);
+  }
+  const ms = match[2] === '' ? 0 : Number(match[1]) * durationUnits[match[2]!]!;
+  if (ms > MAX_GRACE_MS) throw new AdminError('--grace can be at most 30d: both keys work during the grace.');
+  return ms;
+}
+
+export function formatLimits(limits: PlanLimits): string {
+  return `${limits.perMinute.toLocaleString('en-US')}/min, ${limits.perDay.toLocaleString('en-US')}/day`;
+}
+
+export async function issueKey(
+  target: KeyAdminTarget,
+  input: PlanChoice & { owner: string },
+  now: number,
+): Promise<{ secret: string; key: KeyView; warnings: Warnings }> {
+  const { secret, record } = generateApiKey({ plan: input.plan, owner: validOwner(input.owner), customLimits: input.customLimits, now });
+  // Metering first: a key in DynamoDB without its API Gateway key would be refused by API Gateway.
+  const { warnings } = await meteredWrite(await target.metering.enrol(record), () => target.keys.insert(record));
+  return { secret, key: viewOf(record, now), warnings };
+}
+
+/** Every key, filtered by plan and (effective) status, oldest first. */
+export async function listKeys(target: KeyAdminTarget, filter: { plan?: PlanName; status?: KeyStatus }, now: number): Promise<KeyView[]> {
+  const records = await target.keys.scanAll();
+  return records
+    .map((record) => viewOf(record, now))
+    .filter((key) => (filter.plan === undefined || key.plan === filter.plan) && (filter.status === undefined || key.status === filter.status))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+}
+
+export interface KeyDetails {
+  key: KeyView;
+  today: DayUsage;
+  /** Unix seconds of the last served request in the counters' retention, if any. */
+  lastUsedAt?: number;
+}
+
+export async function showKey(target: KeyAdminTarget, keyId: string, now: number): Promise<KeyDetails> {
+  const record = await requireKey(target, keyId);
+  const days = daysBack(now, Math.min(COUNTER_RETENTION_DAYS, daysSince(record.createdAt, now) + 1));
+  const today = await target.counters.day(record.keyId, days[0]!);
+  let lastUsedAt = today.lastRequestAt;
+  // One GetItem per day, newest first, back to the key's creation at most.
+  for (const day of days.slice(1)) {
+    if (lastUsedAt !== undefined) break;
+    lastUsedAt = (await target.counters.day(record.keyId, day)).lastRequestAt;
+  }
+  return { key: viewOf(record, now), today, ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
+}
+
+/** Requests served per UTC day, oldest day first, today last. */
+export async function keyUsage(target: KeyAdminTarget, keyId: string, dayCount: number, now: number): Promise<{ key: KeyView; days: DayUsage[]; total: number }> {
+  if (!Number.isInteger(dayCount) || dayCount < 1 || dayCount > COUNTER_RETENTION_DAYS) {
+    throw new AdminError(`--days must be from 1 to ${COUNTER_RETENTION_DAYS} (counters are kept ${COUNTER_RETENTION_DAYS} days).`);
+  }
+  const record = await requireKey(target, keyId);
+  const days = await Promise.all(daysBack(now, dayCount).reverse().map((day) => target.counters.day(record.keyId, day)));
+  return { key: viewOf(record, now), days, total: days.reduce((sum, day) => sum + day.requests, 0) };
+}
+
+/**
+ * Issues the successor of an active key (same owner, plan and limits) and lets
+ * the old key work until now + grace. Both happen in one DynamoDB transaction.
+ */
+export async function rotateKey(
+  target: KeyAdminTarget,
+  keyId: string,
+  graceMs: number,
+  now: number,
+): Promise<{ secret: string; successor: KeyView; predecessor: KeyView; warnings: Warnings }> {
+  const old = await requireKey(target, keyId);
+  const status = effectiveStatus(old, now);
+  if (status !== 'active') throw new AdminError(`${keyId} is ${status}: only an active key can be rotated.`);
+  if (old.expiresAt !== undefined) {
+    throw new AdminError(`${keyId} was rotated already and stops working at ${old.expiresAt}: rotate its successor instead.`);
+  }
+  const { secret, record } = generateApiKey({ plan: old.plan, owner: old.owner, customLimits: old.customLimits, now });
+  const expiresAt = new Date(now + graceMs).toISOString();
+  const { warnings } = await meteredWrite(await target.metering.enrol(record), () => target.keys.insertSuccessor(record, old, expiresAt));
+  return {
+    secret,
+    successor: viewOf(record, now),
+    predecessor: viewOf({ ...old, expiresAt, updatedAt: record.createdAt }, now),
+    warnings,
+  };
+}
+
+/** Revokes a key for good. Revoking a revoked key again finishes any metering clean-up left over. */
+export async function revokeKey(
+  target: KeyAdminTarget,
+  keyId: string,
+  now: number,
+): Promise<{ key: KeyView; alreadyRevoked: boolean; warnings: Warnings }> {
+  const record = await requireKey(target, keyId);
+  const change = await target.metering.withdraw(record);
+  if (record.status === 'revoked') {
+    await change.finish();
+    return { key: viewOf(record, now), alreadyRevoked: true, warnings: [] };
+  }
+  const { result, warnings } = await meteredWrite(change, () => target.keys.revoke(record, new Date(now).toISOString()));
+  return { key: viewOf(result, now), alreadyRevoked: false, warnings };
+}
+
+/** Moves a key to another plan (or an enterprise key to other limits). */
+export async function setPlan(
+  target: KeyAdminTarget,
+  keyId: string,
+  choice: PlanChoice,
+  now: number,
+): Promise<{ key: KeyView; previous: KeyView; unchanged: boolean; warnings: Warnings }> {
+  const record = await requireKey(target, keyId);
+  const previous = viewOf(record, now);
+  if (record.status === 'revoked') throw new AdminError(`${keyId} is revoked: its plan can no longer change.`);
+  if (record.plan === choice.plan && sameLimits(record.customLimits, choice.customLimits)) {
+    return { key: previous, previous, unchanged: true, warnings: [] };
+  }
+  const updatedAt = new Date(now).toISOString();
+  const { customLimits: _old, ...rest } = record;
+  const after: ApiKeyRecord = { ...rest, plan: choice.plan, updatedAt, ...(choice.customLimits ? { customLimits: choice.customLimits } : {}) };
+  const { result, warnings } = await meteredWrite(await target.metering.changePlan(record, after), () =>
+    target.keys.changePlan(record, choice, updatedAt),
+  );
+  return { key: viewOf(result, now), previous, unchanged: false, warnings };
+}
+
+async function requireKey(target: KeyAdminTarget, keyId: string): Promise<ApiKeyRecord> {
+  const record = /^\S+$/.test(keyId) ? await target.keys.findById(keyId) : undefined;
+  if (!record) throw new AdminError(`No key "${keyId}" in ${target.name}: \`petstore-keys list\` shows the key ids.`);
+  return record;
+}
+
+/**
+ * The DynamoDB write after a metering change: if the write fails, the change
+ * is undone (so API Gateway and DynamoDB never disagree); once it succeeded,
+ * the change is finished. A failed finish leaves only clean-up, reported.
+ */
+async function meteredWrite<T>(change: MeteringChange, write: () => Promise<T>): Promise<{ result: T; warnings: Warnings }> {
+  let result: T;
+  try {
+    result = await write();
+  } catch (error) {
+    try {
+      await change.undo();
+    } catch (undoError) {
+      throw new AdminError(`${describeError(error)} Undoing the API Gateway change failed too: ${describeError(undoError)}`);
+    }
+    throw error;
+  }
+  try {
+    await change.finish();
+    return { result, warnings: [] };
+  } catch (finishError) {
+    return { result, warnings: [`Clean-up in API Gateway is unfinished: ${describeError(finishError)}`] };
+  }
+}
+
+function sameLimits(a: PlanLimits | undefined, b: PlanLimits | undefined): boolean {
+  return a?.perMinute === b?.perMinute && a?.perDay === b?.perDay;
+}
+
+/** `count` UTC days ending today, newest first. */
+function daysBack(now: number, count: number): string[] {
+  return Array.from({ length: count }, (_, index) => windowsAt(now - index * DAY_MS).day);
+}
+
+function daysSince(iso: string, now: number): number {
+  return Math.max(0, Math.floor(now / DAY_MS) - Math.floor(Date.parse(iso) / DAY_MS));
+}

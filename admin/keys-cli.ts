@@ -1,0 +1,228 @@
+/**
+ * `npx petstore-keys` (or `npm run keys --`): API key administration for
+ * usage-plan administrators. This file is the commander wiring only: the rules
+ * live in key-admin.ts, the printing in key-output.ts, and the targets (the
+ * local `npm start`, or a deployed stage) in targets/.
+ */
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { planNames, type PlanName } from '../definitions/plans';
+import { authorizer } from '../definitions/routes';
+import { type Clock, systemClock } from '../functions/runtime/clock';
+import { AdminError, describeError } from './errors';
+import {
+  issueKey,
+  keyStatuses,
+  keyUsage,
+  type KeyStatus,
+  listKeys,
+  parseGrace,
+  planChoice,
+  revokeKey,
+  rotateKey,
+  setPlan,
+  showKey,
+  type Warnings,
+} from './key-admin';
+import * as output from './key-output';
+import { type DeployedStage, deployedStages, stackNames } from './stages';
+import type { AwsClients } from './targets/aws';
+import { openLocalTarget } from './targets/local';
+import type { KeyAdminTarget } from './targets/target';
+import { COUNTER_RETENTION_DAYS } from './usage-counters';
+
+export interface TargetSelection {
+  stage?: DeployedStage;
+  region?: string;
+}
+
+export interface KeysCliContext {
+  clock: Clock;
+  /** Standard output and standard error, as text (lines end in \n). */
+  out(text: string): void;
+  err(text: string): void;
+  openTarget(selection: TargetSelection): Promise<KeyAdminTarget>;
+}
+
+/** Where commands work: the local `npm start` by default, a deployed stage with --stage. */
+export function openTargetFor(options: { localEndpointFile?: string; awsClients?: AwsClients } = {}) {
+  return async (selection: TargetSelection): Promise<KeyAdminTarget> => {
+    if (!selection.stage) return openLocalTarget({ endpointFile: options.localEndpointFile });
+    // Loaded only when needed: the local commands stay quick to start.
+    const { openAwsTarget } = await import('./targets/aws');
+    return openAwsTarget({ stage: selection.stage, region: selection.region, clients: options.awsClients });
+  };
+}
+
+const defaultContext: KeysCliContext = {
+  clock: systemClock,
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  openTarget: openTargetFor(),
+};
+
+function positiveInteger(value: string): number {
+  if (!/^[1-9]\d{0,11}$/.test(value)) throw new InvalidArgumentError('must be a whole number from 1 up.');
+  return Number(value);
+}
+
+interface TargetOptions {
+  stage?: DeployedStage;
+  region?: string;
+}
+
+export function createKeysProgram(context: KeysCliContext): Command {
+  const print = (text: string) => context.out(`${text}\n`);
+  const printJson = (value: unknown) => context.out(`${JSON.stringify(value, null, 2)}\n`);
+  const warn = (warnings: Warnings) => warnings.forEach((warning) => context.err(`warning: ${warning}\n`));
+
+  /** Opens the target the options name, runs the command on it, and closes it. */
+  async function onTarget<T>(options: TargetOptions, run: (target: KeyAdminTarget, now: number) => Promise<T>): Promise<T> {
+    if (options.region && !options.stage) throw new AdminError('--region chooses where a deployed stage is: use it with --stage.');
+    const target = await context.openTarget({ stage: options.stage, region: options.region });
+    try {
+      return await run(target, context.clock());
+    } finally {
+      target.close();
+    }
+  }
+
+  /** The same, for the commands that change a key: their messages say where they did. */
+  const onNamedTarget = <T extends object>(options: TargetOptions, run: (target: KeyAdminTarget, now: number) => Promise<T>) =>
+    onTarget(options, async (target, now) => ({ ...(await run(target, now)), where: target.name }));
+
+  const program = new Command('petstore-keys')
+    .description(
+      'Issue, list, rotate and revoke Pet Store API keys.\n' +
+        'Works on the local API of `npm start` unless --stage names a deployed stage (then with your AWS credentials).',
+    )
+    .exitOverride()
+    .configureOutput({ writeOut: context.out, writeErr: context.err })
+    .addHelpText(
+      'after',
+      `
+Secrets are shown once, by issue and rotate; everything else shows the display prefix only.
+Revoking a key or changing its plan takes effect within ${authorizer.resultsCacheTtlSeconds} seconds (the authorizer's cache TTL).
+
+Examples:
+  $ petstore-keys issue --plan pro --owner "Acme Ltd"
+  $ petstore-keys list --plan pro --status active
+  $ petstore-keys rotate key_0123456789abcdef --grace 24h --stage production`,
+    );
+
+  const command = (name: string, description: string) => program.command(name).description(description);
+  /** The options that choose where a command works; added to every command, last in its help. */
+  const addTargetOptions = (cmd: Command) =>
+    cmd
+      .addOption(
+        new Option('--stage <stage>', `work on a deployed stage (stack ${Object.values(stackNames).join(' or ')}) instead of the local npm start`).choices(
+          deployedStages,
+        ),
+      )
+      .option('--region <region>', "AWS region of the stage's stack (default: AWS_REGION or your AWS profile's)");
+
+  const planOption = (description: string) => new Option('--plan <plan>', description).choices(planNames);
+  const limitOptions = (cmd: Command) =>
+    cmd
+      .option('--per-minute <n>', 'requests per minute (enterprise only, required there)', positiveInteger)
+      .option('--per-day <n>', 'requests per day (enterprise only, required there)', positiveInteger);
+
+  limitOptions(
+    command('issue', 'issue a new key and print its secret, once')
+      .addOption(planOption('the plan of the key').makeOptionMandatory())
+      .requiredOption('--owner <name>', 'the customer the key belongs to'),
+  )
+    .option('--json', 'print JSON (with the secret) for scripts')
+    .action(async (options: TargetOptions & { plan: PlanName; owner: string; perMinute?: number; perDay?: number; json?: boolean }) => {
+      const choice = planChoice(options.plan, { perMinute: options.perMinute, perDay: options.perDay });
+      const { secret, key, warnings, where } = await onNamedTarget(options, (target, now) => issueKey(target, { ...choice, owner: options.owner }, now));
+      if (options.json) printJson(output.newKeyJson(key, secret));
+      else print(output.newKeyText(`Issued ${key.keyId} in ${where}.`, key, secret));
+      warn(warnings);
+    });
+
+  command('list', 'list keys as a table (display prefixes only, never secrets)')
+    .addOption(planOption('only keys on this plan'))
+    .addOption(new Option('--status <status>', 'only keys with this status (expired: rotated, past the grace)').choices(keyStatuses))
+    .option('--json', 'print JSON for scripts')
+    .action(async (options: TargetOptions & { plan?: PlanName; status?: KeyStatus; json?: boolean }) => {
+      const keys = await onTarget(options, (target, now) => listKeys(target, { plan: options.plan, status: options.status }, now));
+      if (options.json) printJson(keys);
+      else print(output.listText(keys));
+    });
+
+  command('show', "show a key: plan, owner, status, created, last used and today's usage")
+    .argument('<id>', 'key id (key_…)')
+    .option('--json', 'print JSON for scripts')
+    .action(async (id: string, options: TargetOptions & { json?: boolean }) => {
+      const details = await onTarget(options, (target, now) => showKey(target, id, now));
+      if (options.json) printJson(output.showJson(details));
+      else print(output.showText(details));
+    });
+
+  command('rotate', 'issue a successor key (same owner, plan and limits) and let the old key work for a grace period')
+    .argument('<id>', 'key id (key_…)')
+    .option('--grace <duration>', 'how long the old key keeps working: 0, or e.g. 90s, 30m, 24h, 7d (at most 30d)', '24h')
+    .option('--json', 'print JSON (with the secret) for scripts')
+    .action(async (id: string, options: TargetOptions & { grace: string; json?: boolean }) => {
+      const graceMs = parseGrace(options.grace);
+      const result = await onNamedTarget(options, (target, now) => rotateKey(target, id, graceMs, now));
+      if (options.json) printJson({ ...output.newKeyJson(result.successor, result.secret), replaces: result.predecessor });
+      else print(output.rotatedText(result.predecessor, result.successor, result.secret, result.where));
+      warn(result.warnings);
+    });
+
+  command('revoke', `revoke a key for good (takes effect within ${authorizer.resultsCacheTtlSeconds} seconds)`)
+    .argument('<id>', 'key id (key_…)')
+    .action(async (id: string, options: TargetOptions) => {
+      const result = await onNamedTarget(options, (target, now) => revokeKey(target, id, now));
+      print(output.revokedText(result.key, result.alreadyRevoked, result.where));
+      warn(result.warnings);
+    });
+
+  limitOptions(
+    command('set-plan', `move a key to another plan (takes effect within ${authorizer.resultsCacheTtlSeconds} seconds)`)
+      .argument('<id>', 'key id (key_…)')
+      .addArgument(new Argument('<plan>', 'the new plan').choices(planNames)),
+  ).action(async (id: string, plan: PlanName, options: TargetOptions & { perMinute?: number; perDay?: number }) => {
+    const choice = planChoice(plan, { perMinute: options.perMinute, perDay: options.perDay });
+    const result = await onNamedTarget(options, (target, now) => setPlan(target, id, choice, now));
+    print(output.planChangedText(result.previous, result.key, result.unchanged, result.where));
+    warn(result.warnings);
+  });
+
+  command('usage', 'requests served per UTC day, from the rate-limit counters')
+    .argument('<id>', 'key id (key_…)')
+    .option('--days <n>', `how many UTC days, today included (at most ${COUNTER_RETENTION_DAYS})`, positiveInteger, 7)
+    .option('--json', 'print JSON for scripts')
+    .action(async (id: string, options: TargetOptions & { days: number; json?: boolean }) => {
+      const { key, days, total } = await onTarget(options, (target, now) => keyUsage(target, id, options.days, now));
+      if (options.json) printJson(output.usageJson(key, days, total));
+      else print(output.usageText(key, days, total));
+    });
+
+  for (const cmd of program.commands) addTargetOptions(cmd);
+  return program;
+}
+
+/**
+ * Runs one command line (the arguments after the program name) and returns
+ * the exit code. Every failure is one line on standard error, never a stack.
+ */
+export async function runKeysCli(argv: string[], context: Partial<KeysCliContext> = {}): Promise<number> {
+  const full: KeysCliContext = { ...defaultContext, ...context };
+  try {
+    await createKeysProgram(full).parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    // Commander has printed its own message (or the help) already.
+    if (error instanceof CommanderError) return error.exitCode;
+    full.err(`error: ${describeError(error)}\n`);
+    return 1;
+  }
+}
+
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  // The SDK's notice about this machine's Node.js version says nothing to an administrator.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  process.exitCode = await runKeysCli(argv);
+}

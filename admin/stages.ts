@@ -1,0 +1,1 @@
+export { type DeployedStage, deployedStages, stackNames } from '../definitions/stages';

@@ -1,0 +1,390 @@
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanCommand,
+  DeleteUsagePlanKeyCommand,
+  GetApiKeysCommand,
+  GetUsagePlansCommand,
+  type UsagePlan,
+  UpdateApiKeyCommand,
+  UpdateUsagePlanCommand,
+} from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { limitsFor, planNames, plans, type PlanLimits, type PlanName } from '../../definitions/plans';
+import { stageName } from '../../definitions/routes';
+import type { TableName } from '../../definitions/tables';
+import { usagePlanLimits } from '../../definitions/usage-plan-limits';
+import { ApiKeyRepository } from '../../functions/data/api-key-repository';
+import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import { AdminError, describeError } from '../errors';
+import { type DeployedStage, stackNames } from '../stages';
+import { UsageCounters } from '../usage-counters';
+import type { KeyAdminTarget, Metering, MeteringChange } from './target';
+
+const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** The stack outputs the key tool reads, named as lib/petstore-stack.ts names them. */
+export const stackOutputKeys = {
+  table: (name: TableName) => `${pascal(name)}TableName`,
+  usagePlan: (plan: PlanName) => `${pascal(plan)}UsagePlanId`,
+  restApiId: 'RestApiId',
+} as const;
+
+/** The plans with a usage plan in the stack; Enterprise keys get one each. */
+const fixedPlans = planNames.filter((plan) => plans[plan].limits !== 'custom');
+
+export interface AwsClients {
+  cloudFormation: CloudFormationClient;
+  apiGateway: APIGatewayClient;
+  dynamoDb: DynamoDBClient;
+}
+
+export interface Deployment {
+  stage: DeployedStage;
+  stackName: string;
+  restApiId: string;
+  usagePlanIds: Partial<Record<PlanName, string>>;
+  tableNames: Pick<Record<TableName, string>, 'apiKeys' | 'rateLimits'>;
+}
+
+/**
+ * A deployed stage: its tables and usage plans come from the outputs of its
+ * CloudFormation stack (never hand-copied ids), and the operator's own AWS
+ * credentials do the work.
+ */
+export async function openAwsTarget(options: { stage: DeployedStage; region?: string; clients?: AwsClients }): Promise<KeyAdminTarget> {
+  const clients = options.clients ?? createClients(options.region);
+  const close = () => {
+    clients.cloudFormation.destroy();
+    clients.apiGateway.destroy();
+    clients.dynamoDb.destroy();
+  };
+  try {
+    const deployment = await describeDeployment(clients.cloudFormation, options.stage);
+    const db = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
+    return {
+      name: `${options.stage} (${deployment.stackName})`,
+      keys: new ApiKeyRepository(db, deployment.tableNames.apiKeys),
+      counters: new UsageCounters(db, deployment.tableNames.rateLimits),
+      metering: new ApiGatewayMetering(clients.apiGateway, deployment),
+      close,
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
+function createClients(region: string | undefined): AwsClients {
+  const config = region ? { region } : {};
+  return {
+    cloudFormation: new CloudFormationClient(config),
+    apiGateway: new APIGatewayClient(config),
+    dynamoDb: new DynamoDBClient(config),
+  };
+}
+
+/** The stage's table names, usage plan ids and REST API id, from its stack's outputs. */
+export async function describeDeployment(cloudFormation: CloudFormationClient, stage: DeployedStage): Promise<Deployment> {
+  const stackName = stackNames[stage];
+  let outputs: Output[];
+  let status: string | undefined;
+  try {
+    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
+    outputs = Stacks?.[0]?.Outputs ?? [];
+    status = Stacks?.[0]?.StackStatus;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ValidationError' && /does not exist/i.test(error.message)) {
+      const region = await cloudFormation.config.region().catch(() => 'this region');
+      throw new AdminError(
+        `Stack ${stackName} is not deployed in ${region}: deploy it (\`npx cdk deploy ${stackName}\`) or pass --region with the region it is in.`,
+      );
+    }
+    throw error;
+  }
+  const output = (key: string): string => {
+    const value = outputs.find((candidate) => candidate.OutputKey === key)?.OutputValue;
+    if (!value) {
+      throw new AdminError(`Stack ${stackName} (${status ?? 'unknown status'}) has no output ${key}: deploy the current version (\`npx cdk deploy ${stackName}\`).`);
+    }
+    return value;
+  };
+  return {
+    stage,
+    stackName,
+    restApiId: output(stackOutputKeys.restApiId),
+    usagePlanIds: Object.fromEntries(fixedPlans.map((plan) => [plan, output(stackOutputKeys.usagePlan(plan))])),
+    tableNames: { apiKeys: output(stackOutputKeys.table('apiKeys')), rateLimits: output(stackOutputKeys.table('rateLimits')) },
+  };
+}
+
+/** Steps that undo what was done so far, run last first. */
+class Undo {
+  private steps: { what: string; run: () => Promise<void> }[] = [];
+
+  add(what: string, run: () => Promise<void>): void {
+    this.steps.push({ what, run });
+  }
+
+  /** Runs every step; throws one error naming whatever could not be undone, for a person to fix. */
+  async run(): Promise<void> {
+    const failed: string[] = [];
+    for (const step of this.steps.reverse()) {
+      try {
+        await step.run();
+      } catch (error) {
+        failed.push(`${step.what} (${describeError(error)})`);
+      }
+    }
+    this.steps = [];
+    if (failed.length > 0) throw new AdminError(`still to do by hand in API Gateway: ${failed.join('; ')}`);
+  }
+
+  /** Runs `work`; if it fails, undoes what it did and rethrows. */
+  async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      try {
+        await this.run();
+      } catch (undoError) {
+        throw new AdminError(`${describeError(error)} Undoing failed: ${describeError(undoError)}`);
+      }
+      throw error;
+    }
+  }
+
+  change(finish: () => Promise<void> = async () => {}): MeteringChange {
+    return { undo: () => this.run(), finish };
+  }
+}
+
+interface GatewayKey {
+  id: string;
+  enabled: boolean;
+}
+
+/**
+ * A key's metering in API Gateway: an API key named `petstore-<stage>-<keyId>`
+ * whose value is the record's meteringKey (the authorizer's
+ * usageIdentifierKey), member of its plan's usage plan; an Enterprise key's
+ * usage plan is its own, `petstore-<stage>-enterprise-<keyId>`. Names tie them
+ * to the key, so nothing else needs storing and a rerun can find them.
+ */
+export class ApiGatewayMetering implements Metering {
+  constructor(
+    private readonly gateway: APIGatewayClient,
+    private readonly deployment: Deployment,
+  ) {}
+
+  apiKeyName(keyId: string): string {
+    return `petstore-${this.deployment.stage}-${keyId}`;
+  }
+
+  ownPlanName(keyId: string): string {
+    return `petstore-${this.deployment.stage}-enterprise-${keyId}`;
+  }
+
+  async enrol(record: ApiKeyRecord): Promise<MeteringChange> {
+    const undo = new Undo();
+    await undo.guard(async () => {
+      const { id } = await this.gateway.send(
+        new CreateApiKeyCommand({
+          name: this.apiKeyName(record.keyId),
+          description: `Meters Pet Store key ${record.keyId}; managed by petstore-keys.`,
+          value: record.meteringKey,
+          enabled: true,
+        }),
+      );
+      const apiKeyId = required(id, 'CreateApiKey returned no id');
+      undo.add(`delete API key ${this.apiKeyName(record.keyId)}`, () => this.deleteApiKey(apiKeyId));
+      const planId = record.plan === 'enterprise' ? await this.createOwnPlan(record, undo) : this.fixedPlanId(record.plan);
+      await this.join(apiKeyId, planId, undo);
+    });
+    return undo.change();
+  }
+
+  async changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange> {
+    const apiKey = await this.findApiKey(before.keyId);
+    // A key issued before this tool metered anything: meter it now.
+    if (!apiKey) return this.enrol(after);
+    const undo = new Undo();
+    const current = await this.plansOf(apiKey.id);
+    const ownPlan = current.find((plan) => plan.name === this.ownPlanName(before.keyId));
+    await undo.guard(async () => {
+      if (after.plan === 'enterprise' && ownPlan) {
+        await this.setLimits(ownPlan, limitsFor('enterprise', after.customLimits), undo);
+        return;
+      }
+      const targetPlanId = after.plan === 'enterprise' ? await this.createOwnPlan(after, undo) : this.fixedPlanId(after.plan);
+      // A key may belong to one usage plan per stage: leave first, then join.
+      for (const plan of current) {
+        if (plan.id !== targetPlanId) await this.leave(apiKey.id, required(plan.id, 'usage plan without id'), undo);
+      }
+      if (!current.some((plan) => plan.id === targetPlanId)) await this.join(apiKey.id, targetPlanId, undo);
+    });
+    const leftOwnPlan = ownPlan && after.plan !== 'enterprise' ? ownPlan : undefined;
+    return undo.change(async () => {
+      if (leftOwnPlan) await this.deleteUsagePlan(existingPlan(leftOwnPlan));
+    });
+  }
+
+  async withdraw(record: ApiKeyRecord): Promise<MeteringChange> {
+    const apiKey = await this.findApiKey(record.keyId);
+    const undo = new Undo();
+    if (apiKey) {
+      const current = await this.plansOf(apiKey.id);
+      await undo.guard(async () => {
+        if (apiKey.enabled) {
+          await this.setEnabled(apiKey.id, false);
+          undo.add(`enable API key ${this.apiKeyName(record.keyId)} again`, () => this.setEnabled(apiKey.id, true));
+        }
+        for (const plan of current) await this.leave(apiKey.id, required(plan.id, 'usage plan without id'), undo);
+      });
+    }
+    // Deleting cannot be undone: it waits until DynamoDB says revoked.
+    return undo.change(async () => {
+      if (apiKey) await this.deleteApiKey(apiKey.id);
+      const ownPlan = await this.findPlanByName(this.ownPlanName(record.keyId));
+      if (ownPlan) await this.deleteUsagePlan(existingPlan(ownPlan));
+    });
+  }
+
+  private fixedPlanId(plan: PlanName): string {
+    const id = this.deployment.usagePlanIds[plan];
+    if (!id) throw new AdminError(`Stack ${this.deployment.stackName} has no usage plan for the ${plans[plan].displayName} plan.`);
+    return id;
+  }
+
+  private async createOwnPlan(record: ApiKeyRecord, undo: Undo): Promise<string> {
+    const limits = limitsFor('enterprise', record.customLimits);
+    const derived = usagePlanLimits(limits);
+    const { id } = await this.gateway.send(
+      new CreateUsagePlanCommand({
+        name: this.ownPlanName(record.keyId),
+        description: `Enterprise key ${record.keyId}: ${limits.perMinute} requests per minute, ${limits.perDay} per day (enforced exactly by the API; this is the backstop).`,
+        apiStages: [{ apiId: this.deployment.restApiId, stage: stageName }],
+        throttle: { rateLimit: derived.rateLimit, burstLimit: derived.burstLimit },
+        quota: { limit: derived.dailyQuota, period: 'DAY' },
+      }),
+    );
+    const planId = required(id, 'CreateUsagePlan returned no id');
+    undo.add(`delete usage plan ${this.ownPlanName(record.keyId)}`, () => this.deleteUsagePlan({ id: planId, attached: true }));
+    return planId;
+  }
+
+  private async setLimits(plan: UsagePlan, limits: PlanLimits, undo: Undo): Promise<void> {
+    const planId = required(plan.id, 'usage plan without id');
+    const patch = (values: { rateLimit?: number; burstLimit?: number; dailyQuota?: number }) =>
+      this.gateway.send(
+        new UpdateUsagePlanCommand({
+          usagePlanId: planId,
+          patchOperations: [
+            { op: 'replace', path: '/throttle/rateLimit', value: String(values.rateLimit) },
+            { op: 'replace', path: '/throttle/burstLimit', value: String(values.burstLimit) },
+            { op: 'replace', path: '/quota/limit', value: String(values.dailyQuota) },
+          ],
+        }),
+      );
+    await patch(usagePlanLimits(limits));
+    undo.add(`restore the limits of usage plan ${plan.name}`, async () => {
+      await patch({ rateLimit: plan.throttle?.rateLimit, burstLimit: plan.throttle?.burstLimit, dailyQuota: plan.quota?.limit });
+    });
+  }
+
+  private async join(apiKeyId: string, usagePlanId: string, undo: Undo): Promise<void> {
+    await this.gateway.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' }));
+    undo.add(`remove API key ${apiKeyId} from usage plan ${usagePlanId}`, () => this.removeFromPlan(apiKeyId, usagePlanId));
+  }
+
+  private async leave(apiKeyId: string, usagePlanId: string, undo: Undo): Promise<void> {
+    await this.removeFromPlan(apiKeyId, usagePlanId);
+    undo.add(`add API key ${apiKeyId} to usage plan ${usagePlanId} again`, async () => {
+      await this.gateway.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' }));
+    });
+  }
+
+  private async removeFromPlan(apiKeyId: string, usagePlanId: string): Promise<void> {
+    await ignoreNotFound(() => this.gateway.send(new DeleteUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId })));
+  }
+
+  private async setEnabled(apiKeyId: string, enabled: boolean): Promise<void> {
+    await this.gateway.send(
+      new UpdateApiKeyCommand({ apiKey: apiKeyId, patchOperations: [{ op: 'replace', path: '/enabled', value: String(enabled) }] }),
+    );
+  }
+
+  private async deleteApiKey(apiKeyId: string): Promise<void> {
+    await ignoreNotFound(() => this.gateway.send(new DeleteApiKeyCommand({ apiKey: apiKeyId })));
+  }
+
+  /** A usage plan can be deleted once detached from its stage. */
+  private async deleteUsagePlan(plan: { id: string; attached: boolean }): Promise<void> {
+    if (plan.attached) {
+      await ignoreNotFound(() =>
+        this.gateway.send(
+          new UpdateUsagePlanCommand({
+            usagePlanId: plan.id,
+            patchOperations: [{ op: 'remove', path: '/apiStages', value: `${this.deployment.restApiId}:${stageName}` }],
+          }),
+        ),
+      );
+    }
+    await ignoreNotFound(() => this.gateway.send(new DeleteUsagePlanCommand({ usagePlanId: plan.id })));
+  }
+
+  private async findApiKey(keyId: string): Promise<GatewayKey | undefined> {
+    const name = this.apiKeyName(keyId);
+    let position: string | undefined;
+    do {
+      // nameQuery matches by prefix: keep the exact name only.
+      const page = await this.gateway.send(new GetApiKeysCommand({ nameQuery: name, includeValues: false, limit: 500, position }));
+      const found = page.items?.find((item) => item.name === name);
+      if (found?.id) return { id: found.id, enabled: found.enabled ?? false };
+      position = page.position;
+    } while (position);
+    return undefined;
+  }
+
+  private async plansOf(apiKeyId: string): Promise<UsagePlan[]> {
+    return this.usagePlans(apiKeyId);
+  }
+
+  private async findPlanByName(name: string): Promise<UsagePlan | undefined> {
+    return (await this.usagePlans()).find((plan) => plan.name === name);
+  }
+
+  private async usagePlans(apiKeyId?: string): Promise<UsagePlan[]> {
+    const found: UsagePlan[] = [];
+    let position: string | undefined;
+    do {
+      const page = await this.gateway.send(new GetUsagePlansCommand({ keyId: apiKeyId, limit: 500, position }));
+      found.push(...(page.items ?? []));
+      position = page.position;
+    } while (position);
+    return found;
+  }
+}
+
+function existingPlan(plan: UsagePlan): { id: string; attached: boolean } {
+  return { id: required(plan.id, 'usage plan without id'), attached: (plan.apiStages ?? []).length > 0 };
+}
+
+function required<T>(value: T | undefined, message: string): T {
+  if (value === undefined) throw new Error(message);
+  return value;
+}
+
+async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'NotFoundException') return;
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { TableName } from '../../definitions/tables';
+import { ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { localCredentials } from '../../local/local-api';
+import { tableNamesFor } from '../../local/tables';
+import { AdminError } from '../errors';
+import { localEndpointFile, readLocalEndpoint } from '../../local/local-endpoint';
+import { UsageCounters } from '../usage-counters';
+import { type KeyAdminTarget, noMetering } from './target';
+
+const notRunning = 'npm start is not running: start it in another terminal (`npm start`), or pass --stage staging|production for a deployed stage.';
+
+/**
+ * The keys of a DynamoDB (Local) with these tables: what `npm start` and the
+ * tests run on. Closing it leaves the client open unless `close` says otherwise.
+ */
+export function localTarget(
+  db: DynamoDBDocumentClient,
+  tableNames: Record<TableName, string>,
+  options: { name?: string; close?: () => void } = {},
+): KeyAdminTarget {
+  return {
+    name: options.name ?? 'local (npm start)',
+    keys: new ApiKeyRepository(db, tableNames.apiKeys),
+    counters: new UsageCounters(db, tableNames.rateLimits),
+    metering: noMetering,
+    close: options.close ?? (() => {}),
+  };
+}
+
+/** The DynamoDB Local of the running `npm start`, found through the file it writes. */
+export async function openLocalTarget(options: { endpointFile?: string } = {}): Promise<KeyAdminTarget> {
+  const endpoint = readLocalEndpoint(options.endpointFile ?? localEndpointFile);
+  if (!endpoint) throw new AdminError(notRunning);
+  const client = new DynamoDBClient({
+    endpoint: endpoint.dynamoEndpoint,
+    region: 'local',
+    ...localCredentials(),
+    maxAttempts: 1,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+  });
+  const tableNames = tableNamesFor(endpoint.tablePrefix);
+  try {
+    // A file left behind by an `npm start` that was killed points at nothing.
+    await client.send(new DescribeTableCommand({ TableName: tableNames.apiKeys }));
+  } catch (error) {
+    client.destroy();
+    if (error instanceof Error && error.name === 'ResourceNotFoundException') {
+      throw new AdminError(`The local keys table ${tableNames.apiKeys} is missing: restart npm start, which creates it.`);
+    }
+    throw new AdminError(notRunning);
+  }
+  const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return localTarget(db, tableNames, { close: () => client.destroy() });
+}

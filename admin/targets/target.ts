@@ -1,0 +1,47 @@
+import type { ApiKeyRepository } from '../../functions/data/api-key-repository';
+import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import type { UsageCounters } from '../usage-counters';
+
+/**
+ * Where the key tool works: the local DynamoDB of `npm start`, or a deployed
+ * stage (DynamoDB plus API Gateway metering). The rules of admin/key-admin.ts
+ * run the same against either.
+ */
+export interface KeyAdminTarget {
+  /** For messages, e.g. `local (npm start)` or `staging (PetStore-Staging)`. */
+  readonly name: string;
+  readonly keys: ApiKeyRepository;
+  readonly counters: UsageCounters;
+  readonly metering: Metering;
+  close(): void;
+}
+
+/**
+ * What API Gateway needs to meter a key in its usage plan: an API key whose
+ * value is the record's meteringKey, member of its plan's usage plan (an
+ * Enterprise key: of a usage plan of its own). Each change is made before the
+ * DynamoDB write and can be undone if that write fails; what cannot be undone
+ * (deleting things) waits for `finish`, after the write succeeded.
+ */
+export interface Metering {
+  /** Creates the metering of a new key. Undo deletes it. */
+  enrol(record: ApiKeyRecord): Promise<MeteringChange>;
+  /** Moves the metering to `after`'s plan and limits. Undo moves it back; finish deletes what `before` alone used. */
+  changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange>;
+  /** Stops metering a key (disables it, leaves its usage plan). Undo restores it; finish deletes it. Repeatable. */
+  withdraw(record: ApiKeyRecord): Promise<MeteringChange>;
+}
+
+export interface MeteringChange {
+  undo(): Promise<void>;
+  finish(): Promise<void>;
+}
+
+export const nothingToChange: MeteringChange = { undo: async () => {}, finish: async () => {} };
+
+/** Locally nothing meters keys: the local gateway has no usage plans (our own counters enforce the limits). */
+export const noMetering: Metering = {
+  enrol: async () => nothingToChange,
+  changePlan: async () => nothingToChange,
+  withdraw: async () => nothingToChange,
+};

@@ -1,0 +1,42 @@
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { COUNTER_RETENTION_DAYS, counterKey } from '../functions/data/rate-limit-repository';
+import { dynamoCall } from '../functions/data/dynamo-errors';
+
+/** Counters are kept this long after their day. */
+export { COUNTER_RETENTION_DAYS };
+
+export interface DayUsage {
+  /** The UTC day, `YYYY-MM-DD`. */
+  day: string;
+  /** Requests served (refused ones count toward no window). */
+  requests: number;
+  /** Unix seconds of the day's last served request. */
+  lastRequestAt?: number;
+}
+
+/** Reads the rate limiter's counter items: one GetItem per key and day, never a Scan. */
+export class UsageCounters {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async day(keyId: string, day: string): Promise<DayUsage> {
+    const { Item } = await dynamoCall(() =>
+      this.db.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { pk: counterKey(keyId, day) },
+          ProjectionExpression: 'dayCount, lastRequestAt',
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const item = Item as { dayCount?: number; lastRequestAt?: number } | undefined;
+    return {
+      day,
+      requests: Number(item?.dayCount ?? 0),
+      ...(item?.lastRequestAt !== undefined ? { lastRequestAt: Number(item.lastRequestAt) } : {}),
+    };
+  }
+}

@@ -1,0 +1,287 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { authorizer } from '../../definitions/routes';
+import { freePort } from '../../local/dynamodb-local';
+import { writeLocalEndpoint } from '../../local/local-endpoint';
+import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
+import { ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { type TestApi, startTestApi } from '../support/api';
+import { TestClock, testEndpoint } from '../support/dynamo';
+
+/**
+ * The key tool as an administrator uses it, against the local API: the real
+ * commander program, the real local target (found through the endpoint file
+ * that `npm start` writes), real HTTP calls with the keys it prints. Time moves
+ * by the test clock only.
+ */
+const projectRoot = join(__dirname, '..', '..');
+const cacheTtlMs = authorizer.resultsCacheTtlSeconds * 1000;
+let api: TestApi;
+const clock = new TestClock();
+let scratch: string;
+let endpointFile: string;
+
+beforeAll(async () => {
+  api = await startTestApi({ clock });
+  scratch = mkdtempSync(join(tmpdir(), 'petstore-keys-'));
+  endpointFile = join(scratch, 'local-endpoint.json');
+  const tablePrefix = api.dependencies.tableNames.apiKeys.replace(/-apiKeys$/, '');
+  writeLocalEndpoint({ dynamoEndpoint: testEndpoint(), tablePrefix }, endpointFile);
+});
+afterAll(async () => {
+  await api.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function keys(args: string[], options: { endpointFile?: string } = {}): Promise<Run> {
+  const run: Run = { code: -1, stdout: '', stderr: '' };
+  run.code = await runKeysCli(args, {
+    clock: clock.read,
+    out: (text) => void (run.stdout += text),
+    err: (text) => void (run.stderr += text),
+    openTarget: openTargetFor({ localEndpointFile: options.endpointFile ?? endpointFile }),
+  });
+  return run;
+}
+
+async function succeeds(args: string[]): Promise<string> {
+  const run = await keys(args);
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+  return run.stdout;
+}
+
+/** A failure a person can act on: exit code 1, one line on stderr, no stack trace, nothing on stdout. */
+function expectOneLineError(run: Run, message: RegExp): void {
+  expect(run.code).toBe(1);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toMatch(/^error: [^\n]+\n$/);
+  expect(run.stderr).toMatch(message);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+}
+
+const call = (secret: string) => api.call('/pets', { key: secret });
+const limitOf = (response: Response) => Number(response.headers.get('x-ratelimit-limit'));
+
+interface IssuedJson {
+  keyId: string;
+  displayPrefix: string;
+  secret: string;
+  plan: string;
+  status: string;
+}
+
+it('issues, re-plans, rotates and revokes a key, each taking effect on the API as documented, and reports its usage', async () => {
+  clock.set('2029-06-01T12:00:00Z');
+
+  // issue: the secret is printed once, with its id and display prefix.
+  const issuedText = await succeeds(['issue', '--plan', 'pro', '--owner', 'Acme Ltd']);
+  const secret = /^\s+(psk_\S+)$/m.exec(issuedText)![1]!;
+  const keyId = /Key id\s+(key_\w+)/.exec(issuedText)![1]!;
+  expect(issuedText.split(secret)).toHaveLength(2);
+  expect(issuedText).toContain(`Display prefix  ${secret.slice(0, 12)}…`);
+  expect(issuedText).toContain('Pro (300/min, 10,000/day)');
+
+  const first = await call(secret);
+  expect(first.status).toBe(200);
+  expect(limitOf(first)).toBe(300);
+
+  // set-plan: the authorizer's cached answer keeps the old plan for at most the TTL.
+  const moved = await succeeds(['set-plan', keyId, 'free']);
+  expect(moved).toContain(`${keyId} in local (npm start) moved from Pro (300/min, 10,000/day) to Free (60/min, 1,000/day)`);
+  expect(moved).toContain(`within ${authorizer.resultsCacheTtlSeconds} seconds`);
+  clock.advance(cacheTtlMs + 1_000);
+  const afterMove = await call(secret);
+  expect(afterMove.status).toBe(200);
+  expect(limitOf(afterMove)).toBe(60);
+
+  // rotate: both keys work during the grace, only the successor after it.
+  const rotated = JSON.parse(await succeeds(['rotate', keyId, '--grace', '24h', '--json'])) as IssuedJson & { replaces: { keyId: string; expiresAt: string } };
+  expect(rotated).toMatchObject({ plan: 'free', status: 'active', replaces: { keyId, expiresAt: new Date(clock.now + 86_400_000).toISOString() } });
+  const successor = rotated.secret;
+  expect(successor).not.toBe(secret);
+  expect((await call(secret)).status).toBe(200);
+  const successorCall = await call(successor);
+  expect(successorCall.status).toBe(200);
+  expect(limitOf(successorCall)).toBe(60);
+  clock.advance(86_400_000 + 1_000);
+  expect((await call(secret)).status).toBe(401);
+  expect((await call(successor)).status).toBe(200);
+
+  // revoke: refused once the cached answer has expired.
+  const revoked = await succeeds(['revoke', rotated.keyId]);
+  expect(revoked).toContain(`Revoked ${rotated.keyId} (${rotated.displayPrefix}…, Free, owner Acme Ltd) in local (npm start).`);
+  expect(revoked).toContain(`within ${authorizer.resultsCacheTtlSeconds} seconds`);
+  clock.advance(cacheTtlMs + 1_000);
+  expect((await call(successor)).status).toBe(401);
+
+  // usage: the requests served, per UTC day (refused ones count toward nothing).
+  const usage = await succeeds(['usage', keyId, '--days', '2']);
+  expect(usage).toMatch(/^2029-06-01\s+3\s+2029-06-01T12:05:01Z$/m);
+  expect(usage).toMatch(/^2029-06-02\s+0\s+-$/m);
+  expect(usage).toContain('Total: 3 requests in 2 days.');
+  const successorUsage = JSON.parse(await succeeds(['usage', rotated.keyId, '--days', '2', '--json'])) as { days: { day: string; requests: number }[]; total: number };
+  expect(successorUsage.days.map(({ day, requests }) => [day, requests])).toEqual([
+    ['2029-06-01', 1],
+    ['2029-06-02', 1],
+  ]);
+
+  // The listing tells the two apart.
+  const listed = JSON.parse(await succeeds(['list', '--json'])) as { keyId: string; status: string }[];
+  expect(listed.filter((key) => [keyId, rotated.keyId].includes(key.keyId)).map((key) => [key.keyId, key.status])).toEqual([
+    [keyId, 'expired'],
+    [rotated.keyId, 'revoked'],
+  ]);
+});
+
+it('never shows a secret, its hash or the metering key in listings or show; only the display prefix', async () => {
+  clock.set('2029-06-03T09:00:00Z');
+  const issued = JSON.parse(await succeeds(['issue', '--plan', 'business', '--owner', 'Globex', '--json'])) as IssuedJson;
+  expect((await call(issued.secret)).status).toBe(200);
+  const record = (await new ApiKeyRepository(api.dependencies.db, api.dependencies.tableNames.apiKeys).findById(issued.keyId))!;
+
+  const outputs = [
+    await succeeds(['list']),
+    await succeeds(['list', '--json']),
+    await succeeds(['show', issued.keyId]),
+    await succeeds(['show', issued.keyId, '--json']),
+    await succeeds(['usage', issued.keyId]),
+  ];
+  for (const text of outputs) {
+    for (const hidden of [issued.secret, issued.secret.slice(12), record.keyHash, record.meteringKey]) expect(text).not.toContain(hidden);
+  }
+  expect(outputs[0]).toContain(`${issued.displayPrefix}…`);
+
+  const shown = outputs[2]!;
+  expect(shown).toMatch(/^Plan\s+Business \(1,000\/min, 100,000\/day\)$/m);
+  expect(shown).toMatch(/^Owner\s+Globex$/m);
+  expect(shown).toMatch(/^Status\s+active$/m);
+  expect(shown).toMatch(/^Created\s+2029-06-03T09:00:00Z$/m);
+  expect(shown).toMatch(/^Last used\s+2029-06-03T09:00:00Z$/m);
+  expect(shown).toMatch(/^Today\s+1 of 100,000 requests \(UTC day 2029-06-03\)$/m);
+});
+
+it('lists keys as a table, filtered by plan and status', async () => {
+  clock.set('2029-06-04T09:00:00Z');
+  const free = JSON.parse(await succeeds(['issue', '--plan', 'free', '--owner', 'Initech', '--json'])) as IssuedJson;
+  const enterprise = JSON.parse(
+    await succeeds(['issue', '--plan', 'enterprise', '--owner', 'Umbrella', '--per-minute', '5000', '--per-day', '2000000', '--json']),
+  ) as IssuedJson;
+  await succeeds(['revoke', free.keyId]);
+
+  const table = await succeeds(['list', '--plan', 'enterprise']);
+  const [header, ...rows] = table.trimEnd().split('\n');
+  expect(header).toMatch(/^ID\s+PREFIX\s+PLAN\s+LIMITS\s+OWNER\s+STATUS\s+CREATED\s+EXPIRES$/);
+  expect(rows.every((row) => /\benterprise\b/.test(row))).toBe(true);
+  expect(rows.find((row) => row.startsWith(enterprise.keyId))).toMatch(/enterprise\s+5,000\/min, 2,000,000\/day\s+Umbrella\s+active\s+2029-06-04T09:00:00Z\s+-$/);
+
+  const revoked = JSON.parse(await succeeds(['list', '--status', 'revoked', '--json'])) as { keyId: string; status: string }[];
+  expect(revoked.map((key) => key.keyId)).toContain(free.keyId);
+  expect(revoked.every((key) => key.status === 'revoked')).toBe(true);
+});
+
+it('moves an enterprise key to other limits, and refuses limits on the other plans', async () => {
+  clock.set('2029-06-05T09:00:00Z');
+  const issued = JSON.parse(
+    await succeeds(['issue', '--plan', 'enterprise', '--owner', 'Hooli', '--per-minute', '2', '--per-day', '100', '--json']),
+  ) as IssuedJson;
+  expect(limitOf(await call(issued.secret))).toBe(2);
+  expect(await succeeds(['set-plan', issued.keyId, 'enterprise', '--per-minute', '3', '--per-day', '100'])).toContain(
+    'from Enterprise (2/min, 100/day) to Enterprise (3/min, 100/day)',
+  );
+  clock.advance(cacheTtlMs + 1_000);
+  expect(limitOf(await call(issued.secret))).toBe(3);
+  expect(await succeeds(['set-plan', issued.keyId, 'enterprise', '--per-minute', '3', '--per-day', '100'])).toContain('nothing changed');
+  expectOneLineError(await keys(['set-plan', issued.keyId, 'pro', '--per-minute', '3']), /--per-minute and --per-day are for enterprise keys only/);
+});
+
+describe('errors a person can act on: one line on stderr, exit code 1, nothing changed', () => {
+  it('an unknown key id', async () => {
+    const unknown = 'key_0000000000000000';
+    for (const args of [['show', unknown], ['rotate', unknown], ['revoke', unknown], ['usage', unknown], ['set-plan', unknown, 'pro']]) {
+      expectOneLineError(await keys(args), /^error: No key "key_0000000000000000" in local \(npm start\): `petstore-keys list` shows the key ids/);
+    }
+  });
+
+  it('a bad plan, a missing option, a bad number or duration', async () => {
+    expectOneLineError(await keys(['issue', '--plan', 'gold', '--owner', 'x']), /argument 'gold' is invalid\. Allowed choices are free, pro, business, enterprise/);
+    expectOneLineError(await keys(['issue', '--plan', 'pro']), /required option '--owner <name>' not specified/);
+    expectOneLineError(await keys(['issue', '--plan', 'enterprise', '--owner', 'x']), /An enterprise key needs its own limits: pass --per-minute N and --per-day N/);
+    expectOneLineError(await keys(['issue', '--plan', 'enterprise', '--owner', 'x', '--per-minute', '-1', '--per-day', '5']), /--per-minute/);
+    expectOneLineError(await keys(['set-plan', 'key_0000000000000000', 'platinum']), /value 'platinum' is invalid for argument 'plan'\. Allowed choices are free, pro, business, enterprise/);
+    expectOneLineError(await keys(['rotate', 'key_0000000000000000', '--grace', 'tomorrow']), /--grace must be a duration such as 90s, 30m, 24h or 7d/);
+    expectOneLineError(await keys(['usage', 'key_0000000000000000', '--days', '36']), /--days must be from 1 to 35/);
+    expectOneLineError(await keys(['list', '--stage', 'dev']), /argument 'dev' is invalid\. Allowed choices are staging, production/);
+    expectOneLineError(await keys(['list', '--region', 'eu-west-1']), /--region chooses where a deployed stage is: use it with --stage/);
+  });
+
+  it('a key that cannot be rotated or re-planned any more', async () => {
+    const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', 'Soylent', '--json'])) as IssuedJson;
+    await succeeds(['rotate', issued.keyId, '--grace', '1h']);
+    expectOneLineError(await keys(['rotate', issued.keyId]), new RegExp(`${issued.keyId} was rotated already and stops working at`));
+    await succeeds(['revoke', issued.keyId]);
+    expectOneLineError(await keys(['rotate', issued.keyId]), new RegExp(`${issued.keyId} is revoked: only an active key can be rotated`));
+    expectOneLineError(await keys(['set-plan', issued.keyId, 'free']), new RegExp(`${issued.keyId} is revoked: its plan can no longer change`));
+    expect(await succeeds(['revoke', issued.keyId])).toContain('was revoked already; nothing changed');
+  });
+
+  it('npm start is not running: no endpoint file, or one left behind by a killed npm start', async () => {
+    expectOneLineError(await keys(['list'], { endpointFile: join(scratch, 'missing.json') }), /^error: npm start is not running: start it in another terminal/);
+    const stale = join(scratch, 'stale-endpoint.json');
+    writeLocalEndpoint({ dynamoEndpoint: `http://127.0.0.1:${await freePort()}`, tablePrefix: 'petstore-local' }, stale);
+    expectOneLineError(await keys(['show', 'key_0000000000000000'], { endpointFile: stale }), /^error: npm start is not running/);
+  });
+});
+
+describe('--help', () => {
+  const expectedOptions: Record<string, string[]> = {
+    issue: ['--plan <plan>', '--owner <name>', '--per-minute <n>', '--per-day <n>', '--json'],
+    list: ['--plan <plan>', '--status <status>', '--json'],
+    show: ['--json'],
+    rotate: ['--grace <duration>', '--json'],
+    revoke: [],
+    'set-plan': ['--per-minute <n>', '--per-day <n>'],
+    usage: ['--days <n>', '--json'],
+  };
+  const expectedArguments: Record<string, string[]> = { show: ['id'], rotate: ['id'], revoke: ['id'], 'set-plan': ['id', 'plan'], usage: ['id'] };
+
+  it('lists every command', async () => {
+    const help = await succeeds(['--help']);
+    for (const command of Object.keys(expectedOptions)) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
+  });
+
+  it.each(Object.keys(expectedOptions))('of %s lists its arguments, its options and the target options, and nothing else', async (command) => {
+    const help = await succeeds([command, '--help']);
+    const options = help.slice(help.indexOf('Options:'));
+    const listed = [...options.matchAll(/^ {2}(?:-\w, )?(--[\w-]+(?: <[^>]+>)?)/gm)].map((match) => match[1]);
+    expect(listed.sort()).toEqual([...expectedOptions[command]!, '--stage <stage>', '--region <region>', '--help'].sort());
+    for (const argument of expectedArguments[command] ?? []) expect(help).toMatch(new RegExp(`^  ${argument} `, 'm'));
+  });
+
+  it('states the choices and defaults', async () => {
+    // Help wraps to the terminal's width: compare with the line breaks folded.
+    const help = async (command: string) => (await succeeds([command, '--help'])).replace(/\s+/g, ' ');
+    expect(await help('issue')).toContain('the plan of the key (choices: "free", "pro", "business", "enterprise")');
+    expect(await help('list')).toContain('(choices: "active", "expired", "revoked", "suspended")');
+    expect(await help('rotate')).toContain('(default: "24h")');
+    expect(await help('usage')).toContain('(default: 7)');
+    expect(await help('revoke')).toContain(`within ${authorizer.resultsCacheTtlSeconds} seconds`);
+    expect(await help('show')).toContain('(choices: "staging", "production")');
+  });
+
+  it('works as `npx petstore-keys` from the project root, and fails as one line', () => {
+    const help = spawnSync('npx', ['--offline', 'petstore-keys', '--help'], { cwd: projectRoot, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: petstore-keys [options] [command]');
+    const bad = spawnSync('node', [join(projectRoot, 'admin', 'petstore-keys.js'), 'issue', '--plan', 'gold', '--owner', 'x'], { encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toBe("error: option '--plan <plan>' argument 'gold' is invalid. Allowed choices are free, pro, business, enterprise.\n");
+  });
+});

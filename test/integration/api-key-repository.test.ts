@@ -1,0 +1,70 @@
+import { ApiKeyChangedError, ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
+import type { Dependencies } from '../../functions/runtime/dependencies';
+import { createTestTables, testDependencies } from '../support/dynamo';
+
+/**
+ * The administration side of the keys table on DynamoDB Local: lookups by key
+ * id, and updates that are conditional on the record being as it was read, so
+ * two administrators at once never leave half of one change and half of another.
+ */
+let dependencies: Dependencies;
+let keys: ApiKeyRepository;
+const at = (iso: string) => Date.parse(iso);
+
+beforeAll(async () => {
+  dependencies = testDependencies(await createTestTables());
+  keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+});
+afterAll(() => dependencies.db.destroy());
+
+async function stored(plan: ApiKeyRecord['plan'] = 'pro'): Promise<ApiKeyRecord> {
+  const { record } = generateApiKey({ plan, owner: 'Acme', now: at('2029-06-01T12:00:00Z'), ...(plan === 'enterprise' ? { customLimits: { perMinute: 10, perDay: 100 } } : {}) });
+  await keys.insert(record);
+  return record;
+}
+
+it('finds a key by its id through the byKeyId index, and nothing for an unknown id', async () => {
+  const record = await stored();
+  expect(await keys.findById(record.keyId)).toEqual(record);
+  expect(await keys.findById('key_0000000000000000')).toBeUndefined();
+});
+
+it('lists every key', async () => {
+  const records = await Promise.all(Array.from({ length: 5 }, () => stored('free')));
+  const all = await keys.scanAll();
+  for (const record of records) expect(all).toContainEqual(record);
+});
+
+it('changes a plan, sets or removes custom limits, and refuses a record changed since it was read', async () => {
+  const record = await stored('enterprise');
+  const moved = await keys.changePlan(record, { plan: 'pro' }, '2029-06-01T12:01:00.000Z');
+  expect(moved).toMatchObject({ plan: 'pro', updatedAt: '2029-06-01T12:01:00.000Z' });
+  expect(moved.customLimits).toBeUndefined();
+  await expect(keys.changePlan(record, { plan: 'free' }, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
+  expect(await keys.findById(record.keyId)).toEqual(moved);
+  const back = await keys.changePlan(moved, { plan: 'enterprise', customLimits: { perMinute: 20, perDay: 200 } }, '2029-06-01T12:03:00.000Z');
+  expect(back.customLimits).toEqual({ perMinute: 20, perDay: 200 });
+});
+
+it('revokes once; a revoked key cannot change plan', async () => {
+  const record = await stored();
+  const revoked = await keys.revoke(record, '2029-06-01T12:01:00.000Z');
+  expect(revoked.status).toBe('revoked');
+  await expect(keys.revoke(revoked, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
+  await expect(keys.changePlan(revoked, { plan: 'free' }, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
+});
+
+it('stores a successor and the predecessor expiry together, or neither', async () => {
+  const record = await stored();
+  const first = generateApiKey({ plan: 'pro', owner: 'Acme', now: at('2029-06-01T12:05:00Z') }).record;
+  await keys.insertSuccessor(first, record, '2029-06-02T12:05:00.000Z');
+  expect(await keys.findById(first.keyId)).toEqual(first);
+  expect(await keys.findById(record.keyId)).toMatchObject({ expiresAt: '2029-06-02T12:05:00.000Z', updatedAt: first.createdAt });
+
+  // Rotating the same (now stale) record again writes nothing at all.
+  const second = generateApiKey({ plan: 'pro', owner: 'Acme', now: at('2029-06-01T12:06:00Z') }).record;
+  await expect(keys.insertSuccessor(second, record, '2029-06-02T12:06:00.000Z')).rejects.toThrow(ApiKeyChangedError);
+  expect(await keys.findById(second.keyId)).toBeUndefined();
+  expect((await keys.findById(record.keyId))!.expiresAt).toBe('2029-06-02T12:05:00.000Z');
+});

@@ -1,0 +1,192 @@
+import {
+  type APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanCommand,
+  DeleteUsagePlanKeyCommand,
+  GetApiKeysCommand,
+  GetUsagePlansCommand,
+  type PatchOperation,
+  UpdateApiKeyCommand,
+  UpdateUsagePlanCommand,
+} from '@aws-sdk/client-api-gateway';
+import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
+
+/**
+ * API Gateway's API keys and usage plans, as far as the key tool uses them,
+ * recorded with aws-sdk-client-mock (API Gateway cannot run locally). It keeps
+ * state like the service does, refuses what the service refuses (a key in two
+ * usage plans of one stage, deleting a plan still attached to a stage), and
+ * can be told to fail a given call: the tests check what the tool leaves behind.
+ */
+export interface FakeApiKey {
+  id: string;
+  name: string;
+  value: string;
+  enabled: boolean;
+}
+
+export interface FakeUsagePlan {
+  id: string;
+  name: string;
+  apiStages: { apiId: string; stage: string }[];
+  throttle?: { rateLimit?: number; burstLimit?: number };
+  quota?: { limit?: number; period?: string };
+  keyIds: Set<string>;
+}
+
+export class FakeApiGateway {
+  readonly mock: AwsClientStub<APIGatewayClient>;
+  readonly apiKeys = new Map<string, FakeApiKey>();
+  readonly usagePlans = new Map<string, FakeUsagePlan>();
+  private readonly failures = new Map<string, Error>();
+  private nextId = 1;
+
+  /** `log` hears the name of every call that changes something, in order. */
+  constructor(
+    client: APIGatewayClient,
+    private readonly log: (command: string) => void = () => {},
+  ) {
+    this.mock = mockClient(client);
+    this.handle(CreateApiKeyCommand, (input) => {
+      if ([...this.apiKeys.values()].some((key) => key.value === input.value)) throw serviceError('ConflictException', 'API key value already exists');
+      const key = { id: this.id('ak'), name: input.name!, value: input.value!, enabled: input.enabled ?? false };
+      this.apiKeys.set(key.id, key);
+      return { id: key.id, name: key.name, enabled: key.enabled };
+    });
+    this.handle(GetApiKeysCommand, (input) => ({
+      items: [...this.apiKeys.values()]
+        .filter((key) => !input.nameQuery || key.name.startsWith(input.nameQuery))
+        .map(({ id, name, enabled, value }) => ({ id, name, enabled, ...(input.includeValues ? { value } : {}) })),
+    }));
+    this.handle(UpdateApiKeyCommand, (input) => {
+      const key = this.apiKey(input.apiKey!);
+      for (const operation of input.patchOperations ?? []) {
+        if (operation.op === 'replace' && operation.path === '/enabled') key.enabled = operation.value === 'true';
+        else throw serviceError('BadRequestException', `unsupported patch ${operation.op} ${operation.path}`);
+      }
+      return { id: key.id, enabled: key.enabled };
+    });
+    this.handle(DeleteApiKeyCommand, (input) => {
+      const key = this.apiKey(input.apiKey!);
+      this.apiKeys.delete(key.id);
+      for (const plan of this.usagePlans.values()) plan.keyIds.delete(key.id);
+      return {};
+    });
+    this.handle(CreateUsagePlanCommand, (input) => {
+      const plan: FakeUsagePlan = {
+        id: this.id('up'),
+        name: input.name!,
+        apiStages: (input.apiStages ?? []).map((stage: { apiId?: string; stage?: string }) => ({ apiId: stage.apiId!, stage: stage.stage! })),
+        throttle: input.throttle,
+        quota: input.quota,
+        keyIds: new Set(),
+      };
+      this.usagePlans.set(plan.id, plan);
+      return this.describePlan(plan);
+    });
+    this.handle(UpdateUsagePlanCommand, (input) => {
+      const plan = this.usagePlan(input.usagePlanId!);
+      for (const operation of input.patchOperations ?? []) this.patchPlan(plan, operation);
+      return this.describePlan(plan);
+    });
+    this.handle(DeleteUsagePlanCommand, (input) => {
+      const plan = this.usagePlan(input.usagePlanId!);
+      if (plan.apiStages.length > 0) throw serviceError('BadRequestException', 'Cannot delete a usage plan associated with API stages');
+      this.usagePlans.delete(plan.id);
+      return {};
+    });
+    this.handle(GetUsagePlansCommand, (input) => ({
+      items: [...this.usagePlans.values()].filter((plan) => !input.keyId || plan.keyIds.has(input.keyId)).map((plan) => this.describePlan(plan)),
+    }));
+    this.handle(CreateUsagePlanKeyCommand, (input) => {
+      const plan = this.usagePlan(input.usagePlanId!);
+      const key = this.apiKey(input.keyId!);
+      const clash = [...this.usagePlans.values()].find(
+        (other) => other.keyIds.has(key.id) && other.apiStages.some((stage) => plan.apiStages.some((mine) => mine.apiId === stage.apiId && mine.stage === stage.stage)),
+      );
+      if (clash) throw serviceError('ConflictException', `API key ${key.id} is in usage plan ${clash.id} on the same stage`);
+      plan.keyIds.add(key.id);
+      return { id: key.id, type: 'API_KEY', name: key.name };
+    });
+    this.handle(DeleteUsagePlanKeyCommand, (input) => {
+      const plan = this.usagePlan(input.usagePlanId!);
+      if (!plan.keyIds.delete(input.keyId!)) throw serviceError('NotFoundException', 'Invalid Usage Plan Key');
+      return {};
+    });
+  }
+
+  /** The stack's usage plans, as CloudFormation made them. */
+  addStackPlan(id: string, name: string, apiId: string, stage: string): void {
+    this.usagePlans.set(id, { id, name, apiStages: [{ apiId, stage }], keyIds: new Set() });
+  }
+
+  /** The next call of this command fails with a service error, changing nothing. */
+  failNext(command: { name: string }, name = 'TooManyRequestsException'): void {
+    this.failures.set(command.name, serviceError(name, `${command.name.replace(/Command$/, '')} failed (injected)`));
+  }
+
+  keyNamed(name: string): FakeApiKey | undefined {
+    return [...this.apiKeys.values()].find((key) => key.name === name);
+  }
+
+  plansOf(apiKeyId: string): FakeUsagePlan[] {
+    return [...this.usagePlans.values()].filter((plan) => plan.keyIds.has(apiKeyId));
+  }
+
+  planNamed(name: string): FakeUsagePlan | undefined {
+    return [...this.usagePlans.values()].find((plan) => plan.name === name);
+  }
+
+  private handle(command: { name: string }, run: (input: any) => object): void {
+    // Each command has its own input and output types; the fake serves them all alike.
+    this.mock.on(command as any).callsFake(async (input: unknown) => {
+      if (!command.name.startsWith('Get')) this.log(command.name);
+      const failure = this.failures.get(command.name);
+      if (failure) {
+        this.failures.delete(command.name);
+        throw failure;
+      }
+      return run(input);
+    });
+  }
+
+  private patchPlan(plan: FakeUsagePlan, operation: PatchOperation): void {
+    const number = Number(operation.value);
+    if (operation.op === 'remove' && operation.path === '/apiStages') {
+      const [apiId, stage] = (operation.value ?? '').split(':');
+      const before = plan.apiStages.length;
+      plan.apiStages = plan.apiStages.filter((candidate) => !(candidate.apiId === apiId && candidate.stage === stage));
+      if (plan.apiStages.length === before) throw serviceError('BadRequestException', 'API stage not in the usage plan');
+    } else if (operation.op === 'replace' && operation.path === '/throttle/rateLimit') plan.throttle = { ...plan.throttle, rateLimit: number };
+    else if (operation.op === 'replace' && operation.path === '/throttle/burstLimit') plan.throttle = { ...plan.throttle, burstLimit: number };
+    else if (operation.op === 'replace' && operation.path === '/quota/limit') plan.quota = { ...plan.quota, limit: number };
+    else throw serviceError('BadRequestException', `unsupported patch ${operation.op} ${operation.path}`);
+  }
+
+  private describePlan(plan: FakeUsagePlan) {
+    return { id: plan.id, name: plan.name, apiStages: plan.apiStages, throttle: plan.throttle, quota: plan.quota };
+  }
+
+  private apiKey(id: string): FakeApiKey {
+    const key = this.apiKeys.get(id);
+    if (!key) throw serviceError('NotFoundException', 'Invalid API Key identifier specified');
+    return key;
+  }
+
+  private usagePlan(id: string): FakeUsagePlan {
+    const plan = this.usagePlans.get(id);
+    if (!plan) throw serviceError('NotFoundException', 'Invalid Usage Plan ID specified');
+    return plan;
+  }
+
+  private id(prefix: string): string {
+    return `${prefix}${String(this.nextId++).padStart(6, '0')}`;
+  }
+}
+
+export function serviceError(name: string, message: string): Error {
+  return Object.assign(new Error(message), { name, $fault: 'client', $metadata: { httpStatusCode: 400 } });
+}

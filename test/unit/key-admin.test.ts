@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { AdminError, describeError } from '../../admin/errors';
+import { effectiveStatus, parseGrace, planChoice, validOwner, viewOf } from '../../admin/key-admin';
+import { readLocalEndpoint, removeLocalEndpoint, writeLocalEndpoint } from '../../local/local-endpoint';
+import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
+import { type ApiKeyStatus, generateApiKey, isUsable } from '../../functions/domain/api-keys';
+import { DependencyUnavailableError } from '../../functions/domain/errors';
+
+/** The plain rules of key administration (admin/key-admin.ts) and its error messages. */
+describe('plan choice', () => {
+  it('takes the fixed plans as they are, and refuses custom limits on them', () => {
+    expect(planChoice('pro')).toEqual({ plan: 'pro' });
+    expect(() => planChoice('free', { perMinute: 100 })).toThrow('--per-minute and --per-day are for enterprise keys only; the Free plan allows 60/min, 1,000/day.');
+  });
+
+  it('requires both limits for enterprise, with at least a minute’s worth per day', () => {
+    expect(planChoice('enterprise', { perMinute: 5_000, perDay: 1_000_000 })).toEqual({ plan: 'enterprise', customLimits: { perMinute: 5_000, perDay: 1_000_000 } });
+    expect(() => planChoice('enterprise', { perMinute: 5_000 })).toThrow(AdminError);
+    expect(() => planChoice('enterprise')).toThrow('An enterprise key needs its own limits: pass --per-minute N and --per-day N.');
+    expect(() => planChoice('enterprise', { perMinute: 100, perDay: 99 })).toThrow('--per-day (99) must be at least --per-minute (100).');
+  });
+});
+
+describe('rotation grace', () => {
+  it('reads seconds, minutes, hours and days', () => {
+    expect(parseGrace('90s')).toBe(90_000);
+    expect(parseGrace('30m')).toBe(1_800_000);
+    expect(parseGrace('24h')).toBe(86_400_000);
+    expect(parseGrace('7d')).toBe(604_800_000);
+    expect(parseGrace('0')).toBe(0);
+    expect(parseGrace('30d')).toBe(30 * 86_400_000);
+  });
+
+  it('refuses what it cannot read, or a grace over 30 days', () => {
+    for (const bad of ['24', '1.5h', '-1h', 'tomorrow', '', '1w']) expect(() => parseGrace(bad)).toThrow(/--grace must be a duration/);
+    expect(() => parseGrace('31d')).toThrow('--grace can be at most 30d');
+  });
+});
+
+describe('owner', () => {
+  it('is trimmed, 1 to 200 characters, without control characters', () => {
+    expect(validOwner('  Acme Ltd ')).toBe('Acme Ltd');
+    for (const bad of ['', '   ', 'a'.repeat(201), 'Acme\nLtd', 'Acme\u0000']) expect(() => validOwner(bad)).toThrow(/--owner must name the customer/);
+  });
+});
+
+describe('views of keys', () => {
+  it('show the status the authorizer acts on: "active" exactly when the key is usable', () => {
+    const { record } = generateApiKey({ plan: 'pro', owner: 'x', now: 0 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom<ApiKeyStatus>('active', 'revoked', 'suspended'),
+        fc.option(fc.integer({ min: 0, max: 2_000_000 })),
+        fc.integer({ min: 0, max: 2_000_000 }),
+        (status, expiresAtMs, now) => {
+          const candidate = { ...record, status, ...(expiresAtMs === null ? {} : { expiresAt: new Date(expiresAtMs).toISOString() }) };
+          expect(effectiveStatus(candidate, now) === 'active').toBe(isUsable(candidate, now));
+          if (status !== 'active') expect(effectiveStatus(candidate, now)).toBe(status);
+        },
+      ),
+    );
+  });
+
+  it('carry the display prefix, never the secret, its hash or the metering key', () => {
+    const { secret, record } = generateApiKey({ plan: 'enterprise', owner: 'x', customLimits: { perMinute: 10, perDay: 100 }, now: 0 });
+    const view = viewOf(record, 0);
+    expect(Object.keys(view).sort()).toEqual(['createdAt', 'displayPrefix', 'keyId', 'limits', 'owner', 'plan', 'status', 'updatedAt']);
+    const text = JSON.stringify(view);
+    for (const hidden of [secret, secret.slice(12), record.keyHash, record.meteringKey]) expect(text).not.toContain(hidden);
+    expect(view.limits).toEqual({ perMinute: 10, perDay: 100 });
+  });
+});
+
+describe('error messages', () => {
+  it('are one line, with what to do, for the failures an administrator meets', () => {
+    const cases: [unknown, RegExp][] = [
+      [new AdminError('first line\n  second line'), /^first line second line$/],
+      [Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }), /^No usable AWS credentials: set AWS_PROFILE/],
+      [Object.assign(new Error('The security token included in the request is expired'), { name: 'ExpiredTokenException' }), /^Your AWS credentials have expired/],
+      [Object.assign(new Error('User: x is not authorized to perform: apigateway:POST'), { name: 'AccessDeniedException' }), /^AWS refused the request with your credentials \(AccessDeniedException\): User: x is not authorized/],
+      [new Error('Region is missing'), /^No AWS region: pass --region/],
+      [new ApiKeyChangedError('key_1'), /^key_1 was changed by someone else while this command ran; nothing was written/],
+      [new DependencyUnavailableError(Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' })), /^DynamoDB did not answer \(Error: connect ECONNREFUSED\); nothing was written/],
+      [new TypeError('x is not a function\n    at y (z.ts:1:1)'), /^Unexpected failure \(TypeError\): x is not a function at y/],
+      ['a string', /^Unexpected failure: a string$/],
+    ];
+    for (const [error, expected] of cases) {
+      const message = describeError(error);
+      expect(message).toMatch(expected);
+      expect(message).not.toContain('\n');
+    }
+  });
+});
+
+describe('the endpoint file of npm start', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'petstore-endpoint-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is written, read back, and removed by the npm start that wrote it only', () => {
+    const file = join(dir, '.local', 'local-endpoint.json');
+    const mine = { dynamoEndpoint: 'http://127.0.0.1:45678', tablePrefix: 'petstore-local' };
+    writeLocalEndpoint(mine, file);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(mine);
+    expect(readLocalEndpoint(file)).toEqual(mine);
+    removeLocalEndpoint({ ...mine, dynamoEndpoint: 'http://127.0.0.1:1' }, file);
+    expect(readLocalEndpoint(file)).toEqual(mine);
+    removeLocalEndpoint(mine, file);
+    expect(readLocalEndpoint(file)).toBeUndefined();
+  });
+
+  it('reads as absent when missing or malformed', () => {
+    expect(readLocalEndpoint(join(dir, 'none.json'))).toBeUndefined();
+    writeFileSync(join(dir, 'bad.json'), '{"dynamoEndpoint": 5');
+    expect(readLocalEndpoint(join(dir, 'bad.json'))).toBeUndefined();
+    writeFileSync(join(dir, 'partial.json'), '{"dynamoEndpoint": "http://127.0.0.1:1"}');
+    expect(readLocalEndpoint(join(dir, 'partial.json'))).toBeUndefined();
+  });
+});
