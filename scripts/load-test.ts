@@ -34,8 +34,13 @@ const options = new Command()
 const durationSeconds = Number(options.duration);
 const connections = Number(options.connections);
 
-/** The keys that share the traffic, round robin: several per plan. */
-const keyPlans: PlanName[] = ['business', 'business', 'pro', 'pro', 'free', 'free'];
+/**
+ * The keys that share the traffic, round robin. Half of it goes to enterprise
+ * keys with limits above the load, so most requests are served; the fixed
+ * plans run into their limits (and bans) as real clients would.
+ */
+const keyPlans: PlanName[] = ['enterprise', 'enterprise', 'enterprise', 'business', 'pro', 'free'];
+const enterpriseLimits = { perMinute: 1_000_000, perDay: 100_000_000 };
 
 interface Served {
   keyId: string;
@@ -69,7 +74,8 @@ async function main(): Promise<void> {
   const keys = new ApiKeyRepository(api.dependencies.db, tableNames.apiKeys);
   const issued: { secret: string; keyId: string; plan: PlanName }[] = [];
   for (const plan of keyPlans) {
-    const { secret, record } = generateApiKey({ plan, owner: 'load test', now: Date.now() });
+    const customLimits = plan === 'enterprise' ? enterpriseLimits : undefined;
+    const { secret, record } = generateApiKey({ plan, owner: 'load test', customLimits, now: Date.now() });
     await keys.insert(record);
     issued.push({ secret, keyId: record.keyId, plan });
   }
