@@ -9,6 +9,7 @@ import type { Construct } from 'constructs';
 import { type DynamoDbAction, functionTimeoutSeconds } from '../../definitions/routes';
 import { tables, type TableName } from '../../definitions/tables';
 import { businessMetrics } from '../business-metrics';
+import { lambdaBundling } from '../lambda-bundling';
 import { projectRoot } from '../project-root';
 
 export type TableAccess = Partial<Record<TableName, readonly DynamoDbAction[]>>;
@@ -61,17 +62,10 @@ export class OperationFunction extends NodejsFunction {
         POWERTOOLS_SERVICE_NAME: businessMetrics.serviceName,
       },
       bundling: {
+        ...lambdaBundling,
         format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        // Stack traces need the mappings only; leave the sources out of the bundle.
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        // Bundle the AWS SDK too: a pinned, tree-shaken SDK instead of the runtime's.
-        externalModules: [],
-        // ESM bundles of CommonJS dependencies still call require().
-        banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
+        mainFields: [...lambdaBundling.mainFields],
+        externalModules: [...lambdaBundling.externalModules],
       },
     });
 

@@ -1,0 +1,93 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+export const petIdSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/)
+  .transform(Number)
+  .refine((id) => id <= MAX_ID);
+
+export const newPetSchema = z.strictObject({
+  name: z
+    .string()
+    .refine((name) => name.isWellFormed(), 'must be valid Unicode text')
+    .refine((name) => /[^\p{White_Space}]/u.test(name), 'must contain at least one non-whitespace character')
+    .refine((name) => [...name].length <= 100, 'must be at most 100 characters')
+    .refine((name) => !/\p{Cc}/u.test(name), 'must not contain control characters'),
+  categoryId: z.number().int().min(1).max(MAX_ID),
+  status: z.enum(['available', 'pending', 'sold']).optional(),
+});
+
+export type NewPet = z.infer<typeof newPetSchema>;
+export interface Pet {
+  id: number;
+  name: string;
+  categoryId: number;
+  status: string;
+}
+
+/** The first problem zod found, in words a client can act on. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'The request is invalid.';
+  const field = issue.path.map(String).join('.');
+  return field ? `${field} ${issue.message}` : issue.message;
+}
+
+export async function getPet(db: DynamoDBDocumentClient, tableName: string, id: number): Promise<Pet | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { id }, ConsistentRead: true }));
+  return Item ? { id: Number(Item.id), name: String(Item.name), categoryId: Number(Item.categoryId), status: String(Item.status) } : undefined;
+}
+
+export async function insertPet(db: DynamoDBDocumentClient, tableName: string, pet: Pet): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...pet, listKey: 'pets', createdAt: new Date().toISOString() },
+      ConditionExpression: 'attribute_not_exists(id)',
+    }),
+  );
+}
+
+/** Ids reserved 100 at a time on the allocator item (id 0), so a create costs 1/100 of an allocator write. */
+export function idBlocks(db: DynamoDBDocumentClient, tableName: string, blockSize = 100): () => Promise<number> {
+  let next = 0;
+  let end = 0;
+  let pending: Promise<void> | undefined;
+  const refill = async () => {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { id: 0 },
+        UpdateExpression: 'ADD lastReservedId :count',
+        ExpressionAttributeValues: { ':count': blockSize },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    end = Number(Attributes?.lastReservedId) + 1;
+    next = end - blockSize;
+  };
+  return async () => {
+    while (next >= end) {
+      pending ??= refill().finally(() => {
+        pending = undefined;
+      });
+      await pending;
+    }
+    return next++;
+  };
+}
+
+/** The Deprecation, Sunset and successor Link headers of GET one pet (the same contract as the service). */
+export const DEPRECATED_AT_SECONDS = Date.parse('2026-01-01T00:00:00Z') / 1000;
+export const SUNSET_AT_MS = Date.parse('2030-12-05T00:00:00Z');
+
+export function deprecationHeaders(stageUrl: string): Record<string, string> {
+  return {
+    Deprecation: `@${DEPRECATED_AT_SECONDS}`,
+    Sunset: new Date(SUNSET_AT_MS).toUTCString(),
+    Link: `<${stageUrl}/pets>; rel="successor-version"`,
+  };
+}

@@ -1,0 +1,68 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { TableName } from '../../definitions/tables';
+import { ensureTables, tableNamesFor } from '../../local/tables';
+
+/** DynamoDB Local takes any credentials; the region only has to exist. */
+export const benchRegion = 'us-east-1';
+export const dummyCredentials = { accessKeyId: 'bench', secretAccessKey: 'bench' };
+
+export function adminClient(endpoint: string): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({ endpoint, region: benchRegion, credentials: dummyCredentials, maxAttempts: 10 });
+  return DynamoDBDocumentClient.from(client);
+}
+
+/** The service's tables (definitions/tables.ts) under a prefix of their own, as the CDK stack would make them. */
+export async function createTables(endpoint: string, prefix: string): Promise<Record<TableName, string>> {
+  const names = tableNamesFor(prefix);
+  const client = new DynamoDBClient({ endpoint, region: benchRegion, credentials: dummyCredentials });
+  await ensureTables(client, names);
+  client.destroy();
+  return names;
+}
+
+const statuses = ['available', 'pending', 'sold'] as const;
+
+/** A stored pet as the service writes it (pet-repository: listKey on every pet for the byList index). */
+export function petItem(id: number): Record<string, unknown> {
+  return {
+    id,
+    listKey: 'pets',
+    name: `Pet ${id}`,
+    categoryId: 1 + (id % 7),
+    status: statuses[id % 3],
+    createdAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+/**
+ * Writes pets 1..count with BatchWriteItem (25 per request, `concurrency`
+ * requests in flight, unprocessed items retried) and sets the id allocator
+ * above them, so that creates never collide with loaded pets.
+ */
+export async function loadPets(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  count: number,
+  options: { concurrency?: number; onProgress?: (written: number) => void } = {},
+): Promise<void> {
+  let nextId = 1;
+  let written = 0;
+  const worker = async () => {
+    while (nextId <= count) {
+      const first = nextId;
+      const last = Math.min(count, first + 24);
+      nextId = last + 1;
+      let requests = Array.from({ length: last - first + 1 }, (_, index) => ({ PutRequest: { Item: petItem(first + index) } }));
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt > 20) throw new Error('BatchWriteItem kept leaving items unprocessed');
+        const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+        requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+      }
+      written += last - first + 1;
+      options.onProgress?.(written);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
+  await db.send(new PutCommand({ TableName: tableName, Item: { id: 0, lastReservedId: count + 1_000 } }));
+}
