@@ -3,6 +3,7 @@ import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { type LocalApi, startLocalApi } from '../../local/local-api';
+import { expectResponseToMatchContract } from './contract';
 import { createTestTables, relaxedCallBudget, TestClock, testEndpoint } from './dynamo';
 
 export interface TestApi extends LocalApi {
@@ -36,7 +37,10 @@ export async function startTestApi(options: { clock?: TestClock; authorizerCache
       const headers = new Headers(rest.headers);
       const chosen = key === undefined ? await defaultKey : key;
       if (chosen !== null && !headers.has('Authorization')) headers.set('Authorization', `Bearer ${chosen}`);
-      return fetch(`${api.url}${path}`, { ...rest, headers });
+      const response = await fetch(`${api.url}${path}`, { ...rest, headers });
+      // Contract test: every response must be one the OpenAPI document allows.
+      await expectResponseToMatchContract(rest.method ?? 'GET', `${api.url}${path}`, response);
+      return response;
     },
   };
 }

@@ -1,0 +1,349 @@
+import type { ErrorCode } from '../definitions/error-codes';
+import { errorCodes } from '../definitions/error-codes';
+import { gatewayResponses } from '../definitions/gateway-responses';
+import { plans } from '../definitions/plans';
+import { authorizer, type Deprecation, type OperationId, type RouteDefinition, routes, stageName } from '../definitions/routes';
+import { IDEMPOTENCY_TTL_SECONDS } from '../functions/data/idempotent-create';
+import { BAN_DURATION_SECONDS } from '../functions/domain/rate-limit';
+import { MAX_BODY_BYTES } from '../functions/http/api-handler';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../functions/list-pets/handler';
+import {
+  functionHeadersPresence,
+  gatewayAnswerToUnknownRoutes,
+  gatewayStatus,
+  type HeaderPresence,
+  headerPresence,
+  rateLimitHeadersPresence,
+  type StatusSources,
+  statusSourcesOf,
+} from './responses';
+import { componentSchemas, type JsonSchema, listPetsQueryParameterSchemas, petIdParameterSchema, schemaRef } from './schemas';
+
+/**
+ * The OpenAPI 3.1 document of the API, built from the route table, the error
+ * codes, the gateway responses, the plans and the zod schemas the handlers
+ * validate with. `npm run openapi` writes it to openapi/openapi.json; a test
+ * fails when that file differs from what this function returns.
+ */
+export type OpenApiDocument = Record<string, unknown> & {
+  openapi: '3.1.0';
+  paths: Record<string, Record<string, OperationObject>>;
+};
+export interface OperationObject extends Record<string, unknown> {
+  operationId: OperationId;
+  responses: Record<string, ResponseObject>;
+}
+export interface ResponseObject extends Record<string, unknown> {
+  description: string;
+  headers?: Record<string, HeaderObject>;
+  content?: Record<string, { schema: JsonSchema }>;
+}
+export interface HeaderObject {
+  description: string;
+  required: boolean;
+  schema: JsonSchema;
+}
+type HeaderDocs = Record<string, Omit<HeaderObject, 'required'>>;
+
+/** The interface version (spec, part 9); the path carries only its major version. */
+export const INTERFACE_VERSION = '1.0.0';
+export const BEARER_SCHEME = 'bearerAuth';
+const JSON_MEDIA_TYPE = 'application/json';
+const PETS_TAG = 'Pets';
+
+/**
+ * An Idempotency-Key as functions/domain/idempotency-key.ts accepts it: a
+ * structured-field string (in quotes) or a bare token of 1 to 255 printable
+ * ASCII characters. test/unit/openapi-schemas.test.ts checks the two agree.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = '^(?:"[\\x21\\x23-\\x5b\\x5d-\\x7e]{1,255}"|(?!".*"$)[\\x21-\\x7e]{1,255})$';
+
+export function buildOpenApiDocument(): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, OperationObject>)[route.method.toLowerCase()] = operationOf(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pet Store API',
+      version: INTERFACE_VERSION,
+      summary: 'A pet store catalogue over HTTP with JSON bodies: list, add and fetch pets.',
+      description: overview(),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      {
+        url: `https://{host}/${stageName}`,
+        description: 'Production',
+        variables: { host: { default: 'api.petstore.example', description: 'Placeholder: the host of the ApiUrl output of the PetStore-Production stack.' } },
+      },
+      {
+        url: `https://{host}/${stageName}`,
+        description: 'Staging',
+        variables: { host: { default: 'staging.api.petstore.example', description: 'Placeholder: the host of the ApiUrl output of the PetStore-Staging stack.' } },
+      },
+      { url: `http://localhost:3000/${stageName}`, description: 'Local: `npm start` (DynamoDB Local)' },
+    ],
+    security: [{ [BEARER_SCHEME]: [] }],
+    tags: [{ name: PETS_TAG, description: 'The animals of the catalogue.' }],
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        [BEARER_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'psk_ followed by 43 random characters',
+          description: `\`Authorization: Bearer <API_KEY>\` on every operation; the scheme is matched case-insensitively. A missing, empty, malformed, unknown, revoked or suspended key gets 401 with \`WWW-Authenticate: Bearer\`. API Gateway caches the authorizer's answer per Authorization value for ${authorizer.resultsCacheTtlSeconds} seconds: a revoked key, or a key moved to another plan, takes effect within that time.`,
+        },
+      },
+    },
+    // OpenAPI has no place for what the gateway answers outside the paths above.
+    'x-unknown-route-response': gatewayErrorResponse(gatewayAnswerToUnknownRoutes),
+  };
+}
+
+/** What each operation takes, besides its path parameters; keyed by operation so none is forgotten. */
+const operationDocs: Record<OperationId, { description: string; request: () => { parameters?: unknown[]; requestBody?: unknown } }> = {
+  listPets: {
+    description: [
+      `Pets in ascending id order, at most \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) a page, optionally only those in one \`status\`. Unknown query parameters are ignored.`,
+      'When more pets exist, the response carries `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), with an opaque `cursor` parameter; the body stays a JSON array. Follow that URL as it is until a page comes without it. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.',
+      'In AWS, a pet just created may take a moment to appear in lists (they read an eventually consistent index).',
+    ].join('\n\n'),
+    request: () => ({
+      parameters: Object.entries(listPetsQueryParameterSchemas()).map(([name, { schema, required }]) => ({
+        name,
+        in: 'query',
+        required,
+        description: schema.description,
+        schema,
+      })),
+    }),
+  },
+  createPet: {
+    description: [
+      `Adds a pet; the service assigns its id. The body must be declared as JSON (\`application/json\`, or \`application/*+json\`, any parameters, any case: else 415), at most ${MAX_BODY_BYTES / 1024} KiB (else 413), and valid (else 400). Invalid input never changes anything.`,
+      `**Idempotent retries.** Send an \`Idempotency-Key\` (IETF httpapi draft; e.g. a random UUID in quotes) to make a retry safe: the same key with the same body returns the original 201 and creates nothing; the same key with another body is a 422 \`idempotency_key_reused\`; a duplicate sent while the first is still in flight is a 409 \`request_in_progress\` (retry after Retry-After). Keys are remembered per API key for ${IDEMPOTENCY_TTL_SECONDS / 3600} hours. A refused request (4xx) is not remembered.`,
+    ].join('\n\n'),
+    request: () => ({
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: `Makes a retried create safe: 1 to 255 printable ASCII characters, as a structured-field string (in quotes) or a bare token. Remembered per API key for ${IDEMPOTENCY_TTL_SECONDS / 3600} hours.`,
+          schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
+          example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+        },
+      ],
+      requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: { $ref: schemaRef('NewPet') } } } },
+    }),
+  },
+  getPet: {
+    description:
+      'One pet by its id. `petId` is a plain decimal integer from 1 to 2^53−1 (`abc`, `0`, `01`, `-1`, `1.5` are a 400); a well-formed id with no pet is a 404.',
+    request: () => ({}),
+  },
+};
+
+function operationOf(route: RouteDefinition): OperationObject {
+  const docs = operationDocs[route.operationId];
+  const { parameters = [], requestBody } = docs.request();
+  const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => pathParameterOf(name as string));
+  const allParameters = [...pathParameters, ...parameters];
+  const operation: OperationObject = {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.deprecation ? `${deprecationNotice(route.deprecation)}\n\n${docs.description}` : docs.description,
+    tags: [PETS_TAG],
+    security: [{ [BEARER_SCHEME]: [] }],
+    ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses: Object.fromEntries(statusSourcesOf(route.operationId).map((sources) => [String(sources.status), responseOf(route, sources)])),
+  };
+  if (route.deprecation) {
+    operation.deprecated = true;
+    operation['x-deprecated-at'] = route.deprecation.deprecatedAt;
+    operation['x-sunset'] = route.deprecation.sunsetAt;
+    operation['x-successor'] = `GET ${route.deprecation.successorPath}`;
+  }
+  return operation;
+}
+
+function pathParameterOf(name: string) {
+  if (name !== 'petId') throw new Error(`No schema for the path parameter ${name}`);
+  return {
+    name,
+    in: 'path',
+    required: true,
+    description: 'The id of the pet: a plain decimal integer.',
+    schema: petIdParameterSchema(),
+  };
+}
+
+function deprecationNotice({ deprecatedAt, sunsetAt, successorPath }: Deprecation): string {
+  return `**Deprecated** since ${deprecatedAt.slice(0, 10)}; removed on ${sunsetAt.slice(0, 10)} (Sunset: ${httpDate(sunsetAt)}). Use \`GET ${successorPath}\` with the \`status\` filter instead. Every response of this operation carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and \`Link: <…${successorPath}>; rel="successor-version"\`; from the sunset instant on it answers 410 \`gone\`.`;
+}
+
+function responseOf(route: RouteDefinition, sources: StatusSources): ResponseObject {
+  const headers: Record<string, HeaderObject> = {};
+  const add = (presence: HeaderPresence, entries: HeaderDocs) => {
+    if (!presence.documented) return;
+    for (const [name, header] of Object.entries(entries)) headers[name] = { ...header, required: presence.required };
+  };
+  add(rateLimitHeadersPresence(sources), rateLimitHeaders());
+  add(headerPresence(sources, 'Retry-After'), {
+    'Retry-After': {
+      description: 'Seconds to wait before sending another request (never less).',
+      schema: { type: 'integer', minimum: 1 },
+    },
+  });
+  add(headerPresence(sources, 'WWW-Authenticate'), {
+    'WWW-Authenticate': {
+      description: 'The authentication scheme to use (RFC 6750).',
+      schema: { type: 'string', const: gatewayResponses.UNAUTHORIZED.headers?.['WWW-Authenticate'] },
+    },
+  });
+  if (route.deprecation) add(functionHeadersPresence(sources), deprecationHeaders(route.deprecation));
+  if (route.operationId === 'listPets' && sources.status === 200) {
+    headers.Link = {
+      description: 'Present when more pets exist: the absolute URL of the next page (RFC 8288). Follow it as it is.',
+      required: false,
+      schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
+    };
+  }
+
+  const isSuccess = sources.status < 400;
+  return {
+    description: isSuccess ? successDescription(route.operationId) : errorDescription(route, sources),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    content: { [JSON_MEDIA_TYPE]: { schema: isSuccess ? successSchema(route.operationId) : errorSchemaFor(sources.status, sources.codes) } },
+  };
+}
+
+function rateLimitHeaders(): HeaderDocs {
+  return {
+    'X-RateLimit-Limit': {
+      description: "The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute.",
+      schema: { type: 'integer', minimum: 1 },
+    },
+    'X-RateLimit-Remaining': {
+      description: 'Requests left in that window after this one.',
+      schema: { type: 'integer', minimum: 0 },
+    },
+    'X-RateLimit-Reset': {
+      description: 'Unix time (seconds) at which that window ends (for a suspended key: when the suspension ends).',
+      schema: { type: 'integer', minimum: 0 },
+    },
+  };
+}
+
+function deprecationHeaders(deprecation: Deprecation): HeaderDocs {
+  const escaped = deprecation.successorPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return {
+    Deprecation: {
+      description: `RFC 9745: deprecated since ${deprecation.deprecatedAt}.`,
+      schema: { type: 'string', const: `@${Date.parse(deprecation.deprecatedAt) / 1000}` },
+    },
+    Sunset: {
+      description: 'RFC 8594: when the operation stops working; from then on it answers 410.',
+      schema: { type: 'string', const: httpDate(deprecation.sunsetAt) },
+    },
+    Link: {
+      description: `The replacement, \`GET ${deprecation.successorPath}\`, as an absolute URL.`,
+      schema: { type: 'string', pattern: `^<[^>]+${escaped}>; rel="successor-version"$` },
+    },
+  };
+}
+
+function successDescription(operationId: OperationId): string {
+  return { listPets: 'A page of pets, in ascending id order.', createPet: 'The pet, created (or, for a replayed Idempotency-Key, the pet first created).', getPet: 'The pet.' }[operationId];
+}
+
+function successSchema(operationId: OperationId): JsonSchema {
+  return operationId === 'listPets' ? { type: 'array', items: { $ref: schemaRef('Pet') } } : { $ref: schemaRef('Pet') };
+}
+
+/** The Error object, narrowed to the codes and the status of one response. */
+function errorSchemaFor(status: number, codes: ErrorCode[]): JsonSchema {
+  return {
+    allOf: [
+      { $ref: schemaRef('Error') },
+      { properties: { code: codes.length === 1 ? { const: codes[0] } : { enum: codes }, status: { const: status } } },
+    ],
+  };
+}
+
+function errorDescription(route: RouteDefinition, sources: StatusSources): string {
+  const codes = sources.codes.map((code) => `\`${code}\``).join(', ');
+  const text: Record<number, string> = {
+    400: 'A parameter, header or body field is missing, malformed or invalid; the message names it. Nothing was changed.',
+    401: 'The API key is missing, empty, malformed, unknown, revoked or suspended. Answered by API Gateway, so without rate-limit headers.',
+    404: route.operationId === 'getPet' ? 'No pet has this id.' : 'Not found.',
+    409: 'A request with the same Idempotency-Key is still in flight. Retry after Retry-After: the retry gets the original 201.',
+    410: 'The operation is past its sunset.',
+    413:
+      sources.functionRateLimitHeaders === undefined
+        ? "The request is over API Gateway's own 10 MB limit (API Gateway answers, without rate-limit headers)."
+        : `The body is over ${MAX_BODY_BYTES / 1024} KiB. A request over 10 MB is refused by API Gateway itself, without rate-limit headers.`,
+    415: 'The body is not declared as JSON.',
+    422: 'The Idempotency-Key was already used with a different body. Use a new key for a new pet.',
+    429: `\`rate_limited\`: the minute's limit is used up; \`quota_exceeded\`: the day's quota is used up (Retry-After reaches to 00:00 UTC); \`key_suspended\`: the key kept calling after its 429s and is suspended for ${BAN_DURATION_SECONDS / 60} minutes. A refused request consumes nothing. Wait Retry-After seconds before the next request. Our limiter always sends the rate-limit headers; a 429 from a backstop in front of it (API Gateway's usage-plan or stage throttling, or a per-IP firewall rule where a stage enables one) carries only Retry-After.`,
+    500: 'An unexpected error; nothing was changed. Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without).',
+    503: 'A dependency is unavailable or too slow; nothing was changed. Retry after Retry-After. May lack the rate-limit headers, since the counters could not be read.',
+  };
+  return `${codes}. ${text[sources.status] ?? errorCodes[sources.codes[0] as ErrorCode].meaning}`;
+}
+
+/** A gateway response as a Response object (its headers are static). */
+function gatewayErrorResponse(type: keyof typeof gatewayResponses): ResponseObject {
+  const definition = gatewayResponses[type];
+  const status = gatewayStatus(type);
+  const headers = Object.fromEntries(
+    Object.entries(definition.headers ?? {}).map(([name, value]) => [name, { description: `Always \`${value}\`.`, required: true, schema: { type: 'string', const: value } }]),
+  );
+  return {
+    description: `\`${definition.code}\` (HTTP ${status}): any path or method not listed above, answered by API Gateway before any key check: not counted against any limit, no rate-limit headers.`,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    'x-status': status,
+    content: { [JSON_MEDIA_TYPE]: { schema: errorSchemaFor(status, [definition.code]) } },
+  };
+}
+
+function overview(): string {
+  const planRows = Object.values(plans)
+    .map(({ displayName, limits }) =>
+      limits === 'custom'
+        ? `| ${displayName} | agreed per customer | agreed per customer |`
+        : `| ${displayName} | ${limits.perMinute.toLocaleString('en-US')} | ${limits.perDay.toLocaleString('en-US')} |`,
+    )
+    .join('\n');
+  return `Every path below is relative to a server URL ending in \`/${stageName}\`.
+
+## Authentication
+Every operation needs \`Authorization: Bearer <API_KEY>\`; see the security scheme. A 401 carries \`WWW-Authenticate: Bearer\`.
+
+## Errors
+Every error, from our functions and from API Gateway alike, is the \`Error\` object \`{"code", "message", "status"}\`, whose \`code\` is one of a closed set (see the schema). Unknown paths and methods get 404 \`not_found\` from API Gateway before any key check: they carry no rate-limit headers and count against no limit.
+
+## Rate limits
+| plan | requests per minute | requests per day |
+|---|---|---|
+${planRows}
+
+Windows are fixed UTC minutes and UTC days. Every response to an identified caller carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`, describing the window closest to exhaustion. Over the limit the answer is 429 with \`Retry-After\` (seconds) and code \`rate_limited\` (minute) or \`quota_exceeded\` (day). A refused request consumes nothing.
+
+**The ban rule.** A key whose refused requests within one UTC minute reach its per-minute limit is suspended for ${BAN_DURATION_SECONDS / 60} minutes: 429 \`key_suspended\`, with \`Retry-After\` counting down to the end.
+
+**What a client should do.** On 429, wait \`Retry-After\` seconds before the next request (never less): a client that does can never be suspended. When retrying other failures (503 without Retry-After, network errors), back off exponentially with full jitter — wait a random time between 0 and min(cap, base × 2^attempt) — and stop after a few attempts. Retry a create only with an \`Idempotency-Key\`.
+
+## Versioning
+Interface version ${INTERFACE_VERSION}; the major version is the path segment \`/${stageName}\`. A deprecated operation says so, with its removal date, in its description and in the \`Deprecation\`, \`Sunset\` and \`Link\` headers of its responses.`;
+}
+
+function httpDate(iso: string): string {
+  return new Date(iso).toUTCString();
+}
