@@ -8,7 +8,7 @@ export type OperationId = 'listPets' | 'createPet' | 'getPet';
 /** One wait before a retry, as the client decided it (see `onRetry`). */
 export interface RetryEvent {
   operation: OperationId;
-  /** 1 for the first retry. */
+  /** The attempt that failed: 1 for the first. */
   attempt: number;
   /** The status that caused the retry; undefined for a network error. */
   status?: number;
@@ -136,7 +136,8 @@ export class PetStoreClient {
   /** One operation, with its retries; resolves with the parsed body of a 2xx. */
   private async send<Body>(operation: OperationId, url: string, init: RequestInit): Promise<{ body: Body; headers: Headers }> {
     const headers = { Accept: 'application/json', ...(init.headers as Record<string, string>), Authorization: `Bearer ${this.options.apiKey}` };
-    for (let attempt = 0; ; attempt++) {
+    const state = { retries: 0, inProgressWaitedMs: 0 };
+    for (let attempt = 1; ; attempt++) {
       await this.pausesToEnd();
       let response: Response | undefined;
       let text = '';
@@ -155,18 +156,21 @@ export class PetStoreClient {
       const failure = response ? errorOf(response, text) : networkError;
       const status = response?.status;
       const retryAfterSeconds = response ? parseRetryAfterSeconds(response.headers.get('retry-after')) : undefined;
-      const decision = decideRetry(this.policy, attempt, status, retryAfterSeconds, this.random);
+      const decision = decideRetry(this.policy, state, status, retryAfterSeconds, this.random);
       if (!decision.retry) throw failure;
+      if (status === 409) state.inProgressWaitedMs += decision.waitMs;
+      else state.retries++;
       this.options.onRetry?.({
         operation,
-        attempt: attempt + 1,
+        attempt,
         status,
         code: failure instanceof PetStoreError ? failure.code : undefined,
         retryAfterSeconds,
         waitMs: decision.waitMs,
         reason: decision.reason,
       });
-      if (decision.reason === 'retry-after') await this.pauseEveryone(decision.waitMs);
+      // A 429's or 503's Retry-After concerns the key or the service: everyone waits. A 409 concerns this create only.
+      if (decision.reason === 'retry-after' && status !== 409) await this.pauseEveryone(decision.waitMs);
       else await this.sleep(decision.waitMs);
     }
   }

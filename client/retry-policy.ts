@@ -16,6 +16,13 @@ export interface RetryPolicy {
    * quota, a suspended key) is given back to the caller at once as the error.
    */
   maxRetryAfterMs: number;
+  /**
+   * How long in all to keep retrying a 409 request_in_progress (a create with
+   * the same Idempotency-Key still in flight, e.g. one whose first attempt
+   * timed out). These waits do not count against maxRetries: the API holds such
+   * a key for at most its function timeout (10 s), so this outlasts it.
+   */
+  maxInProgressWaitMs: number;
 }
 
 export const defaultRetryPolicy: RetryPolicy = {
@@ -23,7 +30,16 @@ export const defaultRetryPolicy: RetryPolicy = {
   baseDelayMs: 200,
   maxDelayMs: 20_000,
   maxRetryAfterMs: 120_000,
+  maxInProgressWaitMs: 30_000,
 };
+
+/** What a request went through so far. */
+export interface RetryState {
+  /** Retries made so far, 409 in-progress ones excepted. */
+  retries: number;
+  /** Time waited so far on 409 in-progress answers. */
+  inProgressWaitedMs: number;
+}
 
 /** Statuses worth retrying: the request was not carried out, or (with an Idempotency-Key) is safe to repeat. */
 const RETRYABLE_STATUSES = new Set([409, 429, 500, 502, 503, 504]);
@@ -33,23 +49,25 @@ export type RetryDecision =
   | { retry: true; waitMs: number; reason: 'retry-after' | 'backoff' };
 
 /**
- * What to do after attempt number `attempt` (0 for the first) failed with
- * `status` (undefined for a network error), given its Retry-After in seconds.
+ * What to do after a failed attempt with `status` (undefined for a network
+ * error) and its Retry-After in seconds, given what the request went through.
  */
 export function decideRetry(
   policy: RetryPolicy,
-  attempt: number,
+  state: RetryState,
   status: number | undefined,
   retryAfterSeconds: number | undefined,
   random: () => number,
 ): RetryDecision {
-  if (attempt >= policy.maxRetries) return { retry: false };
   if (status !== undefined && !RETRYABLE_STATUSES.has(status)) return { retry: false };
-  if (retryAfterSeconds !== undefined) {
-    const waitMs = retryAfterSeconds * 1000;
-    return waitMs > policy.maxRetryAfterMs ? { retry: false } : { retry: true, waitMs, reason: 'retry-after' };
+  const waitMs = retryAfterSeconds !== undefined ? retryAfterSeconds * 1000 : fullJitter(policy, state.retries, random);
+  const reason = retryAfterSeconds !== undefined ? 'retry-after' : 'backoff';
+  if (status === 409) {
+    return state.inProgressWaitedMs + waitMs > policy.maxInProgressWaitMs ? { retry: false } : { retry: true, waitMs, reason };
   }
-  return { retry: true, waitMs: fullJitter(policy, attempt, random), reason: 'backoff' };
+  if (state.retries >= policy.maxRetries) return { retry: false };
+  if (retryAfterSeconds !== undefined && waitMs > policy.maxRetryAfterMs) return { retry: false };
+  return { retry: true, waitMs, reason };
 }
 
 /** "Full jitter": a random wait between 0 and min(cap, base × 2^attempt). */

@@ -6,7 +6,7 @@ import { contractCheckedFetch } from '../support/contract';
  * The typed client (client/) against the local API over real HTTP. Every
  * response it gets is also checked against the OpenAPI document. Waiting is
  * injected: the client's sleep moves the API's TestClock by the time waited,
- * so a 429's minute really passes, in no real time.
+ * so a 429's minute really passes, in no real time (only a wait after a 409 is real).
  */
 let api: TestApi;
 beforeAll(async () => {
@@ -40,7 +40,11 @@ function clientFor(target: TestApi, apiKey: string, options: Partial<PetStoreCli
     sleep: async (ms) => {
       sleeps.push(ms);
       target.clock.advance(ms);
+      // The idempotency layer expires an in-flight record on real time (the function's
+      // remaining time), not on the test's clock: a wait after a 409 must really pass.
+      if (retries.at(-1)?.status === 409) await new Promise((resolve) => setTimeout(resolve, ms));
     },
+    // Called right before each sleep, so the last event is the one the sleep is for.
     onRetry: (event) => retries.push(event),
     ...options,
   });

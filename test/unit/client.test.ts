@@ -135,9 +135,22 @@ describe('retries', () => {
   });
 
   it('decides from the policy alone', () => {
-    expect(decideRetry(defaultRetryPolicy, 0, 429, 60, Math.random)).toEqual({ retry: true, waitMs: 60_000, reason: 'retry-after' });
-    expect(decideRetry(defaultRetryPolicy, 5, 429, 1, Math.random)).toEqual({ retry: false });
-    expect(decideRetry(defaultRetryPolicy, 0, 400, undefined, Math.random)).toEqual({ retry: false });
+    const fresh = { retries: 0, inProgressWaitedMs: 0 };
+    expect(decideRetry(defaultRetryPolicy, fresh, 429, 60, Math.random)).toEqual({ retry: true, waitMs: 60_000, reason: 'retry-after' });
+    expect(decideRetry(defaultRetryPolicy, { ...fresh, retries: 5 }, 429, 1, Math.random)).toEqual({ retry: false });
+    expect(decideRetry(defaultRetryPolicy, fresh, 400, undefined, Math.random)).toEqual({ retry: false });
+    expect(decideRetry(defaultRetryPolicy, { retries: 5, inProgressWaitedMs: 29_000 }, 409, 1, Math.random)).toEqual({ retry: true, waitMs: 1_000, reason: 'retry-after' });
+    expect(decideRetry(defaultRetryPolicy, { retries: 0, inProgressWaitedMs: 29_500 }, 409, 1, Math.random)).toEqual({ retry: false });
+  });
+
+  it('keeps retrying a 409 in-progress create beyond maxRetries, for up to maxInProgressWaitMs in all, without holding back other requests', async () => {
+    const inProgress = () => error(409, 'request_in_progress', { 'Retry-After': '1' });
+    const { client, sleeps } = scripted([...Array.from({ length: 12 }, inProgress), json(201, rex)], { newIdempotencyKey: () => 'stale' });
+    expect(await client.createPet({ name: 'Rex', categoryId: 1 })).toEqual(rex);
+    expect(sleeps).toEqual(Array.from({ length: 12 }, () => 1_000));
+
+    const { client: impatient } = scripted(Array.from({ length: 4 }, inProgress), { retry: { maxInProgressWaitMs: 3_000 } });
+    await expect(impatient.createPet({ name: 'Rex', categoryId: 1 })).rejects.toMatchObject({ status: 409, code: 'request_in_progress' });
   });
 });
 
