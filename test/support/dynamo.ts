@@ -25,9 +25,11 @@ export async function createTestTables(): Promise<Record<TableName, string>> {
 const DAY_MS = 86_400_000;
 /**
  * 00:00 UTC of the next UTC day, read from the real clock once per test file.
- * DynamoDB Local's TTL sweeper runs on the real clock and deletes rate-limit
- * counters whose expiry (their day + 35 days) has passed, so the instants tests
- * stamp on counters must lie ahead of the real time: they are counted from here.
+ * TTL deletes an item once its TTL attribute is less than the current time
+ * (UpdateTimeToLive, https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html),
+ * and DynamoDB Local's sweeper reads the real clock: rate-limit counters expire
+ * 35 days after their day, so instants tests stamp on counters must lie ahead
+ * of the real time. They are counted from here.
  */
 const firstTestDayStart = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS;
 
