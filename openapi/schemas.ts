@@ -46,7 +46,7 @@ export const errorSchema = z.strictObject({
  * (no lone surrogate). JSON Schema counts string length in code points too, and
  * its patterns are ECMA-262 regular expressions with Unicode property escapes.
  */
-export const NAME_PATTERN = '^[^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069\\p{Noncharacter_Code_Point}]*(?!\\p{Default_Ignorable_Code_Point})[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S}][^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069\\p{Noncharacter_Code_Point}]*$';
+export const NAME_PATTERN = '^[^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069\\p{Noncharacter_Code_Point}]*[^\\p{White_Space}\\p{Cc}\\p{Cf}\\p{Cs}\\p{Default_Ignorable_Code_Point}\\p{Noncharacter_Code_Point}][^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069\\p{Noncharacter_Code_Point}]*$';
 
 const errorTable = Object.entries(errorCodes)
   .map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${meaning} |`)
@@ -69,7 +69,7 @@ metadata.add(newPetSchema, {
   examples: [{ name: 'Rex', categoryId: 1 }],
 });
 metadata.add(newPetSchema.shape.name, {
-  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them visible (a letter, mark, number, punctuation or symbol); no control characters, bidirectional override or isolate controls, or noncharacters.`,
+  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters.`,
   minLength: 1,
   maxLength: NAME_MAX_CODE_POINTS,
   pattern: NAME_PATTERN,

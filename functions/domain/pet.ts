@@ -22,12 +22,15 @@ export function toPetBody(pet: Pet): Pet {
 }
 
 /**
- * A character a person can see: a letter, mark, number, punctuation or symbol,
- * unless Unicode says it is ignorable when displayed (zero-width characters,
- * Hangul fillers, the combining grapheme joiner). Whitespace and format
- * characters (U+200B, U+200D, a BOM) are not visible on their own.
+ * A character a person can see (a letter, mark, number, punctuation or symbol):
+ * any character but whitespace, controls, format characters (U+200B, U+200D, a
+ * BOM), lone surrogates, what Unicode calls ignorable in display (zero-width
+ * characters, Hangul fillers, the combining grapheme joiner) and noncharacters.
+ * Stated by exclusion so that characters newer than this runtime's Unicode
+ * tables (next year's emoji) still count as visible, and so that the invisible
+ * set is small and fixed enough to be listed character by character.
  */
-export const visibleCharacter = /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}\p{P}\p{S}]/u;
+export const visibleCharacter = /[^\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]/u;
 const controlCharacter = /\p{Cc}/u;
 /**
  * Bidirectional embedding, override and isolate controls (U+202A–U+202E,

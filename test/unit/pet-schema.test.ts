@@ -6,13 +6,13 @@ import { parseOrThrow } from '../../functions/domain/validation';
 const parse = (body: unknown) => parseOrThrow(newPetSchema, body, 'request body');
 
 /**
- * The rule, stated apart from the code under test: some letter, mark, number,
- * punctuation or symbol that Unicode does not mark as ignorable in display; no
- * control, bidirectional override/isolate or noncharacter anywhere.
+ * The rule, stated apart from the code under test: some character that is not
+ * whitespace, a format character or one Unicode marks as ignorable in display;
+ * no control, bidirectional override/isolate or noncharacter anywhere.
  */
 function isShowableName(text: string): boolean {
   return (
-    /(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(text) &&
+    [...text].some((character) => !/\p{White_Space}|\p{Cf}|\p{Default_Ignorable_Code_Point}/u.test(character)) &&
     !/[\p{Cc}\u202A-\u202E\u2066-\u2069\uFDD0-\uFDEF]/u.test(text) &&
     ![...text].some((character) => ((character.codePointAt(0) ?? 0) & 0xfffe) === 0xfffe) &&
     [...text].length <= 100
@@ -103,7 +103,8 @@ describe('creation payload (decision 2)', () => {
   });
 
   it('accepts names people write in any script, with emoji and combining marks', () => {
-    for (const name of ['Rex 🐕', 'Émile', 'E\u0301mile', '李', 'Zoë-Ann', '٣', '👨\u200d👩\u200d👧']) expect(nameError(name)).toBeUndefined();
+    // U+1FAE9 is an emoji of a Unicode version newer than some runtimes: unknown here or not, it is visible.
+    for (const name of ['Rex 🐕', 'Émile', 'E\u0301mile', '李', 'Zoë-Ann', '٣', '👨\u200d👩\u200d👧', '\u{1FAE9}', '\ue000']) expect(nameError(name)).toBeUndefined();
   });
 
   it('refuses unknown fields, id and prototype keys included', () => {
