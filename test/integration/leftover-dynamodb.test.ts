@@ -39,6 +39,15 @@ const answers = async (endpoint: string) => {
   }
 };
 
+/** A process's command line: /proc on Linux, ps elsewhere. */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return spawnSync('ps', ['-p', String(pid), '-o', 'args='], { encoding: 'utf8' }).stdout ?? '';
+  }
+}
+
 /** The test suite's own global setup, in a process of its own that we then kill without warning. */
 async function startRunAndKillIt(): Promise<{ pid: number; port: number; endpoint: string }> {
   const run = spawn(process.execPath, ['-r', 'tsx/cjs', '-e', "require('./test/support/global-setup.ts').default().then(() => console.log(process.env.TEST_DYNAMODB_ENDPOINT))"], {
@@ -70,7 +79,7 @@ it('stops the DynamoDB Local of a run that was killed outright, and removes its 
   expect(isAlive(leftover.pid)).toBe(true);
   expect(await answers(leftover.endpoint)).toBe(true);
   // DynamoDB Local's -help: "-disableTelemetry  When specified, DynamoDB Local will not send any telemetry."
-  expect(spawnSync('ps', ['-p', String(leftover.pid), '-o', 'args='], { encoding: 'utf8' }).stdout).toContain('-disableTelemetry');
+  expect(commandLine(leftover.pid)).toContain('-disableTelemetry');
 
   expect(await stopLeftoverDynamoDbs(pidDirectory)).toEqual([leftover.pid]);
   expect(await answers(leftover.endpoint)).toBe(false);
