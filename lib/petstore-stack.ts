@@ -12,7 +12,7 @@ import type { TableName } from '../definitions/tables';
 import { usagePlanLimits } from '../definitions/usage-plan-limits';
 import { addApiFrontDoor } from './constructs/api-front-door';
 import type { ApiFirewall } from './constructs/api-firewall';
-import { CanaryRollout } from './constructs/canary-rollout';
+import { FunctionRollout } from './constructs/function-rollout';
 import { OperationFunction, type OperationFunctionProps } from './constructs/operation-function';
 import { OperationalAlarms } from './constructs/operational-alarms';
 import { OperationsDashboard } from './constructs/operations-dashboard';
@@ -39,8 +39,8 @@ export class PetStoreStack extends Stack {
   readonly usagePlans: Partial<Record<PlanName, UsagePlan>>;
   readonly alarms: OperationalAlarms;
   readonly dashboard: Dashboard;
-  /** Present when the stage rolls out by canary (lib/stage-config.ts). */
-  readonly rollout?: CanaryRollout;
+  /** The `live` aliases API Gateway invokes and the CodeDeploy groups that move them (lib/stage-config.ts: rollout). */
+  readonly rollout: FunctionRollout;
   /** Present when the stage config names a custom domain. */
   readonly customDomain?: DomainName;
   /** Present when the stage config turns WAF on. */
@@ -70,9 +70,9 @@ export class PetStoreStack extends Stack {
     }
     this.operationFunctions = operationFunctions as Record<OperationId, OperationFunction>;
 
-    // What API Gateway invokes: the functions themselves, or their `live` aliases in a canary stage.
-    this.rollout = config.rollout === 'canary' ? new CanaryRollout(this, 'Rollout', { applicationName: `${config.stackName}-functions` }) : undefined;
-    const target = (name: string, fn: OperationFunction): IFunction => this.rollout?.liveAlias(name, fn) ?? fn;
+    // API Gateway invokes each function's `live` alias, which deployments move.
+    this.rollout = new FunctionRollout(this, 'Rollout', { applicationName: `${config.stackName}-functions`, rollout: config.rollout });
+    const target = (name: string, fn: OperationFunction): IFunction => this.rollout.liveAlias(name, fn);
     const operationTargets = Object.fromEntries(routes.map((route) => [route.operationId, target(route.operationId, this.operationFunctions[route.operationId])]));
     const frontDoor = addApiFrontDoor(this, {
       config,
@@ -92,7 +92,7 @@ export class PetStoreStack extends Stack {
       tables: this.tables,
       thresholds: config.alarms,
     });
-    this.rollout?.rollBackOn([this.alarms.serverErrorRate, this.alarms.latency]);
+    this.rollout.rollBackOn([this.alarms.serverErrorRate, this.alarms.latency]);
 
     // Dashboard names are unique per account (not per region): the region keeps
     // a second region of the same stage apart.
@@ -190,7 +190,7 @@ export class PetStoreStack extends Stack {
     if (this.firewall) new CfnOutput(this, 'WebAclArn', { description: 'The WAF web ACL in front of the stage.', value: this.firewall.webAcl.attrArn });
     new CfnOutput(this, 'AccessLogGroupName', { description: 'API access logs: one JSON line per request.', value: accessLogs.logGroupName });
     new CfnOutput(this, 'ExecutionLogGroupName', { description: "API Gateway's own error log (authorizer and integration failures).", value: executionLogs.logGroupName });
-    if (this.rollout) new CfnOutput(this, 'DeploymentApplicationName', { description: 'CodeDeploy application of the canary deployments.', value: this.rollout.application.applicationName });
+    new CfnOutput(this, 'DeploymentApplicationName', { description: 'CodeDeploy application that moves the functions\' live aliases (canary in production).', value: this.rollout.application.applicationName });
     for (const [name, fn] of Object.entries({ ...this.operationFunctions, authorizer: this.authorizerFunction })) {
       new CfnOutput(this, `${pascal(name)}LogGroupName`, { description: `Logs of the ${name} function.`, value: fn.logGroup.logGroupName });
     }

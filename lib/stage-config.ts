@@ -71,9 +71,9 @@ export interface StageThrottle {
 }
 
 /**
- * How a deployment reaches the functions: `allAtOnce` replaces them at once;
- * `canary` publishes a version per function behind an alias that API Gateway
- * invokes, and CodeDeploy shifts traffic to it gradually, rolling back if the
+ * How a deployment moves the functions' `live` aliases, which API Gateway
+ * invokes (lib/constructs/function-rollout.ts): `allAtOnce` at once;
+ * `canary` 10 % of the traffic for 5 minutes first, rolling back if the
  * stage's 5xx or latency alarm fires meanwhile.
  */
 export type Rollout = 'allAtOnce' | 'canary';
