@@ -168,13 +168,21 @@ function buildRequestContext(input: { request: IncomingMessage; method: string; 
   } as APIGatewayProxyEvent['requestContext'];
 }
 
-/** `localhost:<port>` on a loopback connection (as `npm start` prints it), else the address and port the client connected to. */
+/**
+ * The host the client reached, as API Gateway's domainName is: the Host
+ * header only when it names this server (localhost, 127.0.0.1 or the address
+ * the client connected to, with this port), as API Gateway answers only for
+ * its own domains; any other Host is ignored for `localhost:<port>` (or the
+ * connected address when it is not a loopback one).
+ */
 function localDomainName(request: IncomingMessage): string {
   const address = (request.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
   const port = request.socket.localPort;
   const loopback = address === '::1' || address.startsWith('127.');
-  const host = loopback ? 'localhost' : address.includes(':') ? `[${address}]` : address;
-  return `${host}:${port}`;
+  const own = loopback ? `localhost:${port}` : address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+  const served = new Set([own, `localhost:${port}`, `127.0.0.1:${port}`]);
+  const host = request.headers.host?.toLowerCase();
+  return host !== undefined && served.has(host) ? host : own;
 }
 
 function authorizerEvent(routed: RoutedRequest): APIGatewayRequestAuthorizerEvent {

@@ -69,6 +69,10 @@ it('builds Link from the address the gateway serves, not from a forged Host or X
   const link = String(forged.headers.link);
   expect(link).toMatch(new RegExp(`^<${api.url.replace(/[.?]/g, '\\$&')}/pets\\?limit=1&cursor=[^>]+>; rel="next"$`));
   expect(link).not.toMatch(/evil\.example|javascript:/);
+
+  // A Host that names this server is the URL the client used, as with API Gateway's domainName.
+  const direct = await send('GET', '/v1/pets?limit=1', { Authorization: `Bearer ${key}`, Host: `127.0.0.1:${port}` });
+  expect(String(direct.headers.link)).toMatch(new RegExp(`^<http://127\\.0\\.0\\.1:${port}/v1/pets\\?limit=1&cursor=`));
 });
 
 it('answers headers past 10,240 bytes with a 400 Error object, not an empty 431', async () => {
