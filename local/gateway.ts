@@ -27,6 +27,8 @@ export interface LocalGatewayOptions {
   authorizer: AuthorizerHandler;
   clock: Clock;
   authorizerCacheTtlSeconds?: number;
+  /** API Gateway's 29 s unless a test needs a shorter wait. */
+  integrationTimeoutMs?: number;
   /** Sees every answer a function gave, e.g. for the load test's bookkeeping. */
   onFunctionResponse?: (event: APIGatewayProxyEvent, result: APIGatewayProxyResult) => void;
 }
@@ -38,6 +40,7 @@ export interface LocalGatewayOptions {
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** "Total combined size of request line and header values": 10,240 bytes. */
 const MAX_HEADER_BYTES = 10_240;
+/** The integration timeout of a REST API: 29 s by default. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
 const ACCOUNT_ID = '000000000000';
 const API_ID = 'local';
@@ -91,7 +94,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const authorization = await authorize(authorizerEvent(routed), identity);
     if (typeof authorization === 'string') return sendGateway(response, authorization);
     const event = proxyEvent(routed, authorization, body);
-    const result = await invoke(routed.compiled.handler, event);
+    const result = await invoke(routed.compiled.handler, event, options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS);
     if (typeof result === 'string') return sendGateway(response, result);
     options.onFunctionResponse?.(event, result);
     send(response, result);
@@ -225,10 +228,10 @@ function proxyEvent(routed: RoutedRequest, authorization: APIGatewayAuthorizerRe
 }
 
 /** Runs the function within API Gateway's integration timeout; a crash or a malformed answer is a gateway response. */
-async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult | GatewayResponseType> {
+async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, timeoutMs: number): Promise<APIGatewayProxyResult | GatewayResponseType> {
   let result: APIGatewayProxyResult;
   try {
-    result = await withTimeout(handler(event, lambdaContext(event.requestContext.requestId)), INTEGRATION_TIMEOUT_MS);
+    result = await withTimeout(handler(event, lambdaContext(event.requestContext.requestId)), timeoutMs);
   } catch (error) {
     return error === TIMED_OUT ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX';
   }

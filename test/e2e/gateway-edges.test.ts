@@ -93,3 +93,41 @@ it('answers a body past 10 MB with a 413 Error object and does not leave the con
   const answer = await send('POST', '/v1/pets', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, Buffer.alloc(10 * 1024 * 1024 + 1, 0x20));
   expectErrorObject(answer.status, answer.body, 'payload_too_large');
 });
+
+it('answers an unknown path, an unknown method, HEAD, OPTIONS and a trailing slash with a 404 Error object, before any authorizer runs', async () => {
+  const requests: [string, string][] = [
+    ['GET', '/v1/no-such-route'],
+    ['DELETE', '/v1/pets'],
+    ['HEAD', '/v1/pets'],
+    ['OPTIONS', '/v1/pets'],
+    ['GET', '/v1/pets/'],
+    ['GET', '/pets'],
+  ];
+  for (const [method, path] of requests) {
+    // No Authorization header: a route API Gateway does not know never reaches the authorizer's 401.
+    const answer = await send(method, path, {});
+    expect(answer.status).toBe(404);
+    if (method !== 'HEAD') expectErrorObject(answer.status, answer.body, 'not_found');
+  }
+});
+
+it('answers a known route without an Authorization header with 401 and WWW-Authenticate, without calling the authorizer', async () => {
+  for (const headers of [{}, { Authorization: '' }]) {
+    const answer = await send('GET', '/v1/pets', headers);
+    expectErrorObject(answer.status, answer.body, 'unauthorized');
+    expect(answer.headers['www-authenticate']).toBe('Bearer');
+  }
+});
+
+it('hands the function the last value of a repeated query parameter (queryStringParameters)', async () => {
+  const answer = await send('GET', '/v1/pets?limit=1&limit=2', { Authorization: `Bearer ${key}` });
+  expect(answer.status).toBe(200);
+  expect(JSON.parse(answer.body)).toHaveLength(2);
+});
+
+it('decodes a body that is not valid UTF-8 with U+FFFD in place of the bad bytes', async () => {
+  const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('x","categoryId":1}')]);
+  const answer = await send('POST', '/v1/pets', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body);
+  expect(answer.status).toBe(201);
+  expect((JSON.parse(answer.body) as { name: string }).name).toBe('\uFFFD\uFFFDx');
+});

@@ -278,6 +278,11 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(JSON.stringify(props.AuthorizerUri)).toContain(`"${aliasId(b(), b().stack.authorizerFunction)}"`);
     });
 
+    test('treats every request body as text (no binary media types): what the local gateway imitates', () => {
+      const api = ofType(b(), 'AWS::ApiGateway::RestApi')[0]![1];
+      expect(api.Properties.BinaryMediaTypes).toBeUndefined();
+    });
+
     test('has exactly one method per route', () => {
       const methods = ofType(b(), 'AWS::ApiGateway::Method').map(([, m]) => `${m.Properties.HttpMethod} ${resourcePath(b(), m.Properties.ResourceId.Ref)}`);
       expect(methods.sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
