@@ -112,7 +112,7 @@ it('answers an unknown path, an unknown method, HEAD, OPTIONS and a trailing sla
 });
 
 it('answers a known route without an Authorization header with 401 and WWW-Authenticate, without calling the authorizer', async () => {
-  for (const headers of [{}, { Authorization: '' }]) {
+  for (const headers of [{}, { Authorization: '' }] as Record<string, string>[]) {
     const answer = await send('GET', '/v1/pets', headers);
     expectErrorObject(answer.status, answer.body, 'unauthorized');
     expect(answer.headers['www-authenticate']).toBe('Bearer');
