@@ -81,10 +81,10 @@ export type Rollout = 'allAtOnce' | 'canary';
 /**
  * The tables whose data is worth restoring, and so get point-in-time recovery
  * where the stage has it: pets (the product) and apiKeys (customers' keys,
- * plans and usage-plan links). rateLimits holds per-minute and per-day
- * counters that expire within two days, and idempotency holds replay records
- * that expire within a day: restoring either would bring back stale counts and
- * replays, so they are not backed up.
+ * plans and usage-plan links). rateLimits holds per-day and per-minute
+ * counters and idempotency holds replay records, both short-lived and expired
+ * by TTL: restoring them would bring back stale counts and replays, so they
+ * are not backed up (README, data).
  */
 export const tablesWorthRestoring: readonly TableName[] = ['pets', 'apiKeys'];
 
