@@ -115,10 +115,10 @@ function apiRow(props: OperationsDashboardProps): IWidget[] {
 function functionRow(props: OperationsDashboardProps): IWidget[] {
   const functions = Object.entries(props.functions);
   return [
-    graph(
-      'Function errors',
-      functions.map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
-    ),
+    graph('Function errors (the authorizer\'s include every refused key)', [
+      ...functions.map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
+      businessMetric(businessMetrics.names.keyStoreFailures).with({ label: 'authorizer: keys not checked (KeyStoreFailures)' }),
+    ]),
     graph(
       'Function throttles',
       functions.map(([name, fn]) => fn.metricThrottles({ statistic: Stats.SUM, label: name })),

@@ -705,6 +705,8 @@ describe.each(stageNames)('%s stack', (stage) => {
         }
         expect(lines.filter((line) => line.includes(`"AWS/Lambda","Duration",${fn}`))).toHaveLength(2);
       }
+      // Beside the authorizer's Errors (which every refused key raises): the keys it could not check.
+      expect(lines.filter((line) => line.includes(`"${businessMetrics.namespace}","${businessMetrics.names.keyStoreFailures}"`))).toHaveLength(1);
     });
 
     test('DynamoDB throttles of every table and index', () => {
