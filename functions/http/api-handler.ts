@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -5,7 +6,7 @@ import type { Deprecation, OperationId } from '../../definitions/routes';
 import { routeFor } from '../../definitions/routes';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
-import { enforceRateLimit } from '../domain/rate-limiter';
+import { enforceRateLimit, type RateCounters } from '../domain/rate-limiter';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, recordResponse } from '../runtime/metrics';
@@ -32,6 +33,8 @@ interface ApiInternal extends Record<string, unknown> {
   /** Headers every response of this request carries, errors included. */
   responseHeaders: Record<string, string>;
   caller?: Caller;
+  /** Takes back the request's rate-limit charge; set once the request was counted. */
+  refundRateLimit?: () => Promise<boolean>;
 }
 
 /**
@@ -130,15 +133,24 @@ function sunset(definition: Deprecation, dependencies: Dependencies): Middleware
   };
 }
 
-function rateLimit(counters: RateLimitRepository, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+function rateLimit(counters: RateCounters, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   return {
     before: async (request) => {
       const caller = callerFrom(request.event);
       if (!caller) throw new ApiError('unauthorized', 'Missing or invalid API key.');
       internal(request).caller = caller;
-      const verdict = await enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock());
-      Object.assign(internal(request).responseHeaders, verdict.headers);
-      if (verdict.refusal) throw verdict.refusal;
+      // Marks this request's counter writes, so that an SDK retry of one is applied once.
+      const decision = await enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock(), randomUUID());
+      internal(request).refundRateLimit = decision.refund;
+      Object.assign(internal(request).responseHeaders, decision.headers);
+      if (decision.refusal) throw decision.refusal;
+    },
+    // A request answered 503 is not charged (README, "Counting").
+    onError: async (request) => {
+      const refund = internal(request).refundRateLimit;
+      if (!(request.error instanceof DependencyUnavailableError) || !refund) return;
+      internal(request).refundRateLimit = undefined;
+      await refund().catch((error: unknown) => logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) }));
     },
   };
 }
