@@ -162,7 +162,7 @@ export class ApiKeyRepository {
           },
         },
       },
-      ...this.counterUpdates(predecessor.keyId, { expiresAtSeconds: Math.ceil(expiresAtMs / 1000) }, expiresAtMs),
+      ...this.counterUpdates(predecessor.keyId, { expiresAtSeconds: Math.floor(expiresAtMs / 1000) }, expiresAtMs),
     ]);
   }
 
