@@ -31,7 +31,9 @@ export interface FaultRule {
   operation?: string;
   /** A table the call touches (TableName, or any table of a TransactWriteItems); any when absent. */
   table?: string;
-  /** Applies to the first `times` matching calls, then to none. Default 1. */
+  /** Lets this many matching calls through untouched first. Default 0. */
+  skip?: number;
+  /** Then applies to the next `times` matching calls, then to none. Default 1. */
   times?: number;
   /** For `late`: how long DynamoDB's answer is held back. Default 1,500 ms. */
   delayMs?: number;
@@ -52,7 +54,7 @@ const MAX_LOG = 10_000;
 export class DynamoDbFaultProxy {
   /** Every call seen, oldest first. */
   readonly calls: ProxiedCall[] = [];
-  private rules: { rule: FaultRule; left: number }[] = [];
+  private rules: { rule: FaultRule; skip: number; left: number }[] = [];
   private readonly sockets = new Set<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -80,9 +82,9 @@ export class DynamoDbFaultProxy {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  /** Adds faults; each applies to its first `times` matching calls. */
+  /** Adds faults; each applies to `times` matching calls after the first `skip`. */
   inject(...rules: FaultRule[]): void {
-    this.rules.push(...rules.map((rule) => ({ rule, left: rule.times ?? 1 })));
+    this.rules.push(...rules.map((rule) => ({ rule, skip: rule.skip ?? 0, left: rule.times ?? 1 })));
   }
 
   /** Removes every fault not used up yet, and forgets the log. */
@@ -126,6 +128,10 @@ export class DynamoDbFaultProxy {
       ({ rule, left }) => left > 0 && (!rule.operation || rule.operation === operation) && (!rule.table || tables.includes(rule.table)),
     );
     if (!match) return undefined;
+    if (match.skip > 0) {
+      match.skip -= 1;
+      return undefined;
+    }
     match.left -= 1;
     return match.rule;
   }
