@@ -1,3 +1,4 @@
+import { functionTimeoutSeconds } from '../../definitions/routes';
 import { IdempotentCreate } from '../data/idempotent-create';
 import { PetRepository } from '../data/pet-repository';
 import { IdAllocator } from '../domain/id-allocator';
@@ -22,6 +23,7 @@ export function createHandler(dependencies: Dependencies) {
     (input) => draftPet(input, { ids, clock }),
     (draft, writeToken) => pets.insert(draft.pet, draft.createdAt, writeToken),
     clock,
+    functionTimeoutSeconds * 1000,
   );
   /** Creates the pet, or returns the one of an earlier attempt with the same Idempotency-Key. */
   const create = async (input: NewPet, idempotencyKey: string | undefined, keyId: string) => {

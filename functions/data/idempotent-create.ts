@@ -31,6 +31,12 @@ interface IdempotencyRecord {
   requestHash: string;
   pet: Pet;
   createdAt: string;
+  /**
+   * Until this instant (ms) the attempt that claimed the record may still be
+   * writing the pet: a duplicate gets 409 (decision 11). The attempt releases
+   * it when its pet write fails; otherwise it runs out with the function's timeout.
+   */
+  leaseUntil: number;
   /** Unix seconds; the table's TTL attribute. */
   expiration: number;
 }
@@ -39,18 +45,24 @@ interface IdempotencyRecord {
  * Creates a pet at most once per Idempotency-Key, whatever fails and whoever retries:
  *
  * 1. The pet is drafted with its id before anything is written.
- * 2. The record is claimed with a conditional PutItem carrying the draft. If a
- *    record exists (ours, when the SDK repeated a claim whose answer it lost;
- *    or an earlier attempt's), its draft is adopted: the first body's pet, or a
- *    422 for another body.
+ * 2. The record is claimed with a conditional PutItem carrying the draft and a
+ *    lease. If a record exists (ours, when the SDK repeated a claim whose answer
+ *    it lost; or an earlier attempt's), its draft is adopted: the first body's
+ *    pet, or a 422 for another body, or a 409 while another attempt holds the lease.
  * 3. The adopted pet is written with a condition that never overwrites and a
- *    write token naming the record: any attempt, concurrent or years of
- *    retries later, writes the same pet, and finding it already there is success.
+ *    write token naming the record: any attempt, now or in a later retry,
+ *    writes the same pet, and finding it already there is success.
  * 4. The record is marked COMPLETED (a shortcut for later replays only).
  *
- * Nothing is ever undone on a failure: a failure before step 3 created nothing;
- * a failure in step 3 leaves an outcome only the next attempt with the same key
- * can settle, which it does by repeating step 3.
+ * Nothing is ever undone on a failure: a failure before step 3 created no pet;
+ * a failure in step 3 leaves an outcome the next attempt with the same key
+ * settles by repeating step 3 (the failing attempt releases its lease so that
+ * the next one need not wait).
+ *
+ * Why not TransactWriteItems with a ClientRequestToken: the token only covers
+ * the SDK's own retries for 10 minutes, not a client's retry through another
+ * request or container, and a transaction returns no item to tell a repeat
+ * from a conflict. The conditions above cover both, with one write per step.
  */
 export class IdempotentCreate {
   constructor(
@@ -59,6 +71,8 @@ export class IdempotentCreate {
     private readonly draft: (input: NewPet) => Promise<PetDraft>,
     private readonly writePet: (draft: PetDraft, writeToken: string) => Promise<void>,
     private readonly clock: Clock,
+    /** How long an attempt may take: the function's timeout. */
+    private readonly leaseMs: number,
   ) {}
 
   /** The pet, and whether this attempt drafted it (false: a replay of an earlier attempt's pet). */
@@ -66,17 +80,25 @@ export class IdempotentCreate {
     const recordId = `createPet#${sha256(`${request.keyId}\n${request.idempotencyKey}`)}`;
     const requestHash = sha256(JSON.stringify(canonical(request.pet)));
     const draft = await this.draft(request.pet);
-    const record = await this.claim(recordId, requestHash, draft);
+    const record = await this.claim(recordId, requestHash, draft).catch((error: unknown) => {
+      // The claim may have landed: this key may now be bound to this body.
+      throw error instanceof DependencyUnavailableError ? new DependencyUnavailableError(error.cause, 'create_unknown_with_key') : error;
+    });
     const drafted = record.pet.id === draft.pet.id;
     if (record.requestHash !== requestHash) {
       throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for a new pet.');
     }
     if (record.status === 'COMPLETED') return { pet: record.pet, drafted };
+    if (!drafted && record.leaseUntil > this.clock()) {
+      throw new ApiError('request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', 1);
+    }
     try {
       await this.writePet({ pet: record.pet, createdAt: record.createdAt }, recordId);
     } catch (error) {
-      if (error instanceof DependencyUnavailableError) throw new DependencyUnavailableError(error.cause, 'create_unknown_with_key');
-      throw error;
+      if (!(error instanceof DependencyUnavailableError)) throw error;
+      // The pet may or may not be stored: keep the record, let the next attempt settle it at once.
+      await this.release(record);
+      throw new DependencyUnavailableError(error.cause, 'create_unknown_with_key');
     }
     await this.complete(record);
     return { pet: record.pet, drafted };
@@ -91,6 +113,7 @@ export class IdempotentCreate {
       requestHash,
       pet: draft.pet,
       createdAt: draft.createdAt,
+      leaseUntil: this.clock() + this.leaseMs,
       expiration: nowSeconds + IDEMPOTENCY_TTL_SECONDS,
     };
     try {
@@ -117,25 +140,34 @@ export class IdempotentCreate {
     }
   }
 
+  private async release(record: IdempotencyRecord): Promise<void> {
+    await this.updateRecord(record, 'SET leaseUntil = :zero', { ':zero': 0 }).catch((error: unknown) =>
+      logger.warn('idempotency lease not released; it runs out with the function timeout', { error: error instanceof Error ? error : String(error) }),
+    );
+  }
+
   private async complete(record: IdempotencyRecord): Promise<void> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { id: record.id },
-            UpdateExpression: 'SET #status = :completed',
-            ConditionExpression: 'requestHash = :requestHash',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':completed': 'COMPLETED', ':requestHash': record.requestHash },
-          }),
-        ),
-      );
-    } catch (error) {
-      // The pet is stored: the client gets it. A later replay finds the record
-      // in progress and repeats the (idempotent) pet write instead.
-      logger.warn('idempotency record not marked completed', { error: error instanceof Error ? error : String(error) });
-    }
+    // The pet is stored: the client gets it. If this fails, a later replay finds
+    // the record in progress and repeats the (idempotent) pet write instead.
+    await this.updateRecord(record, 'SET #status = :completed', { ':completed': 'COMPLETED' }, { '#status': 'status' }).catch((error: unknown) =>
+      logger.warn('idempotency record not marked completed', { error: error instanceof Error ? error : String(error) }),
+    );
+  }
+
+  private async updateRecord(record: IdempotencyRecord, expression: string, values: Record<string, unknown>, names?: Record<string, string>): Promise<void> {
+    await dynamoCall(() =>
+      this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id: record.id },
+          UpdateExpression: expression,
+          // Only the record of this pet: never one that expired and was claimed anew.
+          ConditionExpression: 'pet.id = :petId',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':petId': record.pet.id },
+        }),
+      ),
+    );
   }
 }
 

@@ -57,7 +57,8 @@ export function createApiHandler<Body = undefined>(
     // (which API Gateway would turn into a bare 502/504).
     timeoutEarlyInMillis: 500,
     timeoutEarlyResponse: () => {
-      throw new DependencyUnavailableError(new Error('Lambda time budget exhausted'));
+      // A create cut short may have written its pet: say so, never "nothing was changed".
+      throw new DependencyUnavailableError(new Error('Lambda time budget exhausted'), operationId === 'createPet' ? 'create_unknown' : 'unchanged');
     },
   }).use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));

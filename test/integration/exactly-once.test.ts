@@ -49,13 +49,13 @@ async function send(path: string, key: string, init: RequestInit = {}): Promise<
   return { status: response.status, body: (await response.json()) as Answer['body'], remaining: remaining === null ? undefined : Number(remaining) };
 }
 
-/** Sends until an answer is not a 5xx (or MAX_ATTEMPTS), as a retrying client does. */
+/** Sends until an answer is neither a 5xx nor a 409 (or MAX_ATTEMPTS), as a retrying client does. */
 async function untilServed(request: (attempt: number) => Promise<Answer>): Promise<Answer[]> {
   const answers: Answer[] = [];
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const answer = await request(attempt);
     answers.push(answer);
-    if (answer.status < 500) break;
+    if (answer.status < 500 && answer.status !== 409) break;
   }
   return answers;
 }
