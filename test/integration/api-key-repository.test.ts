@@ -14,7 +14,7 @@ const at = (iso: string) => Date.parse(iso);
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
-  keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
 });
 afterAll(() => dependencies.db.destroy());
 
