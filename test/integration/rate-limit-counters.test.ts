@@ -12,8 +12,10 @@ it('counts a refusal stamped just before a minute after one stamped just after i
   const dependencies = testDependencies(tableNames);
   const counters = new RateLimitRepository(dependencies.db, tableNames.rateLimits);
   // Two containers whose clocks differ by 10 ms: the later stamp is written first.
-  const later = windowsAt(Date.parse('2029-06-01T12:01:00.005Z'));
-  const earlier = windowsAt(Date.parse('2029-06-01T12:00:59.995Z'));
+  // A minute boundary tomorrow, from the real clock (no date the test depends on).
+  const boundary = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000 + 12 * 3_600_000;
+  const later = windowsAt(boundary + 5);
+  const earlier = windowsAt(boundary - 5);
   expect(await counters.countRefusal('key_boundary', later, 'request-1')).toBe(1);
   expect(await counters.countRefusal('key_boundary', earlier, 'request-2')).toBe(2);
   // A repeat of the same request's write (the SDK's retry after a lost answer) is not a refusal more.
