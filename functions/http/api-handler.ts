@@ -14,6 +14,9 @@ import { type Caller, callerFrom } from './caller';
 import { header, stageBaseUrl } from './request';
 import { errorResponse } from './responses';
 
+/** One DynamoDB call at its worst (DYNAMODB_CALL_BUDGET, about 2.2 s), plus the early-timeout margin. */
+const REFUND_TIME_NEEDED_MS = 3_000;
+
 /** Largest request body we accept (decision 12). */
 export const MAX_BODY_BYTES = 16 * 1024;
 
@@ -146,10 +149,12 @@ function rateLimit(counters: RateCounters, dependencies: Dependencies): Middlewa
       Object.assign(internal(request).responseHeaders, decision.headers);
       if (decision.refusal) throw decision.refusal;
     },
-    // A request answered 503 is not charged (README, "Counting").
+    // A request answered 503 is not charged (README, "Counting"), if one more
+    // DynamoDB call still fits before the Lambda timeout (else the 503 would be lost).
     onError: async (request) => {
       const refund = internal(request).refundRateLimit;
       if (!(request.error instanceof DependencyUnavailableError) || !refund) return;
+      if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
       internal(request).refundRateLimit = undefined;
       await refund().catch((error: unknown) => logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) }));
     },
