@@ -156,7 +156,13 @@ function rateLimit(counters: RateCounters, dependencies: Dependencies): Middlewa
       if (!(request.error instanceof DependencyUnavailableError) || !refund) return;
       if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
       internal(request).refundRateLimit = undefined;
-      await refund().catch((error: unknown) => logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) }));
+      const refunded = await refund().catch((error: unknown) => {
+        logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) });
+        return false;
+      });
+      // The headers were computed with this request counted; it no longer is.
+      const headers = internal(request).responseHeaders;
+      if (refunded && headers['X-RateLimit-Remaining'] !== undefined) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
     },
   };
 }

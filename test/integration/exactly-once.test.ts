@@ -141,7 +141,11 @@ describe.each(faultKinds)('fault "%s"', (kind) => {
     proxy.inject(...faults(kind, 'Query'));
     const answers = await untilServed(() => send('/pets?limit=5', key));
     expect(answers.at(-1)!.status).toBe(200);
-    for (const answer of answers.slice(0, -1)) expect(answer.body).toMatchObject({ code: 'service_unavailable' });
+    for (const answer of answers.slice(0, -1)) {
+      expect(answer.body).toMatchObject({ code: 'service_unavailable' });
+      // Not charged, and its headers say so.
+      if (answer.remaining !== undefined) expect(answer.remaining).toBe(FREE_PER_MINUTE);
+    }
     await expectChargedExactly(key, answers);
   });
 
