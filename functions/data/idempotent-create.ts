@@ -59,10 +59,16 @@ interface IdempotencyRecord {
  * settles by repeating step 3 (the failing attempt releases its lease so that
  * the next one need not wait).
  *
- * Why not TransactWriteItems with a ClientRequestToken: the token only covers
- * the SDK's own retries for 10 minutes, not a client's retry through another
- * request or container, and a transaction returns no item to tell a repeat
- * from a conflict. The conditions above cover both, with one write per step.
+ * Why not TransactWriteItems with a ClientRequestToken: the token makes
+ * identical calls idempotent only for 10 minutes after the first completes,
+ * and the response carries no item to tell a repeat from a conflict
+ * ("TransactWriteItems", Amazon DynamoDB API Reference,
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html);
+ * a client's retry comes through another request, maybe another container,
+ * maybe later. The conditions above cover both, with one write per step.
+ * A conditional write returns the item that failed its condition when asked
+ * (ReturnValuesOnConditionCheckFailure: ALL_OLD, "PutItem", same reference,
+ * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html).
  */
 export class IdempotentCreate {
   constructor(

@@ -39,8 +39,8 @@ export class PetRepository {
             TableName: this.tableName,
             Item: { ...pet, listKey: LIST_KEY, createdAt, writeToken },
             ConditionExpression: 'attribute_not_exists(id)',
-            // PutItem returns the item that failed the condition when asked ("PutItem", Amazon
-            // DynamoDB API Reference, ReturnValuesOnConditionCheckFailure): no second read.
+            // PutItem returns the item that failed the condition when asked: no second read
+            // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html).
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),
