@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -30,8 +31,9 @@ export class PetRepository {
    * repeats a write whose answer it lost and the first attempt had landed, the
    * repeat fails its condition on a pet carrying our token, which is success.
    * Any other pet with this id is an error (ids are never handed out twice).
+   * Without a token the write is its own (a fresh random token).
    */
-  async insert(pet: Pet, createdAt: string, writeToken: string): Promise<void> {
+  async insert(pet: Pet, createdAt: string, writeToken: string = randomUUID()): Promise<void> {
     try {
       await dynamoCall(() =>
         this.db.send(
