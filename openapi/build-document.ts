@@ -3,10 +3,10 @@ import { errorCodes } from '../definitions/error-codes';
 import { gatewayResponses } from '../definitions/gateway-responses';
 import { plans } from '../definitions/plans';
 import { authorizer, type Deprecation, type OperationId, type RouteDefinition, routes, stageName } from '../definitions/routes';
-import { IDEMPOTENCY_TTL_SECONDS } from '../functions/data/idempotent-create';
 import { BAN_DURATION_SECONDS } from '../functions/domain/rate-limit';
-import { MAX_BODY_BYTES } from '../functions/http/api-handler';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../functions/list-pets/handler';
+import { operationContracts } from '../definitions/operations';
+import { IDEMPOTENCY_TTL_SECONDS, MAX_BODY_BYTES } from '../definitions/operations/create-pet';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../definitions/operations/list-pets';
 import {
   functionHeadersPresence,
   gatewayAnswerToUnknownRoutes,
@@ -17,7 +17,7 @@ import {
   type StatusSources,
   statusSourcesOf,
 } from './responses';
-import { componentSchemas, type JsonSchema, listPetsQueryParameterSchemas, petIdParameterSchema, schemaRef } from './schemas';
+import { componentSchemas, inlineSchema, type JsonSchema, listPetsQueryParameterSchemas, petIdParameterSchema, schemaRef } from './schemas';
 
 /**
  * The OpenAPI 3.1 document of the API, built from the route table, the error
@@ -260,11 +260,11 @@ function deprecationHeaders(deprecation: Deprecation): HeaderDocs {
 }
 
 function successDescription(operationId: OperationId): string {
-  return { listPets: 'A page of pets, in ascending id order.', createPet: 'The pet, created (or, for a replayed Idempotency-Key, the pet first created).', getPet: 'The pet.' }[operationId];
+  return operationContracts[operationId].success.description;
 }
 
 function successSchema(operationId: OperationId): JsonSchema {
-  return operationId === 'listPets' ? { type: 'array', items: { $ref: schemaRef('Pet') } } : { $ref: schemaRef('Pet') };
+  return inlineSchema(operationContracts[operationId].success.schema, 'output');
 }
 
 /** The Error object, narrowed to the codes and the status of one response. */

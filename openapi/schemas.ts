@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { errorCodes } from '../definitions/error-codes';
+import { DEFAULT_LIMIT, listPetsContract, MAX_LIMIT } from '../definitions/operations/list-pets';
+import { errorObjectSchema, petIdSchema, petSchema } from '../definitions/operations/pet-schemas';
 import { DEFAULT_STATUS, MAX_ID, NAME_MAX_CODE_POINTS, newPetSchema, petStatusSchema } from '../functions/domain/pet';
-import { DEFAULT_LIMIT, listPetsQuerySchema, MAX_LIMIT } from '../functions/list-pets/handler';
 
 /**
  * The JSON Schemas of the document, generated with zod's own z.toJSONSchema from
- * the schemas the handlers validate with. Where zod checks something with a
+ * the schemas of the operation contracts (definitions/operations/), which the
+ * handlers validate with. Where zod checks something with a
  * refinement or a transform (which has no JSON Schema form), the equivalent
  * keywords are attached here as metadata of that very zod schema; the tests in
  * test/unit/openapi-schemas.test.ts check that zod and the document accept and
@@ -16,28 +18,7 @@ export type JsonSchema = Record<string, unknown>;
 /** Where components live in the document; every $ref the generator writes points here. */
 export const schemaRef = (id: string) => `#/components/schemas/${id}`;
 
-/**
- * The Animal of the interface as the API sends it. functions/ has no zod schema
- * for responses (it builds them with toPetBody), so it is composed here from the
- * creation payload's own field schemas: the response can never allow a name the
- * creation payload refuses, or the reverse.
- */
-const petIdSchema = z.int().min(1).max(MAX_ID);
-export const petSchema = z.strictObject({
-  id: petIdSchema,
-  name: newPetSchema.shape.name,
-  categoryId: newPetSchema.shape.categoryId,
-  status: petStatusSchema,
-});
-
-/** The Error object; `code` is the closed set of definitions/error-codes.ts. */
-const errorCodeNames = Object.keys(errorCodes) as [keyof typeof errorCodes, ...(keyof typeof errorCodes)[]];
-const errorStatuses = [...new Set(Object.values(errorCodes).map((entry) => entry.status))].sort((a, b) => a - b);
-export const errorSchema = z.strictObject({
-  code: z.enum(errorCodeNames),
-  message: z.string(),
-  status: z.literal(errorStatuses),
-});
+const listPetsQuerySchema = listPetsContract.request.query;
 
 /**
  * A name (DESIGN decision 2): at least one character that is not whitespace, at
@@ -87,14 +68,14 @@ metadata.add(petIdSchema, {
   description: `Assigned by the service: unique, never reused, roughly increasing, not contiguous; from 1 to ${MAX_ID} (2^53−1, exact in any JSON client).`,
   format: 'int64',
 });
-metadata.add(errorSchema, {
+metadata.add(errorObjectSchema, {
   id: 'Error',
   description: `Every error, from the functions and from API Gateway alike. \`code\` is one of a closed set; \`status\` repeats the HTTP status; \`message\` is for people and never reveals internals.\n\n| code | status | meaning |\n|---|---|---|\n${errorTable}`,
   examples: [{ code: 'not_found', message: 'No pet has the id 42.', status: 404 }],
 });
-metadata.add(errorSchema.shape.code, { description: 'Machine-readable; one of the closed set in the table above.' });
-metadata.add(errorSchema.shape.message, { description: 'Human-readable; may change at any time.' });
-metadata.add(errorSchema.shape.status, { type: 'integer', description: 'The HTTP status code of the response.' });
+metadata.add(errorObjectSchema.shape.code, { description: 'Machine-readable; one of the closed set in the table above.' });
+metadata.add(errorObjectSchema.shape.message, { description: 'Human-readable; may change at any time.' });
+metadata.add(errorObjectSchema.shape.status, { type: 'integer', description: 'The HTTP status code of the response.' });
 
 // Query parameters: the value after zod has parsed the string (io "output").
 // `limit` is parsed from a base-10 string by a regex and a transform, so it is a

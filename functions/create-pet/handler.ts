@@ -1,10 +1,10 @@
+import { createPetContract } from '../../definitions/operations/create-pet';
 import { idempotentCreate } from '../data/idempotent-create';
 import { PetRepository } from '../data/pet-repository';
 import { IdAllocator } from '../domain/id-allocator';
 import { parseIdempotencyKey } from '../domain/idempotency-key';
-import { type NewPet, newPetSchema, toPetBody } from '../domain/pet';
+import { type NewPet, toPetBody } from '../domain/pet';
 import { createPet } from '../domain/pets';
-import { parseOrThrow } from '../domain/validation';
 import { createApiHandler } from '../http/api-handler';
 import { header } from '../http/request';
 import { jsonResponse } from '../http/responses';
@@ -22,10 +22,9 @@ export function createHandler(dependencies: Dependencies) {
   };
   const createOnce = idempotentCreate(create, dependencies.db, dependencies.tableNames.idempotency);
 
-  return createApiHandler<unknown>('createPet', dependencies, { jsonBody: true }, async ({ event, body, caller, context }) => {
+  return createApiHandler(createPetContract, dependencies, async ({ event, body, caller, context }) => {
     const idempotencyKey = parseIdempotencyKey(header(event, 'Idempotency-Key'));
-    const input = parseOrThrow(newPetSchema, body, 'request body');
-    const pet = idempotencyKey ? await createOnce({ keyId: caller.keyId, idempotencyKey, pet: input }, context) : await create(input);
+    const pet = idempotencyKey ? await createOnce({ keyId: caller.keyId, idempotencyKey, pet: body }, context) : await create(body);
     // A replay comes back from the idempotency store: answer it in the very same shape.
     return jsonResponse(201, toPetBody(pet));
   });

@@ -7,11 +7,9 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
+import { IDEMPOTENCY_TTL_SECONDS } from '../../definitions/operations/create-pet';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import type { NewPet, Pet } from '../domain/pet';
-
-/** How long an Idempotency-Key is remembered (decision 11). */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 export interface IdempotentCreateRequest {
   /** Keys are remembered per API key: two clients may pick the same Idempotency-Key. */

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { MAX_ID, newPetSchema, type Pet, petStatuses, toPetBody } from '../../functions/domain/pet';
-import { petIdSchema } from '../../functions/get-pet/handler';
+import { petIdPathSchema } from '../../definitions/operations/get-pet';
+import { listPetsContract } from '../../definitions/operations/list-pets';
 import { parseIdempotencyKey } from '../../functions/domain/idempotency-key';
-import { listPetsQuerySchema } from '../../functions/list-pets/handler';
 import { contract } from '../support/contract';
 
 /**
@@ -92,7 +92,7 @@ it('limit: the value zod parses from a decimal string is an integer the document
   const limit = parameter('/pets', 'get', 'limit');
   fc.assert(
     fc.property(fc.oneof(fc.integer({ min: -5, max: 200 }), fc.double({ min: -1, max: 200, noNaN: true })), (value) => {
-      expect(limit(value)).toBe(listPetsQuerySchema.shape.limit.safeParse(String(value)).success);
+      expect(limit(value)).toBe(listPetsContract.request.query.shape.limit.safeParse(String(value)).success);
     }),
     { numRuns: runs },
   );
@@ -102,7 +102,7 @@ it('petId: the document and the handler agree on every integer', () => {
   const petId = parameter('/pets/{petId}', 'get', 'petId');
   fc.assert(
     fc.property(fc.oneof(fc.bigInt({ min: -10n, max: 2n ** 64n }), fc.constantFrom(0n, 1n, BigInt(MAX_ID), BigInt(MAX_ID) + 1n)), (value) => {
-      expect(petId(Number(value))).toBe(petIdSchema.safeParse(String(value)).success);
+      expect(petId(Number(value))).toBe(petIdPathSchema.safeParse(String(value)).success);
     }),
     { numRuns: runs },
   );
