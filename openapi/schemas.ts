@@ -20,16 +20,36 @@ export const schemaRef = (id: string) => `#/components/schemas/${id}`;
 
 const listPetsQuerySchema = listPetsContract.request.query;
 
+/** The id of the Error object's schema: `Error` would shadow the global Error class in generated TypeScript. */
+export const ERROR_SCHEMA_ID = 'ErrorObject';
+
+/**
+ * Unicode's control characters (general category Cc) and White_Space characters,
+ * listed as characters and ranges: patterns keep to the regex subset JSON Schema
+ * recommends for interoperability (JSON Schema 2020-12 Core, section 6.4
+ * "Regular Expressions": characters, classes, ranges, quantifiers, anchors,
+ * groups, alternation), which has no property escapes such as \p{Cc}. Both sets
+ * are fixed by the Unicode standard (PropList.txt); a unit test checks them
+ * against JavaScript's \p{Cc} and \p{White_Space}.
+ */
+export const CONTROL_CHARACTER_RANGES = '\u0000-\u001f\u007f-\u009f';
+export const WHITE_SPACE_CHARACTERS = '\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000';
+
 /**
  * A name (DESIGN decision 2): at least one character that is not whitespace, at
- * most 100 Unicode code points, no control characters, well-formed Unicode (no
- * lone surrogate). JSON Schema counts string length in code points too, and its
- * patterns are ECMA-262 regular expressions with Unicode property escapes.
+ * most 100 Unicode code points, no control characters, well-formed Unicode. The
+ * pattern holds all but the last, which no portable pattern can say: a lone
+ * surrogate is refused by the server and stated in the description. JSON Schema
+ * counts string length in code points too.
  */
-export const NAME_PATTERN = '^[^\\p{Cc}\\p{Cs}]*[^\\p{White_Space}\\p{Cc}\\p{Cs}][^\\p{Cc}\\p{Cs}]*$';
+export const NAME_PATTERN = `^[^${CONTROL_CHARACTER_RANGES}]*[^${CONTROL_CHARACTER_RANGES}${WHITE_SPACE_CHARACTERS}][^${CONTROL_CHARACTER_RANGES}]*$`;
 
+/** Codes in the closed set that no operation answers with today, and why they are there. */
+const reservedCodes: Partial<Record<keyof typeof errorCodes, string>> = {
+  forbidden: " Reserved: API Gateway's answer to a request its configuration refuses; no operation of this API answers 403 today.",
+};
 const errorTable = Object.entries(errorCodes)
-  .map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${meaning} |`)
+  .map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${meaning}${reservedCodes[code as keyof typeof errorCodes] ?? ''} |`)
   .join('\n');
 
 /**
@@ -49,7 +69,7 @@ metadata.add(newPetSchema, {
   examples: [{ name: 'Rex', categoryId: 1 }],
 });
 metadata.add(newPetSchema.shape.name, {
-  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them not whitespace; no control characters.`,
+  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them not whitespace (Unicode White_Space); no control characters (Unicode category Cc); well-formed Unicode: a lone surrogate (category Cs) is refused with 400, a rule the pattern cannot state portably.`,
   minLength: 1,
   maxLength: NAME_MAX_CODE_POINTS,
   pattern: NAME_PATTERN,
@@ -69,7 +89,7 @@ metadata.add(petIdSchema, {
   format: 'int64',
 });
 metadata.add(errorObjectSchema, {
-  id: 'Error',
+  id: ERROR_SCHEMA_ID,
   description: `Every error, from the functions and from API Gateway alike. \`code\` is one of a closed set; \`status\` repeats the HTTP status; \`message\` is for people and never reveals internals.\n\n| code | status | meaning |\n|---|---|---|\n${errorTable}`,
   examples: [{ code: 'not_found', message: 'No pet has the id 42.', status: 404 }],
 });

@@ -16,6 +16,8 @@ export function createHandler(dependencies: Dependencies) {
       if (query.status) next.set('status', query.status);
       next.set('cursor', page.nextCursor);
       headers.Link = `<${stageBaseUrl(event)}/pets?${next}>; rel="next"`;
+      // The same cursor on its own, for clients generated from the OpenAPI document (typed, no URL to parse).
+      headers['X-Next-Cursor'] = page.nextCursor;
     }
     return jsonResponse(200, page.pets, headers);
   });
