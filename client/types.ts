@@ -1,4 +1,4 @@
-import type { components, operations } from './openapi-types';
+import type { components, operations } from './openapi-types.ts';
 
 /** The API's types, from the types openapi-typescript generated from openapi/openapi.json. */
 export type Pet = components['schemas']['Pet'];
