@@ -106,8 +106,26 @@ export function buildOpenApiDocument(): OpenApiDocument {
   };
 }
 
+/**
+ * The local server (`npm start`): the code samples use it, so they run as they
+ * are. The client samples are plain JavaScript (valid TypeScript too); the
+ * reference page lists them under the languages of openapi/redocly.yaml.
+ */
+const LOCAL_SERVER_URL = `http://localhost:3000/${stageName}`;
+const CURL_AUTHORIZATION = `-H "Authorization: Bearer $PET_STORE_API_KEY"`;
+const CLIENT_SETUP = `import { PetStoreClient, PetStoreError } from '@petstore/client';
+
+const petStore = new PetStoreClient({ baseUrl: '${LOCAL_SERVER_URL}', apiKey: process.env.PET_STORE_API_KEY ?? '' });`;
+
+interface OperationDocs {
+  description: string;
+  request: () => { parameters?: unknown[]; requestBody?: unknown };
+  /** Shown beside the operation on the reference page (Redoc's x-codeSamples): a curl command and the same with @petstore/client. */
+  samples: { curl: string; client: string };
+}
+
 /** What each operation takes, besides its path parameters; keyed by operation so none is forgotten. */
-const operationDocs: Record<OperationId, { description: string; request: () => { parameters?: unknown[]; requestBody?: unknown } }> = {
+const operationDocs: Record<OperationId, OperationDocs> = {
   listPets: {
     description: [
       `Pets in ascending id order, at most \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) a page, optionally only those in one \`status\`. Unknown query parameters are ignored.`,
@@ -123,6 +141,10 @@ const operationDocs: Record<OperationId, { description: string; request: () => {
         schema,
       })),
     }),
+    samples: {
+      curl: `curl ${CURL_AUTHORIZATION} \\\n  '${LOCAL_SERVER_URL}/pets?status=available&limit=20'`,
+      client: `${CLIENT_SETUP}\n\n// Every page, following Link: rel="next".\nfor await (const pet of petStore.allPets({ status: 'available', limit: 20 })) {\n  console.log(pet.id, pet.name);\n}`,
+    },
   },
   createPet: {
     description: [
@@ -146,11 +168,19 @@ const operationDocs: Record<OperationId, { description: string; request: () => {
         content: { [JSON_MEDIA_TYPE]: { schema: { $ref: schemaRef('NewPet') } }, [JSON_SUFFIX_MEDIA_RANGE]: { schema: { $ref: schemaRef('NewPet') } } },
       },
     }),
+    samples: {
+      curl: `curl -X POST ${CURL_AUTHORIZATION} \\\n  -H 'Content-Type: application/json' \\\n  -H 'Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"' \\\n  -d '{"name": "Rex", "categoryId": 1}' \\\n  '${LOCAL_SERVER_URL}/pets'`,
+      client: `${CLIENT_SETUP}\n\n// Sends an Idempotency-Key and keeps it for its retries.\nconst rex = await petStore.createPet({ name: 'Rex', categoryId: 1 });\nconsole.log(rex.id, rex.status); // status: 'available'`,
+    },
   },
   getPet: {
     description:
       'One pet by its id. `petId` is a plain decimal integer from 1 to 2^53−1 (`abc`, `0`, `01`, `-1`, `1.5` are a 400); a well-formed id with no pet is a 404.',
     request: () => ({}),
+    samples: {
+      curl: `curl -i ${CURL_AUTHORIZATION} \\\n  '${LOCAL_SERVER_URL}/pets/1'`,
+      client: `${CLIENT_SETUP}\n\ntry {\n  const pet = await petStore.getPet(1);\n  console.log(pet.name);\n} catch (error) {\n  if (error instanceof PetStoreError && error.code === 'not_found') console.log('no pet 1');\n  else throw error;\n}`,
+    },
   },
 };
 
@@ -168,6 +198,10 @@ function operationOf(route: RouteDefinition): OperationObject {
     ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: Object.fromEntries(statusSourcesOf(route.operationId).map((sources) => [String(sources.status), responseOf(route, sources)])),
+    'x-codeSamples': [
+      { lang: 'Shell', label: 'curl', source: docs.samples.curl },
+      { lang: 'JavaScript', label: '@petstore/client', source: docs.samples.client },
+    ],
   };
   if (route.deprecation) {
     operation.deprecated = true;
@@ -343,7 +377,7 @@ function servers(): unknown[] {
       description: 'A deployed stage behind its custom domain (base path v1), when the stage has one.',
       variables: { domainName: { default: 'api.petstore.example', description: "The stage's custom domain name." } },
     },
-    { url: `http://localhost:3000/${stageName}`, description: 'Local: npm start (DynamoDB Local).' },
+    { url: LOCAL_SERVER_URL, description: 'Local: npm start (DynamoDB Local).' },
   ];
 }
 

@@ -73,7 +73,7 @@ console.log(JSON.stringify({ created: created.map((pet) => pet.id), listed, notF
   expect(result.notFound).toEqual({ status: 404, code: 'not_found' });
 }, 60_000);
 
-it('its declarations type a consumer that resolves modules as Node.js does (NodeNext), with TypeScript 5', async () => {
+it('its declarations type a consumer that resolves modules as Node.js does (NodeNext), and the reference page\'s client examples, with TypeScript 5', async () => {
   writeFileSync(
     join(app, 'check.ts'),
     `import { PetStoreClient, PetStoreError, type ErrorCode, type Pet } from '@petstore/client';
@@ -89,8 +89,18 @@ export async function first(): Promise<Pet | undefined> {
 }
 `,
   );
+  // The client examples of the reference page (x-codeSamples) must compile against the package as they stand.
+  const document = JSON.parse(readFileSync(join(projectRoot, 'openapi', 'openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { operationId: string; 'x-codeSamples': { label: string; source: string }[] }>>;
+  };
+  const samples = Object.values(document.paths).flatMap((item) => Object.values(item));
+  for (const operation of samples) {
+    const sample = operation['x-codeSamples'].find((candidate) => candidate.label === '@petstore/client');
+    expect(sample).toBeDefined();
+    writeFileSync(join(app, `sample-${operation.operationId}.ts`), sample?.source ?? '');
+  }
   const tsc = join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(projectRoot, 'node_modules', '@types'), 'check.ts'];
+  const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(projectRoot, 'node_modules', '@types'), 'check.ts', ...samples.map((operation) => `sample-${operation.operationId}.ts`)];
   const result = await run(process.execPath, [tsc, ...flags], { cwd: app }).catch((error: { stdout: string }) => error);
   expect(result.stdout).toBe('');
 }, 60_000);

@@ -60,6 +60,8 @@ describe('what the document says', () => {
       expect(Object.keys(server.variables ?? {}).sort()).toEqual(named.sort());
       const resolved = server.url.replace(/\{(\w+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? '');
       expect(new URL(resolved).pathname).toBe('/v1');
+      // Reference pages show server descriptions as plain text: no markdown in them.
+      expect((server as { description?: string }).description).not.toMatch(/[`*_]/);
     }
   });
 
