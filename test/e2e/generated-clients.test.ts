@@ -10,7 +10,7 @@ import { type TestApi, startTestApi } from '../support/api';
  * Clients generated from openapi/openapi.json by two independent generators —
  * openapi-typescript + openapi-fetch, and @hey-api/openapi-ts — into a temporary
  * folder, type-checked with TypeScript 5, then used unmodified (scripts in
- * ./generated-clients/) against the local API over HTTP: 45 creates, paging
+ * test/fixtures/generated-clients/) against the local API over HTTP: 45 creates, paging
  * through all of them with the typed X-Next-Cursor header, one get, and the
  * typed Error objects of a 400 and a 404.
  */
@@ -25,7 +25,7 @@ beforeAll(async () => {
   apiKey = await api.issueKey('business');
   symlinkSync(join(projectRoot, 'node_modules'), join(folder, 'node_modules'), 'dir');
   copyFileSync(join(projectRoot, DOCUMENT_PATH), join(folder, 'openapi.json'));
-  for (const script of ['openapi-fetch-script.ts', 'hey-api-script.ts']) copyFileSync(join(__dirname, 'generated-clients', script), join(folder, script));
+  for (const script of ['openapi-fetch-script.ts', 'hey-api-script.ts']) copyFileSync(join(__dirname, '..', 'fixtures', 'generated-clients', script), join(folder, script));
   writeFileSync(
     join(folder, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { target: 'ES2022', lib: ['ES2022', 'DOM'], module: 'preserve', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] } }),
