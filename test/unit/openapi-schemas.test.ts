@@ -73,7 +73,10 @@ it('whole creation payloads: the document and zod agree', () => {
   fc.assert(
     fc.property(payload, (value) => {
       const body = JSON.parse(JSON.stringify(value)) as unknown;
-      expect(newPet(body)).toBe(newPetSchema.safeParse(body).success);
+      // A lone surrogate in the name is refused by the server alone (the description says so): judge the rest.
+      const name = (body as { name?: unknown } | null)?.name;
+      const portable = typeof name === 'string' && !name.isWellFormed() ? { ...(body as object), name: name.toWellFormed() } : body;
+      expect(newPet(body)).toBe(newPetSchema.safeParse(portable).success);
     }),
     { numRuns: runs },
   );
