@@ -1,4 +1,4 @@
-import type { ErrorObject } from './types';
+import type { ErrorObject } from './types.ts';
 
 /**
  * An error answer of the API: its status, the Error object it carried

@@ -11,7 +11,7 @@ export interface paths {
          * List pets in ascending id order, optionally filtered by status.
          * @description Pets in ascending id order, at most `limit` (default 20, at most 100) a page, optionally only those in one `status`. Unknown query parameters are ignored.
          *
-         *     When more pets exist, the response carries `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), with an opaque `cursor` parameter; the body stays a JSON array. Follow that URL as it is until a page comes without it. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.
+         *     When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.
          *
          *     In AWS, a pet just created may take a moment to appear in lists (they read an eventually consistent index).
          */
@@ -40,7 +40,7 @@ export interface paths {
         /**
          * Get one pet by id (deprecated: use GET /pets).
          * @deprecated
-         * @description **Deprecated** since 2026-01-01; removed on 2030-12-05 (Sunset: Thu, 05 Dec 2030 00:00:00 GMT). Use `GET /pets` with the `status` filter instead. Every response of this operation carries `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link: <…/pets>; rel="successor-version"`; from the sunset instant on it answers 410 `gone`.
+         * @description **Deprecated** since 2026-01-01; removed on 2030-12-05 (Sunset: Thu, 05 Dec 2030 00:00:00 GMT). Use `GET /pets` with the `status` filter instead. Every response of this operation's function carries `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link: <…/pets>; rel="successor-version"`; the answers API Gateway gives by itself (a 401 for a missing or refused key, a 413 over 10 MB, its own 429 and 5xx) do not. From the sunset instant on it answers 410 `gone`.
          *
          *     One pet by its id. `petId` is a plain decimal integer from 1 to 2^53−1 (`abc`, `0`, `01`, `-1`, `1.5` are a 400); a well-formed id with no pet is a 404.
          */
@@ -70,7 +70,7 @@ export interface components {
          *     }
          */
         NewPet: {
-            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters. */
+            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode: a lone surrogate (category Cs) is refused with 400, a rule the pattern cannot state portably. */
             name: string;
             /**
              * Format: int64
@@ -95,7 +95,7 @@ export interface components {
              * @description Assigned by the service: unique, never reused, roughly increasing, not contiguous; from 1 to 9007199254740991 (2^53−1, exact in any JSON client).
              */
             id: number;
-            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters. */
+            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode: a lone surrogate (category Cs) is refused with 400, a rule the pattern cannot state portably. */
             name: string;
             /**
              * Format: int64
@@ -111,7 +111,7 @@ export interface components {
          *     |---|---|---|
          *     | `invalid_request` | 400 | The request has a missing, malformed or invalid parameter, body field or cursor. |
          *     | `unauthorized` | 401 | The API key is missing, malformed, unknown or revoked. |
-         *     | `forbidden` | 403 | The API key is valid but may not call this operation. |
+         *     | `forbidden` | 403 | The API key is valid but may not call this operation. Reserved: API Gateway's answer to a request its configuration refuses; no operation of this API answers 403 today. |
          *     | `not_found` | 404 | No such pet, or no such route. |
          *     | `request_in_progress` | 409 | A request with the same Idempotency-Key is still being processed. |
          *     | `gone` | 410 | The operation passed its sunset date and was removed. |
@@ -129,7 +129,7 @@ export interface components {
          *       "status": 404
          *     }
          */
-        Error: {
+        ErrorObject: {
             /**
              * @description Machine-readable; one of the closed set in the table above.
              * @enum {string}
@@ -179,6 +179,8 @@ export interface operations {
                     "X-RateLimit-Reset": number;
                     /** @description Present when more pets exist: the absolute URL of the next page (RFC 8288). Follow it as it is. */
                     Link?: string;
+                    /** @description Present when more pets exist (with `Link`): the opaque cursor of the next page. Send it as the `cursor` query parameter, with the same `status` and `limit`. */
+                    "X-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -197,7 +199,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "invalid_request";
                         /** @constant */
@@ -205,7 +207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown, revoked or suspended. Answered by API Gateway, so without rate-limit headers. */
+            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, so without rate-limit headers (or deprecation headers). A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401. */
             401: {
                 headers: {
                     /** @description The authentication scheme to use (RFC 6750). */
@@ -213,7 +215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "unauthorized";
                         /** @constant */
@@ -227,7 +229,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "payload_too_large";
                         /** @constant */
@@ -249,7 +251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "quota_exceeded" | "key_suspended";
                         /** @constant */
@@ -269,7 +271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "internal_error";
                         /** @constant */
@@ -291,7 +293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "service_unavailable";
                         /** @constant */
@@ -314,9 +316,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The pet to add, as JSON: `application/json` or any `application/*+json` type, at most 16 KiB. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NewPet"];
+                "application/*+json": components["schemas"]["NewPet"];
             };
         };
         responses: {
@@ -347,7 +351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "invalid_request";
                         /** @constant */
@@ -355,7 +359,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown, revoked or suspended. Answered by API Gateway, so without rate-limit headers. */
+            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, so without rate-limit headers (or deprecation headers). A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401. */
             401: {
                 headers: {
                     /** @description The authentication scheme to use (RFC 6750). */
@@ -363,7 +367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "unauthorized";
                         /** @constant */
@@ -385,7 +389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "request_in_progress";
                         /** @constant */
@@ -405,7 +409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "payload_too_large";
                         /** @constant */
@@ -425,7 +429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "unsupported_media_type";
                         /** @constant */
@@ -445,7 +449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "idempotency_key_reused";
                         /** @constant */
@@ -467,7 +471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "quota_exceeded" | "key_suspended";
                         /** @constant */
@@ -487,7 +491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "internal_error";
                         /** @constant */
@@ -509,7 +513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "service_unavailable";
                         /** @constant */
@@ -570,7 +574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "invalid_request";
                         /** @constant */
@@ -578,7 +582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown, revoked or suspended. Answered by API Gateway, so without rate-limit headers. */
+            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, so without rate-limit headers (or deprecation headers). A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401. */
             401: {
                 headers: {
                     /** @description The authentication scheme to use (RFC 6750). */
@@ -592,7 +596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "unauthorized";
                         /** @constant */
@@ -618,7 +622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "not_found";
                         /** @constant */
@@ -644,7 +648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "gone";
                         /** @constant */
@@ -658,7 +662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "payload_too_large";
                         /** @constant */
@@ -686,7 +690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @enum {unknown} */
                         code?: "rate_limited" | "quota_exceeded" | "key_suspended";
                         /** @constant */
@@ -712,7 +716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "internal_error";
                         /** @constant */
@@ -740,7 +744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"] & {
+                    "application/json": components["schemas"]["ErrorObject"] & {
                         /** @constant */
                         code?: "service_unavailable";
                         /** @constant */

@@ -1,7 +1,7 @@
-import { isErrorObject, parseRetryAfterSeconds, PetStoreError, UnexpectedResponseError } from './errors';
-import { linkTarget } from './link-header';
-import { decideRetry, defaultRetryPolicy, type RetryPolicy } from './retry-policy';
-import type { ErrorCode, ListPetsQuery, NewPet, Pet } from './types';
+import { isErrorObject, parseRetryAfterSeconds, PetStoreError, UnexpectedResponseError } from './errors.ts';
+import { linkTarget } from './link-header.ts';
+import { decideRetry, defaultRetryPolicy, type RetryPolicy } from './retry-policy.ts';
+import type { ErrorCode, ListPetsQuery, NewPet, Pet } from './types.ts';
 
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
 

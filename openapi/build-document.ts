@@ -3,10 +3,10 @@ import { errorCodes } from '../definitions/error-codes';
 import { gatewayResponses } from '../definitions/gateway-responses';
 import { plans } from '../definitions/plans';
 import { authorizer, type Deprecation, type OperationId, type RouteDefinition, routes, stageName } from '../definitions/routes';
-import { IDEMPOTENCY_TTL_SECONDS } from '../functions/data/idempotent-create';
 import { BAN_DURATION_SECONDS } from '../functions/domain/rate-limit';
-import { MAX_BODY_BYTES } from '../functions/http/api-handler';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../functions/list-pets/handler';
+import { operationContracts } from '../definitions/operations';
+import { IDEMPOTENCY_TTL_SECONDS, MAX_BODY_BYTES } from '../definitions/operations/create-pet';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../definitions/operations/list-pets';
 import {
   functionHeadersPresence,
   gatewayAnswerToUnknownRoutes,
@@ -17,7 +17,7 @@ import {
   type StatusSources,
   statusSourcesOf,
 } from './responses';
-import { componentSchemas, type JsonSchema, listPetsQueryParameterSchemas, petIdParameterSchema, schemaRef } from './schemas';
+import { componentSchemas, ERROR_SCHEMA_ID, inlineSchema, type JsonSchema, listPetsQueryParameterSchemas, petIdParameterSchema, schemaRef } from './schemas';
 
 /**
  * The OpenAPI 3.1 document of the API, built from the route table, the error
@@ -49,14 +49,27 @@ type HeaderDocs = Record<string, Omit<HeaderObject, 'required'>>;
 export const INTERFACE_VERSION = '1.0.0';
 export const BEARER_SCHEME = 'bearerAuth';
 const JSON_MEDIA_TYPE = 'application/json';
+/**
+ * The other request media types createPet accepts (functions/http/api-handler.ts,
+ * jsonBody): any structured-syntax `+json` type (RFC 6839), e.g. application/merge-patch+json.
+ */
+const JSON_SUFFIX_MEDIA_RANGE = 'application/*+json';
 const PETS_TAG = 'Pets';
 
 /**
  * An Idempotency-Key as functions/domain/idempotency-key.ts accepts it: a
  * structured-field string (in quotes) or a bare token of 1 to 255 printable
- * ASCII characters. test/unit/openapi-schemas.test.ts checks the two agree.
+ * ASCII characters. Written without lookahead or escapes such as \x21, which
+ * fall outside the portable regex subset (see NAME_PATTERN in ./schemas);
+ * test/unit/openapi-schemas.test.ts checks that it and the code agree.
  */
-export const IDEMPOTENCY_KEY_PATTERN = '^(?:"[\\x21\\x23-\\x5b\\x5d-\\x7e]{1,255}"|(?!".*"$)[\\x21-\\x7e]{1,255})$';
+const idempotencyKeyForms = [
+  '[!-~]', // one printable character, `"` included
+  '[!#-~][!-~]{1,254}', // a bare token that does not start with `"`
+  '"[!-~]{0,253}[!#-~]', // a bare token that starts with `"` but does not end with one
+  '"[!#-\\[\\]-~]{1,255}"', // a structured-field string: no `"` or `\` inside
+];
+export const IDEMPOTENCY_KEY_PATTERN = `^(${idempotencyKeyForms.join('|')})$`;
 
 export function buildOpenApiDocument(): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
@@ -73,19 +86,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       description: overview(),
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [
-      {
-        url: `https://{host}/${stageName}`,
-        description: 'Production',
-        variables: { host: { default: 'api.petstore.example', description: 'Placeholder: the host of the ApiUrl output of the PetStore-Production stack.' } },
-      },
-      {
-        url: `https://{host}/${stageName}`,
-        description: 'Staging',
-        variables: { host: { default: 'staging.api.petstore.example', description: 'Placeholder: the host of the ApiUrl output of the PetStore-Staging stack.' } },
-      },
-      { url: `http://localhost:3000/${stageName}`, description: 'Local: `npm start` (DynamoDB Local)' },
-    ],
+    servers: servers(),
     security: [{ [BEARER_SCHEME]: [] }],
     tags: [{ name: PETS_TAG, description: 'The animals of the catalogue.' }],
     paths,
@@ -96,7 +97,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'psk_ followed by 43 random characters',
-          description: `\`Authorization: Bearer <API_KEY>\` on every operation; the scheme is matched case-insensitively. A missing, empty, malformed, unknown, revoked or suspended key gets 401 with \`WWW-Authenticate: Bearer\`. API Gateway caches the authorizer's answer per Authorization value for ${authorizer.resultsCacheTtlSeconds} seconds: a revoked key, or a key moved to another plan, takes effect within that time.`,
+          description: `\`Authorization: Bearer <API_KEY>\` on every operation; the scheme is matched case-insensitively. A missing, empty, malformed, unknown or revoked key (or a rotated one past its grace period) gets 401 with \`WWW-Authenticate: Bearer\`. API Gateway caches the authorizer's answer per Authorization value for ${authorizer.resultsCacheTtlSeconds} seconds: a revoked key, or a key moved to another plan, takes effect within that time.`,
         },
       },
     },
@@ -105,12 +106,30 @@ export function buildOpenApiDocument(): OpenApiDocument {
   };
 }
 
+/**
+ * The local server (`npm start`): the code samples use it, so they run as they
+ * are. The client samples are plain JavaScript (valid TypeScript too); the
+ * reference page lists them under the languages of openapi/redocly.yaml.
+ */
+const LOCAL_SERVER_URL = `http://localhost:3000/${stageName}`;
+const CURL_AUTHORIZATION = `-H "Authorization: Bearer $PET_STORE_API_KEY"`;
+const CLIENT_SETUP = `import { PetStoreClient, PetStoreError } from '@petstore/client';
+
+const petStore = new PetStoreClient({ baseUrl: '${LOCAL_SERVER_URL}', apiKey: process.env.PET_STORE_API_KEY ?? '' });`;
+
+interface OperationDocs {
+  description: string;
+  request: () => { parameters?: unknown[]; requestBody?: unknown };
+  /** Shown beside the operation on the reference page (Redoc's x-codeSamples): a curl command and the same with @petstore/client. */
+  samples: { curl: string; client: string };
+}
+
 /** What each operation takes, besides its path parameters; keyed by operation so none is forgotten. */
-const operationDocs: Record<OperationId, { description: string; request: () => { parameters?: unknown[]; requestBody?: unknown } }> = {
+const operationDocs: Record<OperationId, OperationDocs> = {
   listPets: {
     description: [
       `Pets in ascending id order, at most \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) a page, optionally only those in one \`status\`. Unknown query parameters are ignored.`,
-      'When more pets exist, the response carries `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), with an opaque `cursor` parameter; the body stays a JSON array. Follow that URL as it is until a page comes without it. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.',
+      'When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.',
       'In AWS, a pet just created may take a moment to appear in lists (they read an eventually consistent index).',
     ].join('\n\n'),
     request: () => ({
@@ -122,6 +141,10 @@ const operationDocs: Record<OperationId, { description: string; request: () => {
         schema,
       })),
     }),
+    samples: {
+      curl: `curl ${CURL_AUTHORIZATION} \\\n  '${LOCAL_SERVER_URL}/pets?status=available&limit=20'`,
+      client: `${CLIENT_SETUP}\n\n// Every page, following Link: rel="next".\nfor await (const pet of petStore.allPets({ status: 'available', limit: 20 })) {\n  console.log(pet.id, pet.name);\n}`,
+    },
   },
   createPet: {
     description: [
@@ -139,13 +162,25 @@ const operationDocs: Record<OperationId, { description: string; request: () => {
           example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
         },
       ],
-      requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: { $ref: schemaRef('NewPet') } } } },
+      requestBody: {
+        required: true,
+        description: `The pet to add, as JSON: \`application/json\` or any \`application/*+json\` type, at most ${MAX_BODY_BYTES / 1024} KiB.`,
+        content: { [JSON_MEDIA_TYPE]: { schema: { $ref: schemaRef('NewPet') } }, [JSON_SUFFIX_MEDIA_RANGE]: { schema: { $ref: schemaRef('NewPet') } } },
+      },
     }),
+    samples: {
+      curl: `curl -X POST ${CURL_AUTHORIZATION} \\\n  -H 'Content-Type: application/json' \\\n  -H 'Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"' \\\n  -d '{"name": "Rex", "categoryId": 1}' \\\n  '${LOCAL_SERVER_URL}/pets'`,
+      client: `${CLIENT_SETUP}\n\n// Sends an Idempotency-Key and keeps it for its retries.\nconst rex = await petStore.createPet({ name: 'Rex', categoryId: 1 });\nconsole.log(rex.id, rex.status); // status: 'available'`,
+    },
   },
   getPet: {
     description:
       'One pet by its id. `petId` is a plain decimal integer from 1 to 2^53−1 (`abc`, `0`, `01`, `-1`, `1.5` are a 400); a well-formed id with no pet is a 404.',
     request: () => ({}),
+    samples: {
+      curl: `curl -i ${CURL_AUTHORIZATION} \\\n  '${LOCAL_SERVER_URL}/pets/1'`,
+      client: `${CLIENT_SETUP}\n\ntry {\n  const pet = await petStore.getPet(1);\n  console.log(pet.name);\n} catch (error) {\n  if (error instanceof PetStoreError && error.code === 'not_found') console.log('no pet 1');\n  else throw error;\n}`,
+    },
   },
 };
 
@@ -163,6 +198,10 @@ function operationOf(route: RouteDefinition): OperationObject {
     ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: Object.fromEntries(statusSourcesOf(route.operationId).map((sources) => [String(sources.status), responseOf(route, sources)])),
+    'x-codeSamples': [
+      { lang: 'Shell', label: 'curl', source: docs.samples.curl },
+      { lang: 'JavaScript', label: '@petstore/client', source: docs.samples.client },
+    ],
   };
   if (route.deprecation) {
     operation.deprecated = true;
@@ -185,7 +224,7 @@ function pathParameterOf(name: string) {
 }
 
 function deprecationNotice({ deprecatedAt, sunsetAt, successorPath }: Deprecation): string {
-  return `**Deprecated** since ${deprecatedAt.slice(0, 10)}; removed on ${sunsetAt.slice(0, 10)} (Sunset: ${httpDate(sunsetAt)}). Use \`GET ${successorPath}\` with the \`status\` filter instead. Every response of this operation carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and \`Link: <…${successorPath}>; rel="successor-version"\`; from the sunset instant on it answers 410 \`gone\`.`;
+  return `**Deprecated** since ${deprecatedAt.slice(0, 10)}; removed on ${sunsetAt.slice(0, 10)} (Sunset: ${httpDate(sunsetAt)}). Use \`GET ${successorPath}\` with the \`status\` filter instead. Every response of this operation's function carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and \`Link: <…${successorPath}>; rel="successor-version"\`; the answers API Gateway gives by itself (a 401 for a missing or refused key, a 413 over 10 MB, its own 429 and 5xx) do not. From the sunset instant on it answers 410 \`gone\`.`;
 }
 
 function responseOf(route: RouteDefinition, sources: StatusSources): ResponseObject {
@@ -213,6 +252,11 @@ function responseOf(route: RouteDefinition, sources: StatusSources): ResponseObj
       description: 'Present when more pets exist: the absolute URL of the next page (RFC 8288). Follow it as it is.',
       required: false,
       schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
+    };
+    headers['X-Next-Cursor'] = {
+      description: 'Present when more pets exist (with `Link`): the opaque cursor of the next page. Send it as the `cursor` query parameter, with the same `status` and `limit`.',
+      required: false,
+      schema: { type: 'string', minLength: 1 },
     };
   }
 
@@ -260,18 +304,18 @@ function deprecationHeaders(deprecation: Deprecation): HeaderDocs {
 }
 
 function successDescription(operationId: OperationId): string {
-  return { listPets: 'A page of pets, in ascending id order.', createPet: 'The pet, created (or, for a replayed Idempotency-Key, the pet first created).', getPet: 'The pet.' }[operationId];
+  return operationContracts[operationId].success.description;
 }
 
 function successSchema(operationId: OperationId): JsonSchema {
-  return operationId === 'listPets' ? { type: 'array', items: { $ref: schemaRef('Pet') } } : { $ref: schemaRef('Pet') };
+  return inlineSchema(operationContracts[operationId].success.schema, 'output');
 }
 
 /** The Error object, narrowed to the codes and the status of one response. */
 function errorSchemaFor(status: number, codes: ErrorCode[]): JsonSchema {
   return {
     allOf: [
-      { $ref: schemaRef('Error') },
+      { $ref: schemaRef(ERROR_SCHEMA_ID) },
       { properties: { code: codes.length === 1 ? { const: codes[0] } : { enum: codes }, status: { const: status } } },
     ],
   };
@@ -281,7 +325,7 @@ function errorDescription(route: RouteDefinition, sources: StatusSources): strin
   const codes = sources.codes.map((code) => `\`${code}\``).join(', ');
   const text: Record<number, string> = {
     400: 'A parameter, header or body field is missing, malformed or invalid; the message names it. Nothing was changed.',
-    401: 'The API key is missing, empty, malformed, unknown, revoked or suspended. Answered by API Gateway, so without rate-limit headers.',
+    401: 'The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, so without rate-limit headers (or deprecation headers). A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401.',
     404: route.operationId === 'getPet' ? 'No pet has this id.' : 'Not found.',
     409: 'A request with the same Idempotency-Key is still in flight. Retry after Retry-After: the retry gets the original 201.',
     410: 'The operation is past its sunset.',
@@ -313,6 +357,30 @@ function gatewayErrorResponse(type: keyof typeof gatewayResponses): ResponseObje
   };
 }
 
+/**
+ * Where the API is: a deployed stage at the URL API Gateway gives it (the ApiUrl
+ * output of its stack, PetStore-Staging or PetStore-Production), or behind the
+ * custom domain a stage may have (lib/stage-config.ts); and `npm start`.
+ */
+function servers(): unknown[] {
+  return [
+    {
+      url: `https://{restApiId}.execute-api.{region}.amazonaws.com/${stageName}`,
+      description: "A deployed stage (staging or production) at API Gateway's own URL: the ApiUrl output of its stack.",
+      variables: {
+        restApiId: { default: 'abcdef1234', description: 'The REST API id of the stage (the first label of its ApiUrl).' },
+        region: { default: 'eu-west-1', description: 'The AWS region the stack is deployed in.' },
+      },
+    },
+    {
+      url: `https://{domainName}/${stageName}`,
+      description: 'A deployed stage behind its custom domain (base path v1), when the stage has one.',
+      variables: { domainName: { default: 'api.petstore.example', description: "The stage's custom domain name." } },
+    },
+    { url: LOCAL_SERVER_URL, description: 'Local: npm start (DynamoDB Local).' },
+  ];
+}
+
 function overview(): string {
   const planRows = Object.values(plans)
     .map(({ displayName, limits }) =>
@@ -327,7 +395,7 @@ function overview(): string {
 Every operation needs \`Authorization: Bearer <API_KEY>\`; see the security scheme. A 401 carries \`WWW-Authenticate: Bearer\`.
 
 ## Errors
-Every error, from our functions and from API Gateway alike, is the \`Error\` object \`{"code", "message", "status"}\`, whose \`code\` is one of a closed set (see the schema). Unknown paths and methods get 404 \`not_found\` from API Gateway before any key check: they carry no rate-limit headers and count against no limit.
+Every error, from our functions and from API Gateway alike, is the \`ErrorObject\` \`{"code", "message", "status"}\`, whose \`code\` is one of a closed set (see the schema). Unknown paths and methods get 404 \`not_found\` from API Gateway before any key check: they carry no rate-limit headers and count against no limit.
 
 ## Rate limits
 | plan | requests per minute | requests per day |

@@ -9,7 +9,12 @@ export const projectRoot = join(__dirname, '..');
 
 /** The OpenAPI document exactly as it is committed: two-space JSON, one final newline. */
 export function renderDocument(): string {
-  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+  // Invisible characters (in the name pattern) written as \u escapes, so that the file shows them; the JSON is the same.
+  const json = JSON.stringify(buildOpenApiDocument(), null, 2).replace(
+    /[\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  return `${json}\n`;
 }
 
 /**

@@ -5,12 +5,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-// The handler modules the generator reads schemas from create an SDK client at import.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+import { CLIENT_TYPES_PATH, DOCUMENT_PATH, projectRoot, renderClientTypes, renderDocument } from './contract-files';
 
 async function main(): Promise<void> {
-  const { CLIENT_TYPES_PATH, DOCUMENT_PATH, projectRoot, renderClientTypes, renderDocument } = await import('./contract-files');
   const document = renderDocument();
   const files = { [DOCUMENT_PATH]: document, [CLIENT_TYPES_PATH]: await renderClientTypes(document) };
   const check = process.argv.includes('--check');

@@ -1,5 +1,6 @@
 import { type ErrorCode, errorCodes } from '../definitions/error-codes';
 import { type GatewayResponseType, gatewayResponses } from '../definitions/gateway-responses';
+import { operationContracts } from '../definitions/operations';
 import type { OperationId } from '../definitions/routes';
 
 /**
@@ -19,11 +20,10 @@ export type RateLimitHeaders = 'always' | 'sometimes' | 'never';
  * every answer after that has them, a 429 refusal too; a 401 (no caller), and a
  * 500 or 503 from the counter itself, come before.
  */
-const functionAnswers: Record<OperationId, Record<number, RateLimitHeaders>> = {
-  listPets: { 200: 'always', 400: 'always' },
-  createPet: { 201: 'always', 400: 'always', 409: 'always', 413: 'always', 415: 'always', 422: 'always' },
-  getPet: { 200: 'always', 400: 'always', 404: 'always', 410: 'always' },
-};
+function functionAnswers(operationId: OperationId): Record<number, RateLimitHeaders> {
+  const { success, errorStatuses } = operationContracts[operationId];
+  return Object.fromEntries([success.status, ...errorStatuses].map((status) => [status, 'always' as const]));
+}
 const everyFunctionAnswers: Record<number, RateLimitHeaders> = { 401: 'never', 429: 'always', 500: 'sometimes', 503: 'sometimes' };
 
 /** Statuses whose function answers carry Retry-After: 429 refusals, 409 in-flight duplicates, 503. */
@@ -78,7 +78,7 @@ export interface HeaderPresence {
 
 /** Every status an operation can answer with, ascending, and who sends it. */
 export function statusSourcesOf(operationId: OperationId): StatusSources[] {
-  const fromFunction = { ...everyFunctionAnswers, ...functionAnswers[operationId] };
+  const fromFunction = { ...everyFunctionAnswers, ...functionAnswers(operationId) };
   const statuses = new Set([...Object.keys(fromFunction).map(Number), ...gatewayAnswersOnOperations.map(gatewayStatus)]);
   return [...statuses]
     .sort((a, b) => a - b)

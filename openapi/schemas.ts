@@ -1,11 +1,23 @@
 import { z } from 'zod';
 import { errorCodes } from '../definitions/error-codes';
-import { DEFAULT_STATUS, MAX_ID, NAME_MAX_CODE_POINTS, newPetSchema, petStatusSchema } from '../functions/domain/pet';
-import { DEFAULT_LIMIT, listPetsQuerySchema, MAX_LIMIT } from '../functions/list-pets/handler';
+import { DEFAULT_LIMIT, listPetsContract, MAX_LIMIT } from '../definitions/operations/list-pets';
+import { errorObjectSchema, petIdSchema, petSchema } from '../definitions/operations/pet-schemas';
+import {
+  bidiControl,
+  controlCharacter,
+  DEFAULT_STATUS,
+  MAX_ID,
+  NAME_MAX_CODE_POINTS,
+  newPetSchema,
+  noncharacter,
+  petStatusSchema,
+  visibleCharacter,
+} from '../functions/domain/pet';
 
 /**
  * The JSON Schemas of the document, generated with zod's own z.toJSONSchema from
- * the schemas the handlers validate with. Where zod checks something with a
+ * the schemas of the operation contracts (definitions/operations/), which the
+ * handlers validate with. Where zod checks something with a
  * refinement or a transform (which has no JSON Schema form), the equivalent
  * keywords are attached here as metadata of that very zod schema; the tests in
  * test/unit/openapi-schemas.test.ts check that zod and the document accept and
@@ -16,40 +28,57 @@ export type JsonSchema = Record<string, unknown>;
 /** Where components live in the document; every $ref the generator writes points here. */
 export const schemaRef = (id: string) => `#/components/schemas/${id}`;
 
-/**
- * The Animal of the interface as the API sends it. functions/ has no zod schema
- * for responses (it builds them with toPetBody), so it is composed here from the
- * creation payload's own field schemas: the response can never allow a name the
- * creation payload refuses, or the reverse.
- */
-const petIdSchema = z.int().min(1).max(MAX_ID);
-export const petSchema = z.strictObject({
-  id: petIdSchema,
-  name: newPetSchema.shape.name,
-  categoryId: newPetSchema.shape.categoryId,
-  status: petStatusSchema,
-});
+const listPetsQuerySchema = listPetsContract.request.query;
 
-/** The Error object; `code` is the closed set of definitions/error-codes.ts. */
-const errorCodeNames = Object.keys(errorCodes) as [keyof typeof errorCodes, ...(keyof typeof errorCodes)[]];
-const errorStatuses = [...new Set(Object.values(errorCodes).map((entry) => entry.status))].sort((a, b) => a - b);
-export const errorSchema = z.strictObject({
-  code: z.enum(errorCodeNames),
-  message: z.string(),
-  status: z.literal(errorStatuses),
-});
+/** The id of the Error object's schema: `Error` would shadow the global Error class in generated TypeScript. */
+export const ERROR_SCHEMA_ID = 'ErrorObject';
 
 /**
- * A name (DESIGN decision 2; the rule is functions/domain/pet.ts's, as one
- * pattern): at least one visible character, at most 100 Unicode code points, no
- * control, bidirectional override/isolate or noncharacter, well-formed Unicode
- * (no lone surrogate). JSON Schema counts string length in code points too, and
- * its patterns are ECMA-262 regular expressions with Unicode property escapes.
+ * The name rule of functions/domain/pet.ts, written as character lists: patterns
+ * keep to the regex subset JSON Schema recommends for interoperability (JSON
+ * Schema 2020-12 Core, section 6.4 "Regular Expressions": characters, classes,
+ * ranges, quantifiers, anchors, groups, alternation), which has no property
+ * escapes such as \p{Cc}. So the lists are derived here, code point by code
+ * point, from the server's own regular expressions: one source for the rule.
+ * Lone surrogates (category Cs) are left out: no portable pattern can name them;
+ * the description states that the server refuses them.
  */
-export const NAME_PATTERN = '^[^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069\\p{Noncharacter_Code_Point}]*[^\\p{White_Space}\\p{Cc}\\p{Cf}\\p{Cs}\\p{Default_Ignorable_Code_Point}\\p{Noncharacter_Code_Point}][^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069\\p{Noncharacter_Code_Point}]*$';
+function characterClass(inSet: (character: string) => boolean): string {
+  const ranges: string[] = [];
+  let first = -1;
+  const close = (last: number) => {
+    if (first < 0) return;
+    ranges.push(first === last ? String.fromCodePoint(first) : `${String.fromCodePoint(first)}-${String.fromCodePoint(last)}`);
+    first = -1;
+  };
+  for (let codePoint = 0; codePoint <= 0x10ffff; codePoint++) {
+    const surrogate = codePoint >= 0xd800 && codePoint <= 0xdfff;
+    if (!surrogate && inSet(String.fromCodePoint(codePoint))) {
+      if (first < 0) first = codePoint;
+    } else close(codePoint - 1);
+  }
+  close(0x10ffff);
+  return ranges.join('');
+}
 
+/** Characters a name may not hold anywhere: controls, bidirectional override/isolate controls, noncharacters. */
+export const REFUSED_CHARACTERS = characterClass((c) => controlCharacter.test(c) || bidiControl.test(c) || noncharacter.test(c));
+/** Characters that do not count as the one visible character a name needs (a superset of the refused ones). */
+export const INVISIBLE_CHARACTERS = characterClass((c) => !visibleCharacter.test(c));
+
+/**
+ * A name (DESIGN decision 2): at least one visible character, at most 100
+ * Unicode code points, none of the refused characters, well-formed Unicode.
+ * JSON Schema counts string length in code points too.
+ */
+export const NAME_PATTERN = `^[^${REFUSED_CHARACTERS}]*[^${INVISIBLE_CHARACTERS}][^${REFUSED_CHARACTERS}]*$`;
+
+/** Codes in the closed set that no operation answers with today, and why they are there. */
+const reservedCodes: Partial<Record<keyof typeof errorCodes, string>> = {
+  forbidden: " Reserved: API Gateway's answer to a request its configuration refuses; no operation of this API answers 403 today.",
+};
 const errorTable = Object.entries(errorCodes)
-  .map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${meaning} |`)
+  .map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${meaning}${reservedCodes[code as keyof typeof errorCodes] ?? ''} |`)
   .join('\n');
 
 /**
@@ -69,7 +98,7 @@ metadata.add(newPetSchema, {
   examples: [{ name: 'Rex', categoryId: 1 }],
 });
 metadata.add(newPetSchema.shape.name, {
-  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters.`,
+  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode: a lone surrogate (category Cs) is refused with 400, a rule the pattern cannot state portably.`,
   minLength: 1,
   maxLength: NAME_MAX_CODE_POINTS,
   pattern: NAME_PATTERN,
@@ -88,14 +117,14 @@ metadata.add(petIdSchema, {
   description: `Assigned by the service: unique, never reused, roughly increasing, not contiguous; from 1 to ${MAX_ID} (2^53−1, exact in any JSON client).`,
   format: 'int64',
 });
-metadata.add(errorSchema, {
-  id: 'Error',
+metadata.add(errorObjectSchema, {
+  id: ERROR_SCHEMA_ID,
   description: `Every error, from the functions and from API Gateway alike. \`code\` is one of a closed set; \`status\` repeats the HTTP status; \`message\` is for people and never reveals internals.\n\n| code | status | meaning |\n|---|---|---|\n${errorTable}`,
   examples: [{ code: 'not_found', message: 'No pet has the id 42.', status: 404 }],
 });
-metadata.add(errorSchema.shape.code, { description: 'Machine-readable; one of the closed set in the table above.' });
-metadata.add(errorSchema.shape.message, { description: 'Human-readable; may change at any time.' });
-metadata.add(errorSchema.shape.status, { type: 'integer', description: 'The HTTP status code of the response.' });
+metadata.add(errorObjectSchema.shape.code, { description: 'Machine-readable; one of the closed set in the table above.' });
+metadata.add(errorObjectSchema.shape.message, { description: 'Human-readable; may change at any time.' });
+metadata.add(errorObjectSchema.shape.status, { type: 'integer', description: 'The HTTP status code of the response.' });
 
 // Query parameters: the value after zod has parsed the string (io "output").
 // `limit` is parsed from a base-10 string by a regex and a transform, so it is a

@@ -1,11 +1,11 @@
+import { createPetContract } from '../../definitions/operations/create-pet';
 import { functionTimeoutSeconds } from '../../definitions/routes';
 import { IdempotentCreate } from '../data/idempotent-create';
 import { PetRepository } from '../data/pet-repository';
 import { IdAllocator } from '../domain/id-allocator';
 import { parseIdempotencyKey } from '../domain/idempotency-key';
-import { type NewPet, newPetSchema, toPetBody } from '../domain/pet';
+import { type NewPet, toPetBody } from '../domain/pet';
 import { createPet, draftPet } from '../domain/pets';
-import { parseOrThrow } from '../domain/validation';
 import { createApiHandler } from '../http/api-handler';
 import { header } from '../http/request';
 import { jsonResponse } from '../http/responses';
@@ -38,10 +38,9 @@ export function createHandler(dependencies: Dependencies) {
     return pet;
   };
 
-  return createApiHandler<unknown>('createPet', dependencies, { jsonBody: true }, async ({ event, body, caller }) => {
+  return createApiHandler(createPetContract, dependencies, async ({ event, body, caller }) => {
     const idempotencyKey = parseIdempotencyKey(header(event, 'Idempotency-Key'));
-    const input = parseOrThrow(newPetSchema, body, 'request body');
-    const pet = await create(input, idempotencyKey, caller.keyId);
+    const pet = await create(body, idempotencyKey, caller.keyId);
     return jsonResponse(201, toPetBody(pet));
   });
 }

@@ -2,15 +2,13 @@ import { createHash } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { IDEMPOTENCY_TTL_SECONDS } from '../../definitions/operations/create-pet';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import type { NewPet, Pet } from '../domain/pet';
 import type { PetDraft } from '../domain/pets';
 import type { Clock } from '../runtime/clock';
 import { dynamoCall } from './dynamo-errors';
 import { logger } from '../runtime/logger';
-
-/** How long an Idempotency-Key is remembered (decision 11). */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 export interface IdempotentCreateRequest {
   /** Keys are remembered per API key: two clients may pick the same Idempotency-Key. */

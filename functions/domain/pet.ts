@@ -31,15 +31,15 @@ export function toPetBody(pet: Pet): Pet {
  * set is small and fixed enough to be listed character by character.
  */
 export const visibleCharacter = /[^\p{White_Space}\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]/u;
-const controlCharacter = /\p{Cc}/u;
+export const controlCharacter = /\p{Cc}/u;
 /**
  * Bidirectional embedding, override and isolate controls (U+202A–U+202E,
  * U+2066–U+2069) make a name display as something else (`abc\u202Eexe.txt`
  * shows as `abctxt.exe`).
  */
-const bidiControl = /[\u202A-\u202E\u2066-\u2069]/u;
+export const bidiControl = /[\u202A-\u202E\u2066-\u2069]/u;
 /** Noncharacters (U+FDD0–U+FDEF and U+xFFFE/U+xFFFF of every plane) are for a program's internal use, never for text. */
-const noncharacter = /\p{Noncharacter_Code_Point}/u;
+export const noncharacter = /\p{Noncharacter_Code_Point}/u;
 
 /**
  * Why a text that people read (a pet's name, an API key's owner) is unfit to be

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { OperationContract, RequestPart } from '../../definitions/operations/operation-contract';
 import type { Deprecation, OperationId } from '../../definitions/routes';
 import { routeFor } from '../../definitions/routes';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { enforceRateLimit, type RateCounters } from '../domain/rate-limiter';
+import { parseOrThrow } from '../domain/validation';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, recordResponse } from '../runtime/metrics';
@@ -17,16 +19,15 @@ import { errorResponse } from './responses';
 /** One DynamoDB call at its worst (DYNAMODB_CALL_BUDGET, about 2.2 s), plus the early-timeout margin. */
 const REFUND_TIME_NEEDED_MS = 3_000;
 
-/** Largest request body we accept (decision 12). */
-export const MAX_BODY_BYTES = 16 * 1024;
-
 export type ApiEvent = APIGatewayProxyEvent;
 export type ApiResult = APIGatewayProxyResult;
 
-/** What an operation's logic receives: the event (body parsed, if any) and the caller. */
-export interface OperationInput<Body> {
+/** What an operation's logic receives: the event, its parts parsed with the contract's schemas, and the caller. */
+export interface OperationInput<Contract extends OperationContract> {
   event: ApiEvent;
-  body: Body;
+  query: RequestPart<Contract, 'query'>;
+  path: RequestPart<Contract, 'path'>;
+  body: RequestPart<Contract, 'body'>;
   caller: Caller;
   context: Context;
 }
@@ -44,14 +45,15 @@ interface ApiInternal extends Record<string, unknown> {
  * Builds the Lambda handler of one operation. The middleware stack, in order:
  * response envelope (error mapping, shared headers, request log, metrics) →
  * deprecation headers → rate limit → sunset (so a 410 carries rate-limit
- * headers) → JSON body checks (for operations with a body) → logic.
+ * headers) → JSON body checks (for operations with a body) → request
+ * parsing with the contract's schemas (a 400 names the field) → logic.
  */
-export function createApiHandler<Body = undefined>(
-  operationId: OperationId,
+export function createApiHandler<Contract extends OperationContract>(
+  contract: Contract,
   dependencies: Dependencies,
-  options: { jsonBody: boolean },
-  logic: (input: OperationInput<Body>) => Promise<ApiResult>,
+  logic: (input: OperationInput<Contract>) => Promise<ApiResult>,
 ) {
+  const { operationId } = contract;
   const route = routeFor(operationId);
   const counters = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
 
@@ -67,12 +69,29 @@ export function createApiHandler<Body = undefined>(
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
   handler.use(rateLimit(counters, dependencies));
   if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));
-  if (options.jsonBody) handler.use(jsonBody());
+  if (contract.request.body) handler.use(jsonBody(maxBodyBytesOf(contract)));
   return handler.handler((event, context) => {
     // Present: the rate-limit middleware refused the request otherwise.
     const caller = callerFrom(event) as Caller;
-    return logic({ event, body: event.body as Body, caller, context });
+    return logic({ event, ...parseRequest(contract, event), caller, context });
   });
+}
+
+function maxBodyBytesOf(contract: OperationContract): number {
+  const limit = contract.limits?.MAX_BODY_BYTES;
+  if (limit === undefined) throw new Error(`${contract.operationId} takes a body but its contract sets no MAX_BODY_BYTES`);
+  return limit;
+}
+
+/** The query, path parameters and (already JSON-parsed) body, each through its schema; a part without one is undefined. */
+function parseRequest<Contract extends OperationContract>(contract: Contract, event: ApiEvent) {
+  const { query, path, body } = contract.request;
+  return {
+    query: (query ? parseOrThrow(query, event.queryStringParameters ?? {}, 'query') : undefined) as RequestPart<Contract, 'query'>,
+    path: (path ? parseOrThrow(path, event.pathParameters ?? {}, 'path') : undefined) as RequestPart<Contract, 'path'>,
+    // middy's JSON body parser replaced the text with the parsed value.
+    body: (body ? parseOrThrow(body, event.body as unknown, 'request body') : undefined) as RequestPart<Contract, 'body'>,
+  };
 }
 
 function internal(request: ApiRequest): ApiInternal {
@@ -168,10 +187,10 @@ function rateLimit(counters: RateCounters, dependencies: Dependencies): Middlewa
 }
 
 /**
- * A JSON request body: at most 16 KiB (413), present (400), declared as JSON
+ * A JSON request body: at most maxBodyBytes (413), present (400), declared as JSON
  * (415), and valid JSON (400) — in that order. Parsing is middy's.
  */
-function jsonBody(): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+function jsonBody(maxBodyBytes: number): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   // The content type is checked above, case-insensitively; middy only parses.
   // (disableContentTypeCheck exists in middy 6 but is missing from its types.)
   const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
@@ -180,8 +199,8 @@ function jsonBody(): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInter
       const { event } = request;
       const raw = event.body ?? '';
       const size = event.isBase64Encoded ? Buffer.from(raw, 'base64').length : Buffer.byteLength(raw);
-      if (size > MAX_BODY_BYTES) {
-        throw new ApiError('payload_too_large', `The request body is ${size} bytes; the limit is ${MAX_BODY_BYTES} bytes (16 KiB).`);
+      if (size > maxBodyBytes) {
+        throw new ApiError('payload_too_large', `The request body is ${size} bytes; the limit is ${maxBodyBytes} bytes (${maxBodyBytes / 1024} KiB).`);
       }
       if (size === 0) throw new ApiError('invalid_request', 'A JSON request body is required.');
       const contentType = header(event, 'Content-Type');

@@ -9,9 +9,11 @@ import { projectRoot } from '../../openapi/contract-files';
 
 /**
  * `npm run docs` builds a static HTML reference page from the OpenAPI document
- * (Redocly build-docs, Redoc inlined: no network needed to view it). Built here
- * with the very command of package.json into a temporary folder, then opened in
- * headless Chromium (Debian's package, driven by playwright-core), offline.
+ * (Redocly build-docs, Redoc inlined; openapi/offline-page.ts inlines the one
+ * remote image Redoc loads, its logo). Built here with the very command of
+ * package.json into a temporary folder, then opened in headless Chromium
+ * (Debian's package, driven by playwright-core), offline: any request that
+ * would leave the file fails the test, and so does any image that fails to load.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = 'docs/api-reference.html';
@@ -22,7 +24,7 @@ let browser: Browser;
 beforeAll(async () => {
   const script = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.docs ?? '';
   expect(script).toContain(OUTPUT);
-  const run = spawnSync('sh', ['-c', script.replace(OUTPUT, JSON.stringify(page))], {
+  const run = spawnSync('sh', ['-c', script.replaceAll(OUTPUT, JSON.stringify(page))], {
     cwd: projectRoot,
     encoding: 'utf8',
     env: { ...process.env, PATH: `${join(projectRoot, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}` },
@@ -57,9 +59,42 @@ async function open(fragment = ''): Promise<{ page: Page; errors: string[]; outs
   return { page: tab, errors, outside };
 }
 
-it('is one self-contained HTML file', () => {
+it('is one self-contained HTML file: no remote script, stylesheet, font or image', () => {
   const html = readFileSync(page, 'utf8');
   expect(html).not.toMatch(/<script[^>]+src=["']https?:/);
+  expect(html.match(/https?:\/\/[^\s"'`()<>]+\.(?:svg|png|jpe?g|gif|webp|ico|css|js|mjs|woff2?|ttf|otf)\b/g)).toBeNull();
+});
+
+it('loads every image, requests nothing outside the file, and renders every description as markdown', async () => {
+  const { page: tab, errors, outside } = await open();
+  await tab.getByText('requests per minute').first().waitFor({ timeout: 20_000 });
+  // The attribution logo mounts after the first render: wait until every image has settled.
+  // (Browser-side code as text: the project's TypeScript has no DOM types.)
+  await tab.waitForFunction('document.images.length > 0 && [...document.images].every((image) => image.complete)', undefined, { timeout: 20_000 });
+  const broken = await tab.evaluate('[...document.images].filter((image) => image.naturalWidth === 0).map((image) => image.src.slice(0, 80))');
+  expect(broken).toEqual([]);
+  expect(outside).toEqual([]);
+  const text = await tab.locator('body').innerText();
+  // Markdown left raw would show its syntax.
+  expect(text).not.toContain('**');
+  expect(text).not.toContain('`');
+  expect(text).not.toMatch(/^#{1,3} /m);
+  expect(await tab.locator('table').count()).toBeGreaterThanOrEqual(1); // the plans, from a markdown table
+  expect(errors).toEqual([]);
+  await tab.close();
+});
+
+it.each(routes.map((route) => [route.operationId, route]))('shows a curl example and a @petstore/client example for %s', async (_, route) => {
+  const { page: tab } = await open(`#/pets/${route.operationId.toLowerCase()}`);
+  const section = sectionOf(tab, route.operationId);
+  await section.getByText('curl', { exact: true }).first().waitFor({ timeout: 20_000 });
+  expect(await section.innerText()).toContain('Authorization: Bearer $PET_STORE_API_KEY');
+  // The samples' languages are a dropdown: curl first, then the client.
+  await section.getByRole('button', { name: 'curl', exact: true }).first().click();
+  await tab.getByRole('menuitem').filter({ hasText: '@petstore/client' }).first().click();
+  await section.getByText("from '@petstore/client'").first().waitFor({ timeout: 10_000 });
+  expect(await section.innerText()).toContain('new PetStoreClient(');
+  await tab.close();
 });
 
 it.each(routes.map((route) => [route.operationId, route]))('renders the operation %s with its summary, method and path', async (_, route) => {

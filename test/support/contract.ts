@@ -2,6 +2,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { type RouteDefinition, routes, stageName } from '../../definitions/routes';
 import committedDocument from '../../openapi/openapi.json';
+import { type PythonCase, validateWithPython } from './python-jsonschema';
 
 /**
  * Contract tests: checks an HTTP response of the API against the committed
@@ -11,6 +12,8 @@ import committedDocument from '../../openapi/openapi.json';
  * value, no contract header (X-*, Link, Retry-After, Deprecation, Sunset,
  * WWW-Authenticate) appears where it is not documented, and the body matches
  * the schema of its media type. test/support/api.ts runs it on every call().
+ * Every JSON body checked is also validated again, after the test file, with
+ * Python's jsonschema: a second implementation, as clients in other languages use.
  */
 type Json = Record<string, unknown>;
 
@@ -44,6 +47,23 @@ export class ContractValidator {
 
   /** Everything in the response that the document does not allow; empty when it conforms. */
   violations(method: string, url: string, response: ObservedResponse): string[] {
+    const found = this.responseOf(method, url, response.status);
+    if ('problem' in found) return [found.problem];
+    return this.responseViolations(found.pointer, response).map((problem) => `${found.where}: ${problem}`);
+  }
+
+  /** The JSON Pointer of the schema a JSON body of this response must match, if the response is documented. */
+  bodySchemaPointer(method: string, url: string, status: number, contentType: string | null): string | undefined {
+    const found = this.responseOf(method, url, status);
+    if ('problem' in found) return undefined;
+    const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const content = this.resolve(this.at(found.pointer) as Json).content as Json | undefined;
+    return content && mediaType in content ? `${found.pointer}/content/${escape(mediaType)}/schema` : undefined;
+  }
+
+  /** The Response object of the document for a request and a status, by its JSON Pointer. */
+  private responseOf(method: string, url: string, status: number): { pointer: string; where: string } | { problem: string } {
+    const response = { status };
     const { pathname } = new URL(url);
     const prefix = `/${stageName}`;
     const resourcePath = pathname.startsWith(`${prefix}/`) ? pathname.slice(prefix.length) : undefined;
@@ -54,19 +74,19 @@ export class ContractValidator {
     if (route) {
       const operationPointer = `/paths/${escape(route.path)}/${route.method.toLowerCase()}`;
       const operation = this.at(operationPointer) as Json | undefined;
-      if (!operation || operation.operationId !== route.operationId) return [`${where}: the operation ${route.operationId} of the route table is not in the document`];
+      if (!operation || operation.operationId !== route.operationId) return { problem: `${where}: the operation ${route.operationId} of the route table is not in the document` };
       const responses = (operation.responses ?? {}) as Json;
       if (!(String(response.status) in responses)) {
-        return [`${where}: status ${response.status} is not documented for ${route.operationId} (documented: ${Object.keys(responses).join(', ')})`];
+        return { problem: `${where}: status ${response.status} is not documented for ${route.operationId} (documented: ${Object.keys(responses).join(', ')})` };
       }
       pointer = `${operationPointer}/responses/${response.status}`;
     } else {
       const answer = this.document[UNKNOWN_ROUTE_RESPONSE] as Json | undefined;
-      if (!answer) return [`${where}: the document has no ${UNKNOWN_ROUTE_RESPONSE}`];
-      if (answer['x-status'] !== response.status) return [`${where}: an unknown route must answer ${String(answer['x-status'])}`];
+      if (!answer) return { problem: `${where}: the document has no ${UNKNOWN_ROUTE_RESPONSE}` };
+      if (answer['x-status'] !== response.status) return { problem: `${where}: an unknown route must answer ${String(answer['x-status'])}` };
       pointer = `/${UNKNOWN_ROUTE_RESPONSE}`;
     }
-    return this.responseViolations(pointer, response).map((problem) => `${where}: ${problem}`);
+    return { pointer, where };
   }
 
   private responseViolations(pointer: string, response: ObservedResponse): string[] {
@@ -139,12 +159,25 @@ export class ContractValidator {
 /** The validator of the committed document, shared by every test of a file. */
 export const contract = new ContractValidator(committedDocument as Json);
 
+/** The JSON bodies this test file checked, for Python's jsonschema after its tests. */
+const checkedBodies: PythonCase[] = [];
+
 /** Fails (throws) when the response breaks the contract; reads a clone, so the body stays unread. */
 export async function expectResponseToMatchContract(method: string, requestUrl: string, response: Response): Promise<void> {
   const body = await response.clone().text();
-  const problems = contract.violations(method, response.url || requestUrl, { status: response.status, headers: response.headers, body });
+  const url = response.url || requestUrl;
+  const problems = contract.violations(method, url, { status: response.status, headers: response.headers, body });
   if (problems.length > 0) throw new Error(`The response breaks the OpenAPI document:\n- ${problems.join('\n- ')}`);
+  const pointer = contract.bodySchemaPointer(method, url, response.status, response.headers.get('content-type'));
+  if (pointer) checkedBodies.push({ pointer, value: JSON.parse(body), label: `${method.toUpperCase()} ${new URL(url).pathname} → ${response.status}` });
 }
+
+// After the tests of a file that checked responses (every e2e file does, through test/support/api.ts).
+afterAll(() => {
+  if (checkedBodies.length === 0) return;
+  const { failures } = validateWithPython(checkedBodies.splice(0));
+  if (failures.length > 0) throw new Error(`Python's jsonschema refuses bodies the API sent:\n- ${failures.join('\n- ')}`);
+});
 
 /** A fetch that checks every response against the contract (for clients under test). */
 export function contractCheckedFetch(fetchImpl: typeof fetch = fetch): typeof fetch {

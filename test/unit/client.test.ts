@@ -105,14 +105,19 @@ describe('retries', () => {
 
   it('holds back every other request of the client while it waits out a Retry-After', async () => {
     let endPause: () => void = () => undefined;
+    let pauseStarted: () => void = () => undefined;
+    const paused = new Promise<void>((resolve) => (pauseStarted = resolve));
     const { client, requests } = scripted([error(429, 'rate_limited', { 'Retry-After': '30' }), json(200, []), json(200, [])], {
-      sleep: () => new Promise<void>((resolve) => (endPause = resolve)),
+      sleep: () => {
+        pauseStarted();
+        return new Promise<void>((resolve) => (endPause = resolve));
+      },
     });
     const first = client.listPets();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await paused;
     expect(requests).toHaveLength(1);
     const second = client.listPets({ status: 'sold' });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await settled();
     expect(requests).toHaveLength(1); // still waiting: the key is rate limited
     endPause();
     await Promise.all([first, second]);
@@ -120,18 +125,19 @@ describe('retries', () => {
   });
 
   it('keeps at most maxConcurrency requests in flight', async () => {
-    let inFlight = 0;
-    let most = 0;
-    const answer = async () => {
-      inFlight++;
-      most = Math.max(most, inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      inFlight--;
-      return json(201, rex);
-    };
+    // Each answer waits until the test releases it: what is in flight is exactly what is unreleased.
+    const unreleased: (() => void)[] = [];
+    const answer = () => new Promise<Response>((resolve) => unreleased.push(() => resolve(json(201, rex))));
     const { client } = scripted(Array.from({ length: 10 }, () => answer), { maxConcurrency: 3 });
-    await Promise.all(Array.from({ length: 10 }, () => client.createPet({ name: 'Rex', categoryId: 1 })));
-    expect(most).toBe(3);
+    const creates = Promise.all(Array.from({ length: 10 }, () => client.createPet({ name: 'Rex', categoryId: 1 })));
+    const inFlight: number[] = [];
+    for (let released = 0; released < 10; released++) {
+      await settled();
+      inFlight.push(unreleased.length - released);
+      unreleased[released]?.();
+    }
+    await creates;
+    expect(inFlight).toEqual([3, 3, 3, 3, 3, 3, 3, 3, 2, 1]);
   });
 
   it('decides from the policy alone', () => {
@@ -205,3 +211,8 @@ describe('headers', () => {
     expect(parseRetryAfterSeconds(null)).toBeUndefined();
   });
 });
+
+/** Lets every promise that can settle do so (no timer involved: the next turn of the event loop). */
+function settled(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

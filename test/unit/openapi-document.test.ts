@@ -48,12 +48,21 @@ describe('the committed files are what the generator produces (run `npm run open
 });
 
 describe('what the document says', () => {
-  it('is OpenAPI 3.1 with the production and staging placeholders and the local server, all ending in /v1', () => {
+  it('is OpenAPI 3.1 with distinct servers, each usable as it is written: a deployed stage, a custom domain, npm start', () => {
     expect(document.openapi).toBe('3.1.0');
-    const servers = document.servers as { url: string; description: string }[];
-    expect(servers.map((server) => server.description)).toEqual(['Production', 'Staging', expect.stringContaining('Local')]);
-    for (const server of servers) expect(server.url).toMatch(/\/v1$/);
-    expect(servers[2]?.url).toBe('http://localhost:3000/v1');
+    const servers = document.servers as { url: string; variables?: Record<string, { default: string }> }[];
+    const urls = servers.map((server) => server.url);
+    expect(new Set(urls).size).toBe(urls.length);
+    expect(urls).toEqual(['https://{restApiId}.execute-api.{region}.amazonaws.com/v1', 'https://{domainName}/v1', 'http://localhost:3000/v1']);
+    for (const server of servers) {
+      // Every variable the template names has a default, so a generator can use the URL as it is.
+      const named = [...server.url.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
+      expect(Object.keys(server.variables ?? {}).sort()).toEqual(named.sort());
+      const resolved = server.url.replace(/\{(\w+)\}/g, (_, name: string) => server.variables?.[name]?.default ?? '');
+      expect(new URL(resolved).pathname).toBe('/v1');
+      // Reference pages show server descriptions as plain text: no markdown in them.
+      expect((server as { description?: string }).description).not.toMatch(/[`*_]/);
+    }
   });
 
   it('has exactly the operations of the route table, each with bearer security', () => {
@@ -100,15 +109,30 @@ describe('what the document says', () => {
     expect(Object.keys(createPet.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '413', '415', '422', '429', '503']));
   });
 
-  it('documents pagination: limit, status and the opaque cursor', () => {
+  it('documents pagination: limit, status, the opaque cursor, at most 100 pets a page, and the next cursor as a typed header', () => {
     const parameters = operation('listPets').parameters as { name: string; in: string; schema: Record<string, unknown> }[];
     expect(parameters.map((parameter) => `${parameter.in}:${parameter.name}`)).toEqual(['query:limit', 'query:status', 'query:cursor']);
     expect(parameters[0]?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    const page = operation('listPets').responses['200'];
+    expect(page?.content?.['application/json']?.schema).toMatchObject({ type: 'array', maxItems: 100 });
+    expect(page?.headers).toMatchObject({ Link: { required: false }, 'X-Next-Cursor': { required: false, schema: { type: 'string' } } });
+  });
+
+  it('says what the server does: +json bodies accepted, no suspended key in a 401, deprecation headers only from the function, a 403 no operation answers', () => {
+    const createPet = operation('createPet');
+    expect(Object.keys((createPet.requestBody as { content: object }).content)).toEqual(['application/json', 'application/*+json']);
+    const text = JSON.stringify(document);
+    for (const candidate of operations) expect(candidate.responses['401']?.description).not.toMatch(/revoked or suspended|suspended key gets 401/);
+    expect(JSON.stringify(document.components)).not.toMatch(/revoked or suspended/);
+    expect(operation('getPet').description).toContain("Every response of this operation's function carries");
+    for (const candidate of operations) expect(candidate.responses).not.toHaveProperty('403');
+    expect(text).toContain('no operation of this API answers 403 today');
   });
 
   it('holds the closed set of error codes and the pet statuses', () => {
     const schemas = (document.components as { schemas: Record<string, { properties: Record<string, { enum: unknown[] }>; enum?: unknown[] }> }).schemas;
-    expect(schemas.Error?.properties.code?.enum).toEqual(Object.keys(errorCodes));
+    expect(schemas).not.toHaveProperty('Error');
+    expect(schemas.ErrorObject?.properties.code?.enum).toEqual(Object.keys(errorCodes));
     expect(schemas.PetStatus?.enum).toEqual([...petStatuses]);
     // Every error response narrows the Error object to its own codes.
     for (const candidate of operations) {
