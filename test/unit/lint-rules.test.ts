@@ -28,6 +28,9 @@ const fixtures: Record<string, string> = {
   'lib/constructs/allowed.ts': "import { routes } from '../../definitions/routes';\nexport const a = routes;\n",
   'local/imports-lib.ts': "import { addPetStoreStacks } from '../lib/petstore-app';\nexport const a = addPetStoreStacks;\n",
   'local/imports-functions.ts': "import { handler } from '../functions/get-pet/handler';\nexport const a = handler;\n",
+  'openapi/imports-handler.ts': "import { listPetsQuerySchema } from '../functions/list-pets/handler';\nexport const a = listPetsQuerySchema;\n",
+  'openapi/allowed.ts': "import { newPetSchema } from '../functions/domain/pet';\nexport const a = newPetSchema;\n",
+  'client/imports-functions.ts': "import { newPetSchema } from '../functions/domain/pet';\nexport const a = newPetSchema;\n",
   'admin/unused-import.ts': "import { plans } from '../definitions/plans';\nexport const a = 1;\n",
   'scripts/long-function.ts': `export function long(): number {\n  let total = 0;\n${'  total += 1;\n'.repeat(80)}  return total;\n}\n`,
   'test/unit/long-test.test.ts': `it('may be long', () => {\n  let total = 0;\n${'  total += 1;\n'.repeat(80)}  expect(total).toBe(80);\n});\n`,
@@ -68,6 +71,8 @@ it.each([
   ['functions/http/imports-local.ts'],
   ['lib/imports-handler.ts'],
   ['local/imports-lib.ts'],
+  ['openapi/imports-handler.ts'],
+  ['client/imports-functions.ts'],
 ])('refuses the import that crosses a layer in %s', (file) => {
   expect(rulesBroken[file]).toEqual(['noRestrictedImports']);
 });
@@ -75,6 +80,7 @@ it.each([
 it.each([
   ['functions/domain/allowed.ts'],
   ['lib/constructs/allowed.ts'],
+  ['openapi/allowed.ts'],
   // The rules are about these layers only: http/ may use data/, local/ runs the handlers.
   ['functions/http/imports-data.ts'],
   ['local/imports-functions.ts'],
