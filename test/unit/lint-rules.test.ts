@@ -19,6 +19,8 @@ const fixtures: Record<string, string> = {
   'functions/domain/imports-http.ts': "import { header } from '../http/request';\nexport const a = header;\n",
   'functions/domain/imports-middy.ts': "import middy from '@middy/core';\nexport const a = middy;\n",
   'functions/domain/imports-lambda-types.ts': "import type { Context } from 'aws-lambda';\nexport type A = Context;\n",
+  // A later override replaces an earlier one's options: domain/ must repeat the rules of functions/.
+  'functions/domain/imports-lib.ts': "import { stages } from '../../lib/stage-config';\nexport const a = stages;\n",
   'functions/domain/allowed.ts':
     "import type { PlanLimits } from '../../definitions/plans';\nimport { ApiError } from './errors';\nexport type A = PlanLimits;\nexport const b = ApiError;\n",
   'functions/http/imports-lib.ts': "import { stages } from '../../lib/stage-config';\nexport const a = stages;\n",
@@ -67,6 +69,7 @@ it.each([
   ['functions/domain/imports-http.ts'],
   ['functions/domain/imports-middy.ts'],
   ['functions/domain/imports-lambda-types.ts'],
+  ['functions/domain/imports-lib.ts'],
   ['functions/http/imports-lib.ts'],
   ['functions/http/imports-local.ts'],
   ['lib/imports-handler.ts'],
