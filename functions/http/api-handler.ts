@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -5,13 +6,16 @@ import type { Deprecation, OperationId } from '../../definitions/routes';
 import { routeFor } from '../../definitions/routes';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
-import { enforceRateLimit } from '../domain/rate-limiter';
+import { enforceRateLimit, type RateCounters } from '../domain/rate-limiter';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
 import { header, stageBaseUrl } from './request';
 import { errorResponse } from './responses';
+
+/** One DynamoDB call at its worst (DYNAMODB_CALL_BUDGET, about 2.2 s), plus the early-timeout margin. */
+const REFUND_TIME_NEEDED_MS = 3_000;
 
 /** Largest request body we accept (decision 12). */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -32,6 +36,8 @@ interface ApiInternal extends Record<string, unknown> {
   /** Headers every response of this request carries, errors included. */
   responseHeaders: Record<string, string>;
   caller?: Caller;
+  /** Takes back the request's rate-limit charge; set once the request was counted. */
+  refundRateLimit?: () => Promise<boolean>;
 }
 
 /**
@@ -54,7 +60,8 @@ export function createApiHandler<Body = undefined>(
     // (which API Gateway would turn into a bare 502/504).
     timeoutEarlyInMillis: 500,
     timeoutEarlyResponse: () => {
-      throw new DependencyUnavailableError(new Error('Lambda time budget exhausted'));
+      // A create cut short may have written its pet: say so, never "nothing was changed".
+      throw new DependencyUnavailableError(new Error('Lambda time budget exhausted'), operationId === 'createPet' ? 'create_unknown' : 'unchanged');
     },
   }).use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
@@ -130,15 +137,32 @@ function sunset(definition: Deprecation, dependencies: Dependencies): Middleware
   };
 }
 
-function rateLimit(counters: RateLimitRepository, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+function rateLimit(counters: RateCounters, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   return {
     before: async (request) => {
       const caller = callerFrom(request.event);
       if (!caller) throw new ApiError('unauthorized', 'Missing or invalid API key.');
       internal(request).caller = caller;
-      const verdict = await enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock());
-      Object.assign(internal(request).responseHeaders, verdict.headers);
-      if (verdict.refusal) throw verdict.refusal;
+      // Marks this request's counter writes, so that an SDK retry of one is applied once.
+      const decision = await enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock(), randomUUID());
+      internal(request).refundRateLimit = decision.refund;
+      Object.assign(internal(request).responseHeaders, decision.headers);
+      if (decision.refusal) throw decision.refusal;
+    },
+    // A request answered 503 is not charged (README, "Counting"), if one more
+    // DynamoDB call still fits before the Lambda timeout (else the 503 would be lost).
+    onError: async (request) => {
+      const refund = internal(request).refundRateLimit;
+      if (!(request.error instanceof DependencyUnavailableError) || !refund) return;
+      if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
+      internal(request).refundRateLimit = undefined;
+      const refunded = await refund().catch((error: unknown) => {
+        logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) });
+        return false;
+      });
+      // The headers were computed with this request counted; it no longer is.
+      const headers = internal(request).responseHeaders;
+      if (refunded && headers['X-RateLimit-Remaining'] !== undefined) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
     },
   };
 }
