@@ -24,7 +24,7 @@ import {
   type Warnings,
 } from './key-admin';
 import * as output from './key-output';
-import { type DeployedStage, deployedStages, stackNames } from './stages';
+import { type DeployedStage, deployedStages, stackNames } from '../definitions/stages';
 import type { AwsClients } from './targets/aws';
 import { openLocalTarget } from './targets/local';
 import type { KeyAdminTarget } from './targets/target';

@@ -8,17 +8,17 @@
  * Traffic goes to 127.0.0.1 only. Exits non-zero if any check fails.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { Command } from 'commander';
 import type { PlanName } from '../definitions/plans';
-import { petIndexes } from '../definitions/tables';
+import { petIndexes, type TableName } from '../definitions/tables';
 import { ApiKeyRepository } from '../functions/data/api-key-repository';
 import { counterKey } from '../functions/data/rate-limit-repository';
 import { generateApiKey } from '../functions/domain/api-keys';
 import { windowsAt } from '../functions/domain/rate-limit';
-import { startDynamoDbLocal } from '../local/dynamodb-local';
-import { localCredentials, startLocalApi } from '../local/local-api';
+import { type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local';
+import { type LocalApi, localCredentials, startLocalApi } from '../local/local-api';
 import { ensureTables, tableNamesFor } from '../local/tables';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -49,72 +49,84 @@ interface Served {
   petId?: number;
 }
 
-async function main(): Promise<void> {
+interface IssuedKey {
+  secret: string;
+  keyId: string;
+  plan: PlanName;
+}
+
+/** What the traffic left behind, recorded as the local gateway answered. */
+interface Recording {
+  served: Served[];
+  createdIds: number[];
+}
+
+/** A fresh in-memory DynamoDB Local with the project's tables, so the run is isolated. */
+async function startIsolatedDynamoDb(): Promise<{ dynamo: RunningDynamoDb; tableNames: Record<TableName, string> }> {
   const dynamo = await startDynamoDbLocal();
   const tableNames = tableNamesFor('load');
   const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', ...localCredentials() });
   await ensureTables(admin, tableNames);
   admin.destroy();
+  return { dynamo, tableNames };
+}
 
-  const served: Served[] = [];
-  const createdIds: number[] = [];
-  const api = await startLocalApi({
-    dynamoEndpoint: dynamo.endpoint,
+/** The local API as `npm start` serves it, recording every function response. */
+async function startRecordingApi(dynamoEndpoint: string, tableNames: Record<TableName, string>, recording: Recording): Promise<LocalApi> {
+  return startLocalApi({
+    dynamoEndpoint,
     tableNames,
     onFunctionResponse: (event, result) => {
       const entry: Served = { keyId: String(event.requestContext.authorizer?.keyId), operation: `${event.httpMethod} ${event.resource}`, status: result.statusCode };
       if (result.statusCode === 201) {
         entry.petId = (JSON.parse(result.body) as { id: number }).id;
-        createdIds.push(entry.petId);
+        recording.createdIds.push(entry.petId);
       }
-      served.push(entry);
+      recording.served.push(entry);
     },
   });
+}
 
+async function issueLoadKeys(api: LocalApi, tableNames: Record<TableName, string>): Promise<IssuedKey[]> {
   const keys = new ApiKeyRepository(api.dependencies.db, tableNames.apiKeys);
-  const issued: { secret: string; keyId: string; plan: PlanName }[] = [];
+  const issued: IssuedKey[] = [];
   for (const plan of keyPlans) {
     const customLimits = plan === 'enterprise' ? enterpriseLimits : undefined;
     const { secret, record } = generateApiKey({ plan, owner: 'load test', customLimits, now: Date.now() });
     await keys.insert(record);
     issued.push({ secret, keyId: record.keyId, plan });
   }
+  return issued;
+}
 
-  console.log(`Load: ${durationSeconds} s, ${connections} connections, ${issued.length} keys (${keyPlans.join(', ')}) against ${api.url}`);
+/** The mix, by request number: 40 % creates, 40 % lists (half by status), 20 % reads of created pets. */
+function nextRequest(request: autocannon.Request, sent: number, key: IssuedKey, createdIds: number[]): autocannon.Request {
+  const mix = sent % 10;
+  const headers = { Authorization: `Bearer ${key.secret}`, 'Content-Type': 'application/json' };
+  if (mix < 4) return { ...request, method: 'POST', path: '/v1/pets', headers, body: JSON.stringify({ name: `Load ${sent}`, categoryId: 1 + (sent % 7) }) };
+  if (mix < 8) return { ...request, method: 'GET', path: `/v1/pets?limit=${1 + (sent % 100)}${mix % 2 ? '&status=available' : ''}`, headers };
+  const id = createdIds[sent % Math.max(1, createdIds.length)] ?? 1;
+  return { ...request, method: 'GET', path: `/v1/pets/${id}`, headers };
+}
+
+/** Bounded traffic: autocannon stops after the duration; keys take turns. */
+function sendTraffic(apiUrl: string, issued: IssuedKey[], recording: Recording): Promise<autocannon.Result> {
   let sent = 0;
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+  return new Promise<autocannon.Result>((resolve, reject) => {
+    const setupRequest = (request: autocannon.Request) => {
+      sent++;
+      return nextRequest(request, sent, issued[sent % issued.length] as IssuedKey, recording.createdIds);
+    };
     const instance = autocannon(
-      {
-        url: api.url.replace(/\/v1$/, ''),
-        connections,
-        duration: durationSeconds,
-        requests: [
-          {
-            setupRequest: (request: autocannon.Request) => {
-              const key = issued[sent % issued.length] as (typeof issued)[number];
-              const mix = sent % 10;
-              sent++;
-              const headers = { Authorization: `Bearer ${key.secret}`, 'Content-Type': 'application/json' };
-              if (mix < 4) return { ...request, method: 'POST', path: '/v1/pets', headers, body: JSON.stringify({ name: `Load ${sent}`, categoryId: 1 + (sent % 7) }) };
-              if (mix < 8) return { ...request, method: 'GET', path: `/v1/pets?limit=${1 + (sent % 100)}${mix % 2 ? '&status=available' : ''}`, headers };
-              const id = createdIds[sent % Math.max(1, createdIds.length)] ?? 1;
-              return { ...request, method: 'GET', path: `/v1/pets/${id}`, headers };
-            },
-          },
-        ],
-      },
+      { url: apiUrl.replace(/\/v1$/, ''), connections, duration: durationSeconds, requests: [{ setupRequest }] },
       (error, finished) => (error ? reject(error) : resolve(finished)),
     );
-    const progress = setInterval(() => process.stdout.write(`  … ${served.length} requests served\n`), 10_000);
+    const progress = setInterval(() => process.stdout.write(`  … ${recording.served.length} requests served\n`), 10_000);
     instance.on('done', () => clearInterval(progress));
   });
-  // Let responses already on their way be recorded before closing.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  await api.close();
+}
 
-  // The check reads the tables directly.
-  const check = await startLocalApi({ dynamoEndpoint: dynamo.endpoint, tableNames });
-  const db = check.dependencies.db;
+async function readStoredPetIds(db: DynamoDBDocumentClient, tableNames: Record<TableName, string>): Promise<number[]> {
   const stored: number[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -130,12 +142,22 @@ async function main(): Promise<void> {
     stored.push(...(page.Items ?? []).map((item) => Number(item.id)));
     exclusiveStartKey = page.LastEvaluatedKey;
   } while (exclusiveStartKey);
-  const storedSet = new Set(stored);
-  const lost = createdIds.filter((id) => !storedSet.has(id));
-  const createdSet = new Set(createdIds);
-  const withoutA201 = stored.filter((id) => !createdSet.has(id));
-  const duplicateIds = createdIds.length - createdSet.size;
+  return stored;
+}
 
+/** Every 201 readable, no id twice, no stored pet without a 201. */
+function checkPets(createdIds: number[], stored: number[]) {
+  const storedSet = new Set(stored);
+  const createdSet = new Set(createdIds);
+  return {
+    lost: createdIds.filter((id) => !storedSet.has(id)).length,
+    withoutA201: stored.filter((id) => !createdSet.has(id)).length,
+    duplicateIds: createdIds.length - createdSet.size,
+  };
+}
+
+/** Per plan: the limiter's day counters must equal the requests served (answered minus 429s). */
+async function checkCounters(db: DynamoDBDocumentClient, tableNames: Record<TableName, string>, issued: IssuedKey[], served: Served[]) {
   const days = [...new Set([windowsAt(Date.now() - (durationSeconds + 5) * 1000).day, windowsAt(Date.now()).day])];
   const rows: string[][] = [];
   let countersMatch = true;
@@ -157,22 +179,29 @@ async function main(): Promise<void> {
     countersMatch &&= match;
     rows.push([plan, String(planKeys.length), String(answered), String(answered - refused), String(refused), String(counted), match ? 'yes' : 'NO']);
   }
-  await check.close();
-  await dynamo.stop();
+  return { rows, countersMatch };
+}
 
+function markdownTable(header: string[], body: string[][]): string {
+  const widths = header.map((cell, index) => Math.max(cell.length, ...body.map((row) => (row[index] ?? '').length)));
+  const line = (row: string[]) => `| ${row.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join(' | ')} |`;
+  return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+function printSummary(
+  result: autocannon.Result,
+  recording: Recording,
+  pets: ReturnType<typeof checkPets>,
+  counterRows: string[][],
+): { fiveHundreds: number } {
+  const { served, createdIds } = recording;
   const statusCounts = new Map<number, number>();
   for (const entry of served) statusCounts.set(entry.status, (statusCounts.get(entry.status) ?? 0) + 1);
   const fiveHundreds = served.filter((entry) => entry.status >= 500).length;
-
-  const table = (header: string[], body: string[][]) => {
-    const widths = header.map((cell, index) => Math.max(cell.length, ...body.map((row) => (row[index] ?? '').length)));
-    const line = (row: string[]) => `| ${row.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join(' | ')} |`;
-    return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...body.map(line)].join('\n');
-  };
   console.log(`
 ## Load test summary (npm run load -- --duration ${durationSeconds} --connections ${connections})
 
-${table(
+${markdownTable(
   ['measure', 'value'],
   [
     ['requests answered', String(served.length)],
@@ -182,15 +211,38 @@ ${table(
     ['5xx', String(fiveHundreds)],
     ['client errors / timeouts', `${result.errors} / ${result.timeouts}`],
     ['pets created (201)', String(createdIds.length)],
-    ['201s not readable (lost)', String(lost.length)],
-    ['duplicate ids', String(duplicateIds)],
-    ['pets stored without a 201', String(withoutA201.length)],
+    ['201s not readable (lost)', String(pets.lost)],
+    ['duplicate ids', String(pets.duplicateIds)],
+    ['pets stored without a 201', String(pets.withoutA201)],
   ],
 )}
 
-${table(['plan', 'keys', 'answered', 'served', '429', 'counted by limiter', 'counters = served'], rows)}
+${markdownTable(['plan', 'keys', 'answered', 'served', '429', 'counted by limiter', 'counters = served'], counterRows)}
 `);
-  const ok = fiveHundreds === 0 && result.errors === 0 && lost.length === 0 && duplicateIds === 0 && withoutA201.length === 0 && countersMatch;
+  return { fiveHundreds };
+}
+
+async function main(): Promise<void> {
+  const { dynamo, tableNames } = await startIsolatedDynamoDb();
+  const recording: Recording = { served: [], createdIds: [] };
+  const api = await startRecordingApi(dynamo.endpoint, tableNames, recording);
+  const issued = await issueLoadKeys(api, tableNames);
+
+  console.log(`Load: ${durationSeconds} s, ${connections} connections, ${issued.length} keys (${keyPlans.join(', ')}) against ${api.url}`);
+  const result = await sendTraffic(api.url, issued, recording);
+  // Let responses already on their way be recorded before closing.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await api.close();
+
+  // The check reads the tables directly.
+  const check = await startLocalApi({ dynamoEndpoint: dynamo.endpoint, tableNames });
+  const pets = checkPets(recording.createdIds, await readStoredPetIds(check.dependencies.db, tableNames));
+  const counters = await checkCounters(check.dependencies.db, tableNames, issued, recording.served);
+  await check.close();
+  await dynamo.stop();
+
+  const { fiveHundreds } = printSummary(result, recording, pets, counters.rows);
+  const ok = fiveHundreds === 0 && result.errors === 0 && pets.lost === 0 && pets.duplicateIds === 0 && pets.withoutA201 === 0 && counters.countersMatch;
   console.log(ok ? 'All consistency checks passed.' : 'CONSISTENCY CHECK FAILED.');
   process.exit(ok ? 0 : 1);
 }

@@ -22,7 +22,7 @@ import { usagePlanLimits } from '../../definitions/usage-plan-limits';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { AdminError, describeError } from '../errors';
-import { type DeployedStage, stackNames } from '../stages';
+import { type DeployedStage, stackNames } from '../../definitions/stages';
 import { UsageCounters } from '../usage-counters';
 import type { KeyAdminTarget, Metering, MeteringChange } from './target';
 

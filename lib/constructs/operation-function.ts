@@ -8,7 +8,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type DynamoDbAction, functionTimeoutSeconds } from '../../definitions/routes';
 import { tables, type TableName } from '../../definitions/tables';
-import { businessMetrics } from '../business-metrics';
+import { businessMetrics } from '../../definitions/metrics';
 import { lambdaBundling } from '../lambda-bundling';
 import { projectRoot } from '../project-root';
 

@@ -10,7 +10,8 @@ import { Construct } from 'constructs';
 import { planNames } from '../../definitions/plans';
 import type { OperationId } from '../../definitions/routes';
 import { tables as tableDefinitions, type TableName } from '../../definitions/tables';
-import { businessMetric, businessMetrics } from '../business-metrics';
+import { businessMetrics } from '../../definitions/metrics';
+import { businessMetric } from '../business-metrics';
 import type { AlarmThresholds } from '../stage-config';
 
 export interface OperationalAlarmsProps {

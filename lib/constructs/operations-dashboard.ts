@@ -20,7 +20,8 @@ import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { planNames } from '../../definitions/plans';
 import { tables as tableDefinitions, type TableName } from '../../definitions/tables';
-import { businessMetric, businessMetrics } from '../business-metrics';
+import { businessMetrics } from '../../definitions/metrics';
+import { businessMetric } from '../business-metrics';
 import { tableIndexMetric } from './operational-alarms';
 
 export interface OperationsDashboardProps {

@@ -13,7 +13,7 @@ import { gatewayResponse, gatewayResponses, type GatewayResponseType } from '../
 import { planNames, plans, type PlanName } from '../../definitions/plans';
 import { authorizer, routes, stageName, type DynamoDbAction, type RouteDefinition } from '../../definitions/routes';
 import { tables, type TableDefinition, type TableName } from '../../definitions/tables';
-import { businessMetrics } from '../../lib/business-metrics';
+import { businessMetrics } from '../../definitions/metrics';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import type { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';

@@ -1,1 +1,0 @@
-export { type DeployedStage, deployedStages, stackNames } from '../definitions/stages';

@@ -1,0 +1,116 @@
+/**
+ * The rate-limit rules without DynamoDB: which windows a request falls in,
+ * which window the headers describe, what a refusal says and when to retry.
+ * The atomic counting itself is tested over HTTP (test/e2e/rate-limits.test.ts).
+ */
+import fc from 'fast-check';
+import type { PlanLimits } from '../../definitions/plans';
+import { ApiError } from '../../functions/domain/errors';
+import { BAN_DURATION_SECONDS, banThreshold, countedVerdict, refusedVerdict, secondsUntil, windowsAt } from '../../functions/domain/rate-limit';
+
+const pro: PlanLimits = { perMinute: 300, perDay: 10_000 };
+const at = (iso: string) => Date.parse(iso);
+const unix = (iso: string) => Date.parse(iso) / 1000;
+
+describe('windows', () => {
+  it('are the UTC minute and the UTC day around the instant', () => {
+    expect(windowsAt(at('2029-06-01T12:34:56.789Z'))).toEqual({
+      minuteStart: unix('2029-06-01T12:34:00Z'),
+      minuteEnd: unix('2029-06-01T12:35:00Z'),
+      day: '2029-06-01',
+      dayEnd: unix('2029-06-02T00:00:00Z'),
+    });
+  });
+
+  it('change exactly on the boundary, not a millisecond before', () => {
+    expect(windowsAt(at('2029-06-01T23:59:59.999Z'))).toMatchObject({ day: '2029-06-01', minuteStart: unix('2029-06-01T23:59:00Z') });
+    expect(windowsAt(at('2029-06-02T00:00:00.000Z'))).toMatchObject({ day: '2029-06-02', minuteStart: unix('2029-06-02T00:00:00Z') });
+  });
+
+  it('always contain the instant, a minute and a day long', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: at('2000-01-01T00:00:00Z'), max: at('2100-01-01T00:00:00Z') }), (nowMs) => {
+        const windows = windowsAt(nowMs);
+        expect(windows.minuteStart * 1000).toBeLessThanOrEqual(nowMs);
+        expect(windows.minuteEnd * 1000).toBeGreaterThan(nowMs);
+        expect(windows.minuteEnd - windows.minuteStart).toBe(60);
+        expect(Date.parse(`${windows.day}T00:00:00Z`) / 1000).toBe(windows.dayEnd - 86_400);
+        expect(windows.dayEnd * 1000).toBeGreaterThan(nowMs);
+      }),
+    );
+  });
+});
+
+describe('a counted request', () => {
+  const windows = windowsAt(at('2029-06-01T12:34:56Z'));
+
+  it('is served, with headers of the minute while the minute has fewer requests left', () => {
+    const verdict = countedVerdict(pro, windows, 10, 20);
+    expect(verdict.refusal).toBeUndefined();
+    expect(verdict.headers).toEqual({
+      'X-RateLimit-Limit': '300',
+      'X-RateLimit-Remaining': '290',
+      'X-RateLimit-Reset': String(unix('2029-06-01T12:35:00Z')),
+    });
+  });
+
+  it('describes the day once the day has fewer requests left', () => {
+    expect(countedVerdict(pro, windows, 10, 9_800).headers).toEqual({
+      'X-RateLimit-Limit': '10000',
+      'X-RateLimit-Remaining': '200',
+      'X-RateLimit-Reset': String(unix('2029-06-02T00:00:00Z')),
+    });
+  });
+
+  it('describes the minute on a tie', () => {
+    expect(countedVerdict({ perMinute: 100, perDay: 1_000 }, windows, 50, 950).headers['X-RateLimit-Limit']).toBe('100');
+  });
+
+  it('never reports a negative number of requests left', () => {
+    expect(countedVerdict(pro, windows, 301, 20).headers['X-RateLimit-Remaining']).toBe('0');
+  });
+});
+
+describe('a refused request', () => {
+  const nowMs = at('2029-06-01T12:34:56.200Z');
+  const windows = windowsAt(nowMs);
+
+  it('over the minute gets 429 rate_limited, retry at the next minute', () => {
+    const verdict = refusedVerdict('minute_exhausted', pro, windows, nowMs);
+    expect(verdict.refusal).toBeInstanceOf(ApiError);
+    expect(verdict.refusal).toMatchObject({ code: 'rate_limited', retryAfterSeconds: 4 });
+    expect(verdict.refusal?.message).toContain('300 requests per minute');
+    expect(verdict.headers).toEqual({ 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(windows.minuteEnd) });
+  });
+
+  it('over the day gets 429 quota_exceeded, retry at 00:00 UTC', () => {
+    const verdict = refusedVerdict('day_exhausted', pro, windows, nowMs);
+    expect(verdict.refusal).toMatchObject({ code: 'quota_exceeded', retryAfterSeconds: 41_104 });
+    expect(verdict.headers).toEqual({ 'X-RateLimit-Limit': '10000', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(windows.dayEnd) });
+  });
+
+  it('of a suspended key gets 429 key_suspended, retry when the ban ends', () => {
+    const until = Math.floor(nowMs / 1000) + BAN_DURATION_SECONDS;
+    const verdict = refusedVerdict('suspended', pro, windows, nowMs, until);
+    expect(verdict.refusal).toMatchObject({ code: 'key_suspended', retryAfterSeconds: 15 * 60 });
+    expect(verdict.refusal?.message).toContain('suspended for 15 minutes');
+    expect(verdict.headers).toEqual({ 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(until) });
+  });
+});
+
+describe('Retry-After', () => {
+  it('rounds up and is never below one second', () => {
+    expect(secondsUntil(100, 98_100)).toBe(2);
+    expect(secondsUntil(100, 99_999)).toBe(1);
+    expect(secondsUntil(100, 100_000)).toBe(1);
+    expect(secondsUntil(100, 250_000)).toBe(1);
+  });
+});
+
+describe('the ban', () => {
+  it('comes after as many refused requests in a minute as the plan allows per minute, for 15 minutes', () => {
+    expect(banThreshold(pro)).toBe(300);
+    expect(banThreshold({ perMinute: 60, perDay: 1_000 })).toBe(60);
+    expect(BAN_DURATION_SECONDS).toBe(900);
+  });
+});
