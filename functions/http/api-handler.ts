@@ -1,10 +1,11 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Deprecation, OperationId } from '../../definitions/routes';
+import type { Deprecation, OperationId, RouteDefinition } from '../../definitions/routes';
 import { routeFor } from '../../definitions/routes';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
+import type { Verdict } from '../domain/rate-limit';
 import { enforceRateLimit } from '../domain/rate-limiter';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
@@ -32,6 +33,8 @@ interface ApiInternal extends Record<string, unknown> {
   /** Headers every response of this request carries, errors included. */
   responseHeaders: Record<string, string>;
   caller?: Caller;
+  /** The limiter's count, still under way while a read-only operation reads (settled: it never rejects). */
+  pendingRateLimit?: Promise<PromiseSettledResult<Verdict>>;
 }
 
 /**
@@ -39,6 +42,11 @@ interface ApiInternal extends Record<string, unknown> {
  * response envelope (error mapping, shared headers, request log, metrics) →
  * deprecation headers → rate limit → sunset (so a 410 carries rate-limit
  * headers) → JSON body checks (for operations with a body) → logic.
+ *
+ * An operation that only reads (its route grants nothing but GetItem and Query
+ * outside the rate-limit table) reads while the limiter counts: one round trip
+ * of wall time instead of two. The verdict still decides the answer: a refused
+ * request answers 429 and what was read is dropped; a failed count answers 503.
  */
 export function createApiHandler<Body = undefined>(
   operationId: OperationId,
@@ -58,7 +66,7 @@ export function createApiHandler<Body = undefined>(
     },
   }).use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
-  handler.use(rateLimit(counters, dependencies));
+  handler.use(rateLimit(counters, dependencies, { overlapWithRead: onlyReads(route) }));
   if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));
   if (options.jsonBody) handler.use(jsonBody());
   return handler.handler((event, context) => {
@@ -130,17 +138,58 @@ function sunset(definition: Deprecation, dependencies: Dependencies): Middleware
   };
 }
 
-function rateLimit(counters: RateLimitRepository, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+/** Whether an operation's function only reads outside the rate-limit table, so its logic may run alongside the count. */
+export function onlyReads(route: RouteDefinition): boolean {
+  const readActions: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Query'];
+  return Object.entries(route.access).every(([table, actions]) => table === 'rateLimits' || (actions ?? []).every((action) => readActions.includes(action)));
+}
+
+/**
+ * Counts the request before the logic runs, or — for read-only operations —
+ * starts counting and lets the logic read meanwhile; `after` and `onError`
+ * then wait for the verdict, which wins over whatever the logic produced.
+ */
+function rateLimit(
+  counters: RateLimitRepository,
+  dependencies: Dependencies,
+  options: { overlapWithRead: boolean },
+): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   return {
     before: async (request) => {
       const caller = callerFrom(request.event);
       if (!caller) throw new ApiError('unauthorized', 'Missing or invalid API key.');
       internal(request).caller = caller;
-      const verdict = await enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock());
-      Object.assign(internal(request).responseHeaders, verdict.headers);
-      if (verdict.refusal) throw verdict.refusal;
+      const counting = enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock());
+      if (!options.overlapWithRead) return applyVerdict(request, await counting);
+      // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
+      internal(request).pendingRateLimit = Promise.allSettled([counting]).then(([outcome]) => outcome as PromiseSettledResult<Verdict>);
+    },
+    // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
+    after: (request) => settleRateLimit(request),
+    onError: async (request) => {
+      try {
+        await settleRateLimit(request);
+      } catch (verdictError) {
+        // 503 when counting failed, 429 when refused: either takes precedence over the logic's error.
+        request.error = verdictError as Error;
+      }
     },
   };
+}
+
+/** Waits for a count started alongside the read, and applies its verdict. */
+async function settleRateLimit(request: ApiRequest): Promise<void> {
+  const pending = internal(request).pendingRateLimit;
+  if (!pending) return;
+  internal(request).pendingRateLimit = undefined;
+  const outcome = await pending;
+  if (outcome.status === 'rejected') throw outcome.reason;
+  applyVerdict(request, outcome.value);
+}
+
+function applyVerdict(request: ApiRequest, verdict: Verdict): void {
+  Object.assign(internal(request).responseHeaders, verdict.headers);
+  if (verdict.refusal) throw verdict.refusal;
 }
 
 /**
