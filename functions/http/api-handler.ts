@@ -9,7 +9,7 @@ import type { Verdict } from '../domain/rate-limit';
 import { enforceRateLimit } from '../domain/rate-limiter';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
-import { metrics, recordResponse } from '../runtime/metrics';
+import { metrics, publishBufferedMetrics, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
 import { header, stageBaseUrl } from './request';
 import { errorResponse } from './responses';
@@ -93,8 +93,8 @@ function responseEnvelope(operationId: OperationId, dependencies: Dependencies):
       latencyMs: dependencies.clock() - startedAt,
     });
     recordResponse(metrics, request.response, internal(request).caller?.plan);
-    // Only PetsCreated is buffered; publishing an empty buffer just logs a warning.
-    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    // Only PetsCreated is buffered.
+    publishBufferedMetrics();
   };
   return {
     before: (request) => {
