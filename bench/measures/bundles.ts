@@ -9,7 +9,7 @@ export async function buildBundles(projectRoot: string, outDir: string, progress
   const entries = bundleEntries();
   progress(`building ${entries.length} bundles with the CDK stack's esbuild options`);
   const bundles = new Map<string, BuiltBundle>();
-  for (const [name, entry] of entries) bundles.set(name, await bundleFunction({ name, entry, projectRoot, outDir }));
+  for (const [name, entry] of entries) bundles.set(name, await bundleFunction({ name, entry, projectRoot, outDir, ours: name.startsWith('ours-') }));
   return bundles;
 }
 
