@@ -6,8 +6,8 @@
  * support/contenders.ts, each measure in measures/.
  *
  * Writes bench/results/latest.md and bench/results/ratios.svg (a --quick smoke
- * run writes under bench/results/tmp/ instead); --readme-section <file> also
- * writes the README's Performance section. Traffic goes to 127.0.0.1 only.
+ * run writes under bench/results/tmp/ instead); --readme also rewrites the
+ * README's Performance section from the run. Traffic goes to 127.0.0.1 only.
  */
 import { benchTableNames, tableEnvironment } from './support/lambda-environment';
 import { execFileSync } from 'node:child_process';
@@ -35,9 +35,9 @@ const workDir = join(resultsDir, 'tmp');
 const cli = new Command()
   .description('Benchmark our Lambda functions against a plain-handler and an Express baseline, and the floor.')
   .option('--quick', 'a short smoke run (fewer processes and invocations, 10,000 pets instead of 100,000) that writes to bench/results/tmp/, not the recorded results')
-  .option('--readme-section <file>', "also write the README's Performance section, with this run's table, to this file")
+  .option('--readme', "also rewrite README.md's Performance section from this run (a full run only)")
   .parse()
-  .opts<{ quick?: boolean; readmeSection?: string }>();
+  .opts<{ quick?: boolean; readme?: boolean }>();
 
 /** Functions write metrics and logs to stdout as in Lambda; here that output is swallowed while measuring, so stdout keeps the table. */
 const writeStdout = process.stdout.write.bind(process.stdout);
@@ -95,6 +95,7 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   const progress = progressReporter();
   const quick = cli.quick === true;
+  if (quick && cli.readme) throw new Error('--readme records a full run: leave out --quick');
   const bundles = await buildBundles(projectRoot, join(workDir, 'bundles'), progress);
   const run: BenchRun = {
     quick,
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
 
   const totalSeconds = (performance.now() - startedAt) / 1000;
   const machine = `nproc ${nproc()}, CPU ${cpus()[0]?.model.trim() ?? 'unknown'}, Node.js ${process.version}, ${process.platform}/${process.arch}`;
-  const latestFile = writeResults(run, { resultsDir, workDir, totalSeconds, machine, cores: nproc(), readmeSection: cli.readmeSection });
+  const latestFile = writeResults(run, { resultsDir, workDir, totalSeconds, machine, cores: nproc(), readme: cli.readme ? join(projectRoot, 'README.md') : undefined });
   process.stdout.write(`Wrote ${relative(projectRoot, latestFile)} and its chart in ${Math.round(totalSeconds)} s.\n`);
 }
 

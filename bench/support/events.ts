@@ -29,6 +29,25 @@ export interface ProxyRequest {
 
 const bearer = `Bearer psk_${randomBytes(32).toString('base64url')}`;
 
+/** Who API Gateway says sent the request (no Cognito, no IAM: the caller is known from the authorizer). */
+const viewerIdentity = {
+  cognitoIdentityPoolId: null,
+  accountId: null,
+  cognitoIdentityId: null,
+  caller: null,
+  sourceIp: '203.0.113.10',
+  principalOrgId: null,
+  accessKey: null,
+  cognitoAuthenticationType: null,
+  cognitoAuthenticationProvider: null,
+  userArn: null,
+  userAgent: 'petstore-client/1.4 (node)',
+  user: null,
+  apiKey: null,
+  apiKeyId: null,
+  clientCert: null,
+};
+
 export function restProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
   const requestId = randomUUID();
   const now = Date.now();
@@ -80,23 +99,7 @@ export function restProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
       domainPrefix: API_ID,
       requestTimeEpoch: now,
       requestId,
-      identity: {
-        cognitoIdentityPoolId: null,
-        accountId: null,
-        cognitoIdentityId: null,
-        caller: null,
-        sourceIp: '203.0.113.10',
-        principalOrgId: null,
-        accessKey: null,
-        cognitoAuthenticationType: null,
-        cognitoAuthenticationProvider: null,
-        userArn: null,
-        userAgent: 'petstore-client/1.4 (node)',
-        user: null,
-        apiKey: null,
-        apiKeyId: null,
-        clientCert: null,
-      },
+      identity: viewerIdentity,
       domainName: DOMAIN,
       apiId: API_ID,
       authorizer: {

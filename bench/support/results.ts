@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bundleComposition } from '../measures/bundles';
 import { bytesByPackage } from './bundling';
 import { formatRatio, markdownTable, ratiosSvg } from './report';
@@ -16,8 +16,8 @@ function legend(run: BenchRun): string[] {
   ];
 }
 
-/** Writes bench/results/latest.md and ratios.svg (a quick run: bench/results/tmp/…), and the README section if asked. */
-export function writeResults(run: BenchRun, options: { resultsDir: string; workDir: string; totalSeconds: number; machine: string; cores: string; readmeSection?: string }): string {
+/** Writes bench/results/latest.md and ratios.svg (a quick run: bench/results/tmp/…), and the README's Performance section if given the README's path. */
+export function writeResults(run: BenchRun, options: { resultsDir: string; workDir: string; totalSeconds: number; machine: string; cores: string; readme?: string }): string {
   const command = `npm run bench${run.quick ? ' -- --quick' : ''}`;
   const table = markdownTable(run.rows);
   const notes = legend(run);
@@ -51,9 +51,9 @@ export function writeResults(run: BenchRun, options: { resultsDir: string; workD
   mkdirSync(outDir, { recursive: true });
   writeFileSync(latestFile, markdown);
   writeFileSync(join(outDir, run.quick ? 'ratios-quick.svg' : 'ratios.svg'), ratiosSvg(run.checks, subtitle));
-  if (options.readmeSection) {
-    mkdirSync(dirname(options.readmeSection), { recursive: true });
-    writeFileSync(options.readmeSection, readmeSection({ command, table, notes, machine: options.machine, minutes: Math.max(1, Math.round(options.totalSeconds / 60)), met: `${metCount} of ${run.checks.length}` }));
+  if (options.readme) {
+    const section = readmeSection({ command, table, notes, machine: options.machine, minutes: Math.max(1, Math.round(options.totalSeconds / 60)), met: `${metCount} of ${run.checks.length}` });
+    writeFileSync(options.readme, replaceSection(readFileSync(options.readme, 'utf8'), '## Performance', section));
   }
   process.stdout.write(`\n${table}\n\n${notes.join('\n')}\n\nTargets: ${metCount} of ${run.checks.length} met\n${targetLines.join('\n')}\n\n`);
   return latestFile;
@@ -76,5 +76,31 @@ function readmeSection(parts: { command: string; table: string; notes: string[];
     '',
     `Targets: ${parts.met} met — details, bundle composition and notes in \`bench/results/latest.md\`.`,
     '',
+    ...whatMakesTheDifference,
   ].join('\n');
+}
+
+/** How our functions get where they are: the same every run, so written here once. */
+const whatMakesTheDifference = [
+  '**Reads in one round trip of wall time.** `getPet` and `listPets` send the limiter\'s update and their read together',
+  '(`functions/http/api-handler.ts`: an operation whose route grants only `GetItem`/`Query` outside the rate-limit table).',
+  'The verdict still decides the answer: a refused request answers 429 with the same headers as before and what was read is',
+  'dropped (a refusal costs a read, never a count); a failed count answers 503. On DynamoDB Local the two requests share the',
+  'machine\'s cores with the client, so the overlap saves less than on DynamoDB, where each is a network round trip.',
+  '',
+  '**Cold start.** Our bundles resolve SDK credentials from the environment only, where Lambda puts the execution role\'s',
+  '(an esbuild alias in `lib/lambda-bundling.ts` swaps `@aws-sdk/credential-provider-node` for `functions/runtime/environment-credentials.ts`):',
+  'the rest of the SDK\'s default chain (SSO, profiles, STS and SSO clients, instance metadata) is never used in Lambda but is',
+  'about 135 KiB parsed at every cold start. The baselines keep NodejsFunction\'s default bundling, as a team would. The',
+  'Powertools logger and metrics are built at their first use, and zod is imported as a namespace (`import * as z from \'zod\'`)',
+  'by every function and baseline, which lets esbuild drop the parts they do not use.',
+  '',
+];
+
+/** Replaces a `## ` section of a Markdown document (up to the next `## ` heading) with `section`. */
+export function replaceSection(document: string, heading: string, section: string): string {
+  const start = document.indexOf(`${heading}\n`);
+  if (start < 0) throw new Error(`no "${heading}" section to replace`);
+  const next = document.indexOf('\n## ', start + heading.length);
+  return `${document.slice(0, start)}${section}${next < 0 ? '' : document.slice(next + 1)}`;
 }

@@ -79,19 +79,7 @@ export function createApp(dependencies: BaselineDependencies): express.Express {
     response.json(pet);
   });
 
-  app.get('/pets', rateLimit, async (request, response) => {
-    const query = listQuerySchema.safeParse(request.query);
-    if (!query.success) throw new HttpError(400, 'invalid_request', describeIssue(query.error));
-    const afterId = query.data.cursor === undefined ? 0 : decodeCursor(query.data.cursor, query.data.status);
-    if (afterId === undefined) throw new HttpError(400, 'invalid_request', 'cursor is invalid.');
-    const page = await listPets(dependencies.db, dependencies.tableNames.pets, { afterId, limit: query.data.limit, status: query.data.status });
-    const last = page.pets.at(-1);
-    if (page.hasMore && last) {
-      const next = new URLSearchParams({ limit: String(query.data.limit), ...(query.data.status ? { status: query.data.status } : {}), cursor: encodeCursor(last.id, query.data.status) });
-      response.set('Link', `<${request.get('X-Forwarded-Proto') ?? 'https'}://${request.get('Host') ?? 'localhost'}/v1/pets?${next}>; rel="next"`);
-    }
-    response.json(page.pets);
-  });
+  app.get('/pets', rateLimit, listRoute(dependencies));
 
   app.post('/pets', rateLimit, requireJson, async (request, response) => {
     const input = newPetSchema.safeParse(request.body);
@@ -116,4 +104,21 @@ export function createApp(dependencies: BaselineDependencies): express.Express {
   };
   app.use(errors);
   return app;
+}
+
+/** GET /pets: a page of pets with a Link to the next one. */
+function listRoute(dependencies: BaselineDependencies): RequestHandler {
+  return async (request, response) => {
+    const query = listQuerySchema.safeParse(request.query);
+    if (!query.success) throw new HttpError(400, 'invalid_request', describeIssue(query.error));
+    const afterId = query.data.cursor === undefined ? 0 : decodeCursor(query.data.cursor, query.data.status);
+    if (afterId === undefined) throw new HttpError(400, 'invalid_request', 'cursor is invalid.');
+    const page = await listPets(dependencies.db, dependencies.tableNames.pets, { afterId, limit: query.data.limit, status: query.data.status });
+    const last = page.pets.at(-1);
+    if (page.hasMore && last) {
+      const next = new URLSearchParams({ limit: String(query.data.limit), ...(query.data.status ? { status: query.data.status } : {}), cursor: encodeCursor(last.id, query.data.status) });
+      response.set('Link', `<${request.get('X-Forwarded-Proto') ?? 'https'}://${request.get('Host') ?? 'localhost'}/v1/pets?${next}>; rel="next"`);
+    }
+    response.json(page.pets);
+  };
 }
