@@ -22,6 +22,7 @@ import { buildBundles, reportBundleSizes } from './measures/bundles';
 import { measureColdInit } from './measures/cold-init';
 import { measureEndToEnd } from './measures/end-to-end';
 import { measureListGrowth } from './measures/list-growth';
+import { measureOverlapFloor } from './measures/overlap-floor';
 import { measureRequestsPerCall } from './measures/requests-per-call';
 import { type LoadedBundle, loadBundle, measureWarmOnDynamoDbLocal, measureWarmStubbed, SMALL_LIST } from './measures/warm';
 import { adminClient, createTables, loadPets } from './support/dynamodb';
@@ -75,6 +76,7 @@ async function measureOnDynamoDbLocal(run: BenchRun): Promise<void> {
 
     await measureWarmStubbed(run, moduleOf);
     await measureWarmOnDynamoDbLocal(run, moduleOf);
+    await measureOverlapFloor(run, endpoint, moduleOf);
     await measureAuthorizer(run, admin, moduleOf);
     await measureRequestsPerCall(run, endpoint, moduleOf);
     await measureListGrowth(run, endpoint, admin);
