@@ -77,8 +77,21 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
     message: 'The request quota of this API key is used up. Retry after the number of seconds in Retry-After.',
     headers: { 'Retry-After': '3600' },
   },
-  // The authorizer fails only when it cannot read the key store.
+  // The key could not be checked. Our authorizer refuses keys only with
+  // "Unauthorized" (401), so any other failure means the key store failed.
+  // AWS documents AUTHORIZER_CONFIGURATION_ERROR as "failing to connect to a
+  // custom ... authorizer" and AUTHORIZER_FAILURE as the authorizer having
+  // "failed to authenticate the caller", both 500 by default; an authorizer
+  // that throws gives the former. Which one a given failure gives is not
+  // spelled out, so both answer 503 with Retry-After.
+  // "Gateway response types for API Gateway",
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html
   AUTHORIZER_FAILURE: {
+    code: 'service_unavailable',
+    message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
+  },
+  AUTHORIZER_CONFIGURATION_ERROR: {
     code: 'service_unavailable',
     message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
     headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
@@ -93,7 +106,6 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
     message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
     headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
   },
-  AUTHORIZER_CONFIGURATION_ERROR: { code: 'internal_error', message: 'An unexpected error occurred.' },
   API_CONFIGURATION_ERROR: { code: 'internal_error', message: 'An unexpected error occurred.' },
   // Catch-alls: their status is forced so that the body's status always matches.
   // DEFAULT_5XX also covers a Lambda that crashed (API Gateway's 502).

@@ -15,6 +15,13 @@ export const businessMetrics = {
     clientErrors: 'ClientErrors',
     /** One per 429 of our rate limiter, dimension `plan`. */
     rateLimited: 'RateLimited',
+    /**
+     * One per request whose key the authorizer could not check (the key store
+     * failed; clients got 503). Refused keys never count: the authorizer
+     * alarm watches this, not the authorizer's Lambda Errors, which every
+     * refused key raises.
+     */
+    keyStoreFailures: 'KeyStoreFailures',
   },
 } as const;
 

@@ -2,6 +2,7 @@ import { RemovalPolicy, Token, type Environment } from 'aws-cdk-lib';
 import { type DeployedStage, stackNames } from '../definitions/stages';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { plans } from '../definitions/plans';
+import type { TableName } from '../definitions/tables';
 
 /**
  * The deployment stages and everything that differs between them. One typed
@@ -14,7 +15,10 @@ export type StageName = DeployedStage;
 export interface DataProtection {
   /** What CloudFormation does with tables and log groups when the stack or resource goes away. */
   removalPolicy: RemovalPolicy;
-  /** DynamoDB continuous backups (restore to any second of the last 35 days). */
+  /**
+   * DynamoDB continuous backups (restore to any second of the last 35 days),
+   * for the tables worth restoring only (tablesWorthRestoring below).
+   */
   pointInTimeRecovery: boolean;
   /** DynamoDB refuses DeleteTable while this is on, whoever asks. */
   deletionProtection: boolean;
@@ -66,6 +70,24 @@ export interface StageThrottle {
   burstLimit: number;
 }
 
+/**
+ * How a deployment moves the functions' `live` aliases, which API Gateway
+ * invokes (lib/constructs/function-rollout.ts): `allAtOnce` at once;
+ * `canary` 10 % of the traffic for 5 minutes first, rolling back if the
+ * stage's 5xx or latency alarm fires meanwhile.
+ */
+export type Rollout = 'allAtOnce' | 'canary';
+
+/**
+ * The tables whose data is worth restoring, and so get point-in-time recovery
+ * where the stage has it: pets (the product) and apiKeys (customers' keys,
+ * plans and usage-plan links). rateLimits holds per-day and per-minute
+ * counters and idempotency holds replay records, both short-lived and expired
+ * by TTL: restoring them would bring back stale counts and replays, so they
+ * are not backed up (README, data).
+ */
+export const tablesWorthRestoring: readonly TableName[] = ['pets', 'apiKeys'];
+
 export interface StageConfig {
   stage: StageName;
   stackName: string;
@@ -82,6 +104,15 @@ export interface StageConfig {
    * the account and region.
    */
   throttle?: StageThrottle;
+  /**
+   * The most concurrent executions the authorizer may take (Lambda reserved
+   * concurrency): a flood of random keys (each misses the authorizer cache)
+   * is throttled there (503 for uncached keys) instead of using up the
+   * region's concurrency that the operations share. SCALING.md: 20 ms per
+   * call, so N executions serve about N × 50 uncached requests per second.
+   */
+  authorizerReservedConcurrency: number;
+  rollout: Rollout;
   /** Off unless set (here or by context: see stageConfigFromContext). */
   customDomain?: CustomDomain;
   /** Off unless set (here or by context: see stageConfigFromContext). */
@@ -113,6 +144,9 @@ export const stages: Record<StageName, StageConfig> = {
     // A load test of staging must not eat the account-wide API Gateway limit of
     // a production stage in the same account and region.
     throttle: { rateLimit: 1_000, burstLimit: 500 },
+    // 1,000 uncached requests per second at 20 ms each need 20.
+    authorizerReservedConcurrency: 20,
+    rollout: 'allAtOnce',
   },
   production: {
     stage: 'production',
@@ -133,6 +167,15 @@ export const stages: Record<StageName, StageConfig> = {
       rateLimitedPeriods: 2,
       listIndexWritesPerSecond: 700,
     },
+    // SCALING.md: today's peak is 1,000 requests per second (60 Business keys
+    // at full rate); 3× that leaves headroom for growth and retries while
+    // keeping a flood well inside the account's 10,000 shared with staging.
+    // Past it, API Gateway answers 429 (THROTTLED) before any of our code runs.
+    throttle: { rateLimit: 3_000, burstLimit: 1_500 },
+    // The stage throttle's 3,000 requests per second, all with random keys, at
+    // 20 ms each need 60; 100 leaves room for slower key-store reads.
+    authorizerReservedConcurrency: 100,
+    rollout: 'canary',
   },
 };
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -7,6 +8,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { errorBody } from '../definitions/error-codes';
 import { type GatewayResponseType, gatewayResponse } from '../definitions/gateway-responses';
 import { authorizer as authorizerDefinition, functionTimeoutSeconds, type RouteDefinition, stageName } from '../definitions/routes';
 import type { Clock } from '../functions/runtime/clock';
@@ -25,12 +27,20 @@ export interface LocalGatewayOptions {
   authorizer: AuthorizerHandler;
   clock: Clock;
   authorizerCacheTtlSeconds?: number;
+  /** API Gateway's 29 s unless a test needs a shorter wait. */
+  integrationTimeoutMs?: number;
   /** Sees every answer a function gave, e.g. for the load test's bookkeeping. */
   onFunctionResponse?: (event: APIGatewayProxyEvent, result: APIGatewayProxyResult) => void;
 }
 
-/** API Gateway's own limits that matter here. */
+/**
+ * API Gateway's own limits that matter here (docs/api-gateway-behaviour.md
+ * names the AWS page of each).
+ */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+/** "Total combined size of request line and header values": 10,240 bytes. */
+const MAX_HEADER_BYTES = 10_240;
+/** The integration timeout of a REST API: 29 s by default. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
 const ACCOUNT_ID = '000000000000';
 const API_ID = 'local';
@@ -43,122 +53,190 @@ interface CompiledRoute {
   parameterNames: string[];
 }
 
+/** What the gateway knows about a request once it matched a route. */
+interface RoutedRequest {
+  request: IncomingMessage;
+  method: string;
+  /** The path below the stage, e.g. /pets/7. */
+  resourcePath: string;
+  url: URL;
+  compiled: CompiledRoute;
+  pathParameters: Record<string, string> | null;
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+  query: ReturnType<typeof collectQuery>;
+  requestContext: APIGatewayProxyEvent['requestContext'];
+}
+
 export function createLocalGateway(options: LocalGatewayOptions): Server {
   const compiled = options.routes.map(({ route, handler }) => compileRoute(route, handler));
-  const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? authorizerDefinition.resultsCacheTtlSeconds) * 1000;
-  const authorizerCache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
+  const authorize = cachingAuthorizer(options);
 
-  const authorize = async (event: APIGatewayRequestAuthorizerEvent, identity: string) => {
-    const now = options.clock();
-    const cached = authorizerCache.get(identity);
-    if (cached && cached.expiresAt > now) return cached.result;
-    const result = await options.authorizer(event);
-    if (cacheTtlMs > 0) authorizerCache.set(identity, { result, expiresAt: now + cacheTtlMs });
-    return result;
-  };
-
-  return createServer((request, response) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
     handle(request, response).catch(() => send(response, gatewayResponse('DEFAULT_5XX')));
   });
+  // Requests Node's parser refuses before any handler runs (headers too large,
+  // a method such as FOO): an Error object instead of Node's empty 431 or 400.
+  server.on('clientError', answerUnparsableRequest);
+  return server;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestTimeEpoch = options.clock();
-    const url = new URL(request.url ?? '/', 'http://localhost');
     const body = await readBody(request);
-    if (body === 'too_large') return sendGateway(response, 'REQUEST_TOO_LARGE');
-
-    const stagePrefix = `/${stageName}`;
-    const method = request.method ?? 'GET';
-    const resourcePath = url.pathname.startsWith(`${stagePrefix}/`) ? url.pathname.slice(stagePrefix.length) : undefined;
-    const match = resourcePath === undefined ? undefined : findRoute(compiled, method, resourcePath);
+    if (body === 'too_large') return refuseTooLarge(request, response);
+    const routed = route(request, requestTimeEpoch);
     // Unknown path or method: API Gateway answers before any authorizer runs.
-    if (!match || resourcePath === undefined) return sendGateway(response, 'MISSING_AUTHENTICATION_TOKEN');
-
-    const { headers, multiValueHeaders } = collectHeaders(request);
-    if (findHeader(headers, 'X-Forwarded-Proto') === undefined) {
-      headers['X-Forwarded-Proto'] = 'http';
-      multiValueHeaders['X-Forwarded-Proto'] = ['http'];
-    }
-    const { queryStringParameters, multiValueQueryStringParameters } = collectQuery(url);
-    const requestId = randomUUID();
-    const identity = findHeader(headers, authorizerDefinition.identityHeader);
+    if (!routed) return sendGateway(response, 'MISSING_AUTHENTICATION_TOKEN');
     // An empty identity source is a missing one: 401 without calling the authorizer.
+    const identity = findHeader(routed.headers, authorizerDefinition.identityHeader);
     if (!identity) return sendGateway(response, 'UNAUTHORIZED');
 
-    const methodArn = `arn:aws:execute-api:${REGION}:${ACCOUNT_ID}:${API_ID}/${stageName}/${method}${resourcePath}`;
-    const requestContext = {
-      accountId: ACCOUNT_ID,
-      apiId: API_ID,
-      stage: stageName,
-      requestId,
-      extendedRequestId: requestId,
-      httpMethod: method,
-      path: url.pathname,
-      resourcePath: match.compiled.route.path,
-      resourceId: match.compiled.route.operationId,
-      protocol: `HTTP/${request.httpVersion}`,
-      domainName: findHeader(headers, 'Host') ?? 'localhost',
-      domainPrefix: 'localhost',
-      requestTime: new Date(requestTimeEpoch).toUTCString(),
-      requestTimeEpoch,
-      identity: identityOf(request),
-      authorizer: undefined as unknown,
-    } as APIGatewayProxyEvent['requestContext'];
-
-    let authorization: APIGatewayAuthorizerResult;
-    try {
-      authorization = await authorize(
-        {
-          type: 'REQUEST',
-          methodArn,
-          resource: match.compiled.route.path,
-          path: resourcePath,
-          httpMethod: method,
-          headers,
-          multiValueHeaders,
-          pathParameters: match.pathParameters,
-          queryStringParameters,
-          multiValueQueryStringParameters,
-          stageVariables: null,
-          requestContext,
-        } as unknown as APIGatewayRequestAuthorizerEvent,
-        identity,
-      );
-    } catch (error) {
-      const unauthorized = error instanceof Error && error.message === 'Unauthorized';
-      return sendGateway(response, unauthorized ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE');
-    }
-    if (!allows(authorization, methodArn)) return sendGateway(response, 'ACCESS_DENIED');
-
-    const event: APIGatewayProxyEvent = {
-      resource: match.compiled.route.path,
-      path: resourcePath,
-      httpMethod: method,
-      headers,
-      multiValueHeaders,
-      queryStringParameters,
-      multiValueQueryStringParameters,
-      pathParameters: match.pathParameters,
-      stageVariables: null,
-      requestContext: {
-        ...requestContext,
-        // REST APIs hand the authorizer's context to the integration with string values.
-        authorizer: { ...stringValues(authorization.context ?? {}), principalId: authorization.principalId },
-      },
-      body: body.length > 0 ? body.toString('utf8') : null,
-      isBase64Encoded: false,
-    };
-
-    let result: APIGatewayProxyResult;
-    try {
-      result = await withTimeout(match.compiled.handler(event, lambdaContext(requestId)), INTEGRATION_TIMEOUT_MS);
-    } catch (error) {
-      return sendGateway(response, error === TIMED_OUT ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX');
-    }
-    if (!result || typeof result.statusCode !== 'number') return sendGateway(response, 'DEFAULT_5XX');
+    const authorization = await authorize(authorizerEvent(routed), identity);
+    if (typeof authorization === 'string') return sendGateway(response, authorization);
+    const event = proxyEvent(routed, authorization, body);
+    const result = await invoke(routed.compiled.handler, event, options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS);
+    if (typeof result === 'string') return sendGateway(response, result);
     options.onFunctionResponse?.(event, result);
     send(response, result);
   }
+
+  function route(request: IncomingMessage, requestTimeEpoch: number): RoutedRequest | undefined {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const stagePrefix = `/${stageName}`;
+    const method = request.method ?? 'GET';
+    if (!url.pathname.startsWith(`${stagePrefix}/`)) return undefined;
+    const resourcePath = url.pathname.slice(stagePrefix.length);
+    const match = findRoute(compiled, method, resourcePath);
+    if (!match) return undefined;
+    const { headers, multiValueHeaders } = collectHeaders(request);
+    const requestContext = buildRequestContext({ request, method, url, route: match.compiled.route, requestTimeEpoch });
+    return { request, method, resourcePath, url, ...match, headers, multiValueHeaders, query: collectQuery(url), requestContext };
+  }
+}
+
+/**
+ * The REQUEST authorizer behind API Gateway's result cache, keyed by the
+ * identity source (the Authorization value) for the authorizer's TTL. Answers
+ * the authorizer's policy, or the gateway response API Gateway would send
+ * instead: "Unauthorized" → UNAUTHORIZED (401), any other failure →
+ * AUTHORIZER_FAILURE (503), a policy that does not allow the method → ACCESS_DENIED.
+ */
+function cachingAuthorizer(options: LocalGatewayOptions) {
+  const cacheTtlMs = (options.authorizerCacheTtlSeconds ?? authorizerDefinition.resultsCacheTtlSeconds) * 1000;
+  const cache = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
+  const cachedOrFresh = async (event: APIGatewayRequestAuthorizerEvent, identity: string) => {
+    const now = options.clock();
+    const cached = cache.get(identity);
+    if (cached && cached.expiresAt > now) return cached.result;
+    const result = await options.authorizer(event);
+    if (cacheTtlMs > 0) cache.set(identity, { result, expiresAt: now + cacheTtlMs });
+    return result;
+  };
+  return async (event: APIGatewayRequestAuthorizerEvent, identity: string): Promise<APIGatewayAuthorizerResult | GatewayResponseType> => {
+    let result: APIGatewayAuthorizerResult;
+    try {
+      result = await cachedOrFresh(event, identity);
+    } catch (error) {
+      return error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
+    }
+    return allows(result, event.methodArn) ? result : 'ACCESS_DENIED';
+  };
+}
+
+/**
+ * The request context API Gateway adds. domainName is the host the client
+ * reached, which here is this server's own address (the socket's local side),
+ * never the client's Host header: the functions build absolute URLs from it.
+ */
+function buildRequestContext(input: { request: IncomingMessage; method: string; url: URL; route: RouteDefinition; requestTimeEpoch: number }) {
+  const requestId = randomUUID();
+  const domainName = localDomainName(input.request);
+  return {
+    accountId: ACCOUNT_ID,
+    apiId: API_ID,
+    stage: stageName,
+    requestId,
+    extendedRequestId: requestId,
+    httpMethod: input.method,
+    path: input.url.pathname,
+    resourcePath: input.route.path,
+    resourceId: input.route.operationId,
+    protocol: `HTTP/${input.request.httpVersion}`,
+    domainName,
+    domainPrefix: domainName.split(/[.:]/)[0] ?? domainName,
+    requestTime: new Date(input.requestTimeEpoch).toUTCString(),
+    requestTimeEpoch: input.requestTimeEpoch,
+    identity: identityOf(input.request),
+    authorizer: undefined as unknown,
+  } as APIGatewayProxyEvent['requestContext'];
+}
+
+/**
+ * The host the client reached, as API Gateway's domainName is: the Host
+ * header only when it names this server (localhost, 127.0.0.1 or the address
+ * the client connected to, with this port), as API Gateway answers only for
+ * its own domains; any other Host is ignored for `localhost:<port>` (or the
+ * connected address when it is not a loopback one).
+ */
+function localDomainName(request: IncomingMessage): string {
+  const address = (request.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  const port = request.socket.localPort;
+  const loopback = address === '::1' || address.startsWith('127.');
+  const own = loopback ? `localhost:${port}` : address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+  const served = new Set([own, `localhost:${port}`, `127.0.0.1:${port}`]);
+  const host = request.headers.host?.toLowerCase();
+  return host !== undefined && served.has(host) ? host : own;
+}
+
+function authorizerEvent(routed: RoutedRequest): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:${REGION}:${ACCOUNT_ID}:${API_ID}/${stageName}/${routed.method}${routed.resourcePath}`,
+    resource: routed.compiled.route.path,
+    path: routed.resourcePath,
+    httpMethod: routed.method,
+    headers: routed.headers,
+    multiValueHeaders: routed.multiValueHeaders,
+    pathParameters: routed.pathParameters,
+    ...routed.query,
+    stageVariables: null,
+    requestContext: routed.requestContext,
+  } as unknown as APIGatewayRequestAuthorizerEvent;
+}
+
+/** A REST API proxy event (payload 1.0), as API Gateway hands it to the function. */
+function proxyEvent(routed: RoutedRequest, authorization: APIGatewayAuthorizerResult, body: Buffer): APIGatewayProxyEvent {
+  return {
+    resource: routed.compiled.route.path,
+    path: routed.resourcePath,
+    httpMethod: routed.method,
+    headers: routed.headers,
+    multiValueHeaders: routed.multiValueHeaders,
+    ...routed.query,
+    pathParameters: routed.pathParameters,
+    stageVariables: null,
+    requestContext: {
+      ...routed.requestContext,
+      // REST APIs hand the authorizer's context to the integration with string values.
+      authorizer: { ...stringValues(authorization.context ?? {}), principalId: authorization.principalId },
+    },
+    // Not valid UTF-8: decoded with U+FFFD in place of the bad bytes (the
+    // functions then refuse or store text that is at least well formed).
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+  };
+}
+
+/** Runs the function within API Gateway's integration timeout; a crash or a malformed answer is a gateway response. */
+async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, timeoutMs: number): Promise<APIGatewayProxyResult | GatewayResponseType> {
+  let result: APIGatewayProxyResult;
+  try {
+    result = await withTimeout(handler(event, lambdaContext(event.requestContext.requestId)), timeoutMs);
+  } catch (error) {
+    return error === TIMED_OUT ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX';
+  }
+  if (!result || typeof result.statusCode !== 'number') return 'DEFAULT_5XX';
+  return result;
 }
 
 function compileRoute(route: RouteDefinition, handler: ProxyHandler): CompiledRoute {
@@ -287,15 +365,69 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES) return 'too_large';
-    chunks.push(chunk as Buffer);
+/**
+ * The body, or 'too_large' as soon as it passes API Gateway's payload limit.
+ * Past the limit the rest is read and dropped (not left unread, which would
+ * stall the client's upload and leave the connection hanging).
+ */
+function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      if (size > MAX_PAYLOAD_BYTES) return;
+      size += chunk.length;
+      if (size > MAX_PAYLOAD_BYTES) {
+        chunks.length = 0;
+        resolve('too_large');
+      } else {
+        chunks.push(chunk);
+      }
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/** 413 at once, then the connection closes once the client has finished sending (its remaining bytes are dropped). */
+function refuseTooLarge(request: IncomingMessage, response: ServerResponse): void {
+  response.shouldKeepAlive = false;
+  sendGateway(response, 'REQUEST_TOO_LARGE');
+  if (request.complete) return;
+  request.on('end', () => request.socket.destroy());
+}
+
+/**
+ * A request Node's HTTP parser refused before the gateway saw it: a method it
+ * does not know (FOO) gets the answer to any unknown method, headers past
+ * API Gateway's 10,240 bytes a 400 Error object; the connection then closes.
+ */
+function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
   }
-  return Buffer.concat(chunks);
+  const answer =
+    error.code === 'HPE_INVALID_METHOD'
+      ? gatewayResponse('MISSING_AUTHENTICATION_TOKEN')
+      : errorAnswer(
+          error.code === 'HPE_HEADER_OVERFLOW'
+            ? `The request line and headers are too large: at most ${MAX_HEADER_BYTES} bytes.`
+            : 'The request is not valid HTTP/1.1.',
+        );
+  const body = Buffer.from(answer.body);
+  const head = [
+    `HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode] ?? ''}`,
+    ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${body.length}`,
+    'Connection: close',
+  ].join('\r\n');
+  socket.end(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), body]));
+}
+
+function errorAnswer(message: string) {
+  const body = errorBody('invalid_request', message);
+  return { statusCode: body.status, headers: { 'Content-Type': 'application/json' } as Record<string, string>, body: JSON.stringify(body) };
 }
 
 function sendGateway(response: ServerResponse, type: GatewayResponseType): void {

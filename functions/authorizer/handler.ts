@@ -1,3 +1,4 @@
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { limitsFor } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
@@ -7,6 +8,7 @@ import { toAuthorizerContext } from '../http/caller';
 import { header } from '../http/request';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
+import { metricNames, metrics } from '../runtime/metrics';
 
 /**
  * The Lambda REQUEST authorizer: finds the key by the SHA-256 hash of the
@@ -15,15 +17,26 @@ import { logger } from '../runtime/logger';
  *
  * Throwing the exact message "Unauthorized" makes API Gateway answer with the
  * UNAUTHORIZED gateway response (401 Error object with WWW-Authenticate). Any
- * other error becomes AUTHORIZER_FAILURE (503). Since answers are cached for
+ * other error becomes AUTHORIZER_CONFIGURATION_ERROR or AUTHORIZER_FAILURE,
+ * both 503 (definitions/gateway-responses.ts). Since answers are cached for
  * the whole API per Authorization value, the policy allows every method.
  */
-export function createHandler(dependencies: Dependencies) {
+export function createHandler(dependencies: Dependencies, metricsTarget: Metrics = metrics) {
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  /** The key store failed: counted (KeyStoreFailures, the authorizer alarm's metric), logged, and thrown as anything but "Unauthorized". */
+  const findKey = async (token: string) => {
+    try {
+      return await keys.findByHash(hashApiKey(token));
+    } catch (error) {
+      metricsTarget.singleMetric().addMetric(metricNames.keyStoreFailures, MetricUnit.Count, 1);
+      logger.error('the key store failed; the key could not be checked', { error });
+      throw new Error('Key store unavailable');
+    }
+  };
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     const token = bearerToken(header(event, authorizer.identityHeader));
     if (!token || !isWellFormedApiKey(token)) throw new Error('Unauthorized');
-    const record = await keys.findByHash(hashApiKey(token));
+    const record = await findKey(token);
     if (!record || !isUsable(record, dependencies.clock())) throw new Error('Unauthorized');
     const limits = limitsFor(record.plan, record.customLimits);
     logger.debug('authorized', { keyId: record.keyId, plan: record.plan });

@@ -12,16 +12,43 @@ export function header(event: { headers?: Record<string, string | undefined> | n
   return undefined;
 }
 
+/** A DNS name, optionally with a port (the local gateway's `localhost:3000`). */
+const DOMAIN_NAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?(?::\d{1,5})?$/i;
+/** One unreserved path segment (RFC 3986): what a stage name or base path consists of. */
+const PATH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
+/** Only the local gateway answers on these, over plain HTTP; API Gateway is always HTTPS. */
+const LOOPBACK_HOST = /^(?:localhost|127\.0\.0\.1)(?::\d+)?$/;
+
+const segments = (path: string): string[] => path.split('/').filter((segment) => segment.length > 0);
+
 /**
  * The absolute URL of the API's stage as the client called it, e.g.
- * `https://api.example.com/v1`. requestContext.path is the full path the client
- * used (stage or base path included) and event.path the path below it, so the
- * difference is the prefix whatever domain or base path mapping is in front.
+ * `https://api.example.com/v1`, built only from what API Gateway itself sets
+ * in the request context — never from the client's Host or X-Forwarded-*
+ * headers, which anyone can forge.
+ *
+ * AWS: requestContext.domainName is "the full domain name used to invoke the
+ * API", requestContext.path the request path including the stage (execute-api)
+ * or the custom domain's base path, and resourcePath the resource template
+ * (Variables for data transformations for API Gateway,
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html;
+ * Lambda proxy integrations in API Gateway, input format,
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html).
+ * The top-level `path` excludes the stage on execute-api but includes the base
+ * path on a custom domain, so it is not used. The prefix is what precedes the
+ * resource's segments in requestContext.path: `/v1` on execute-api (the stage),
+ * `/v1` behind a custom domain with base path `v1`, nothing with an empty base path.
  */
 export function stageBaseUrl(event: APIGatewayProxyEvent): string {
-  const protocol = header(event, 'X-Forwarded-Proto') ?? 'https';
-  const host = header(event, 'Host') ?? event.requestContext.domainName ?? 'localhost';
-  const fullPath = event.requestContext.path ?? event.path;
-  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
-  return `${protocol}://${host}${prefix}`;
+  const context = event.requestContext;
+  const domainName = context.domainName ?? '';
+  if (!DOMAIN_NAME.test(domainName)) throw new Error(`The request context has no usable domainName: ${JSON.stringify(domainName)}.`);
+  const requestSegments = segments(context.path ?? '');
+  const resourceSegments = segments(context.resourcePath ?? event.resource ?? '');
+  const prefix = requestSegments.slice(0, Math.max(0, requestSegments.length - resourceSegments.length));
+  // A prefix API Gateway cannot have produced (the path does not hold the
+  // resource's segments): fall back to the stage, as on execute-api.
+  const basePath = prefix.every((segment) => PATH_SEGMENT.test(segment)) ? prefix : [context.stage];
+  const scheme = LOOPBACK_HOST.test(domainName) ? 'http' : 'https';
+  return `${scheme}://${domainName.toLowerCase()}${basePath.map((segment) => `/${segment}`).join('')}`;
 }

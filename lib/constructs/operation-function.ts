@@ -24,6 +24,8 @@ export interface OperationFunctionProps {
   access: TableAccess;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
+  /** Caps (and reserves) the function's concurrent executions; unset, it shares the region's pool. */
+  reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -53,6 +55,7 @@ export class OperationFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: 512,
       timeout: Duration.seconds(functionTimeoutSeconds),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       tracing: Tracing.ACTIVE,
       role,
       logGroup,

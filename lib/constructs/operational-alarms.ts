@@ -1,9 +1,10 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, MathExpression, Metric, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { planNames } from '../../definitions/plans';
@@ -38,36 +39,84 @@ function sumOf(metrics: Record<string, IMetric>, label: string): MathExpression 
  * (subscribe to it after deploying). Each description says what the alarm
  * means and what to do; the operators' section of the README repeats them.
  */
+interface AlarmSpec {
+  means: string;
+  todo: string;
+  metric: IMetric;
+  threshold: number;
+  periods?: number;
+}
+
 export class OperationalAlarms extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
+  /** The stage's 5xx-rate alarm: a canary deployment rolls back when it fires. */
+  readonly serverErrorRate: Alarm;
+  /** The stage's p99 latency alarm: a canary deployment rolls back when it fires. */
+  readonly latency: Alarm;
+  private readonly props: OperationalAlarmsProps;
 
   constructor(scope: Construct, id: string, props: OperationalAlarmsProps) {
     super(scope, id);
-    const { thresholds: t, api } = props;
+    this.props = props;
     this.topic = new Topic(this, 'Topic', { displayName: `Pet Store ${props.stageLabel} alarms`, enforceSSL: true });
+    this.allowCloudWatchToPublish();
+    [this.serverErrorRate, this.latency] = this.apiAlarms();
+    this.functionAlarms();
+    this.tableAlarms();
+    this.productAlarms();
+  }
+
+  /**
+   * enforceSSL gives the topic a policy holding only a Deny of non-TLS
+   * publishing, so CloudWatch needs an explicit Allow, limited to this
+   * account's alarms ("Using Amazon SNS for alarm actions" / "Preventing
+   * confused deputy", https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html
+   * and https://docs.aws.amazon.com/sns/latest/dg/sns-access-policy-use-cases.html).
+   */
+  private allowCloudWatchToPublish(): void {
+    const stack = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsOfThisAccount',
+        effect: Effect.ALLOW,
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:${this.props.namePrefix}-*` },
+        },
+      }),
+    );
+  }
+
+  /** An alarm that notifies the topic when it fires and when it is back to OK. */
+  private alarm(alarmId: string, spec: AlarmSpec): Alarm {
+    const created = new Alarm(this, alarmId, {
+      alarmName: `${this.props.namePrefix}-${alarmId}`,
+      alarmDescription: `Means: ${spec.means} Do: ${spec.todo}`,
+      metric: spec.metric,
+      threshold: spec.threshold,
+      evaluationPeriods: spec.periods ?? 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
     const action = new SnsAction(this.topic);
+    created.addAlarmAction(action);
+    created.addOkAction(action);
+    this.alarms.push(created);
+    return created;
+  }
 
-    const alarm = (alarmId: string, spec: { means: string; todo: string; metric: IMetric; threshold: number; periods?: number }): void => {
-      const created = new Alarm(this, alarmId, {
-        alarmName: `${props.namePrefix}-${alarmId}`,
-        alarmDescription: `Means: ${spec.means} Do: ${spec.todo}`,
-        metric: spec.metric,
-        threshold: spec.threshold,
-        evaluationPeriods: spec.periods ?? 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      created.addAlarmAction(action);
-      this.alarms.push(created);
-    };
-
-    // ---- the API ------------------------------------------------------------
+  private apiAlarms(): [Alarm, Alarm] {
+    const { thresholds: t, api } = this.props;
+    const alarm = this.alarm.bind(this);
     const requests = api.metricCount({ period: ALARM_PERIOD, statistic: Stats.SUM });
     const serverErrors = api.metricServerError({ period: ALARM_PERIOD, statistic: Stats.SUM });
-    alarm('Api5xxRate', {
-      means: `at least ${t.serverErrorRatePercent}% of requests got a 5xx in 5 minutes (with ${t.serverErrorMinRequests} requests or more): functions failing (internal_error), DynamoDB unavailable or throttling (service_unavailable), or the authorizer failing (keys not in its cache refused with 500).`,
-      todo: 'open the dashboard: function errors and throttles, DynamoDB throttles and the authorizer tell which part fails; read the function logs for the request ids in the access log. If it started with a deployment, roll back (redeploy the previous commit).',
+    const serverErrorRate = alarm('Api5xxRate', {
+      means: `at least ${t.serverErrorRatePercent}% of requests got a 5xx in 5 minutes (with ${t.serverErrorMinRequests} requests or more): functions failing (internal_error), DynamoDB unavailable or throttling (service_unavailable), or the authorizer unable to check keys (keys not in its cache answered 503 service_unavailable).`,
+      todo: 'open the dashboard: function errors and throttles, DynamoDB throttles and the authorizer tell which part fails; read the function logs for the request ids in the access log. In production a canary deployment rolls back by itself when this fires; otherwise, if it started with a deployment, roll back (redeploy the previous commit).',
       metric: new MathExpression({
         expression: `IF(requests >= ${t.serverErrorMinRequests}, 100 * ${fill('errors')} / requests, 0)`,
         usingMetrics: { requests, errors: serverErrors },
@@ -76,15 +125,19 @@ export class OperationalAlarms extends Construct {
       }),
       threshold: t.serverErrorRatePercent,
     });
-    alarm('ApiLatencyP99', {
+    const latency = alarm('ApiLatencyP99', {
       means: `the slowest 1% of requests took ${t.latencyP99Ms} ms or more, ${t.latencyPeriods} periods of 5 minutes in a row: DynamoDB slow or throttled (functions wait up to their time budget, then answer 503), cold starts after a scale-out, or authorizer cache misses.`,
       todo: 'compare Latency with IntegrationLatency and function Duration on the dashboard: Duration up with DynamoDB throttles means a hot partition (SCALING.md); many cold starts mean consider provisioned concurrency; check the AWS Health Dashboard for DynamoDB or Lambda events.',
       metric: api.metricLatency({ period: ALARM_PERIOD, statistic: Stats.p(99) }),
       threshold: t.latencyP99Ms,
       periods: t.latencyPeriods,
     });
+    return [serverErrorRate, latency];
+  }
 
-    // ---- the functions --------------------------------------------------------
+  private functionAlarms(): void {
+    const { thresholds: t, ...props } = this.props;
+    const alarm = this.alarm.bind(this);
     const throttleTodo =
       'the account or region ran out of Lambda concurrency (1,000 by default, shared with every function and the other stage if in the same account): look at ConcurrentExecutions on the dashboard; if traffic grew, request a higher concurrency quota (Service Quotas); if durations grew, fix the slow dependency first.';
     for (const [operationId, fn] of Object.entries(props.operationFunctions) as [OperationId, IFunction][]) {
@@ -101,20 +154,27 @@ export class OperationalAlarms extends Construct {
         threshold: t.functionThrottles,
       });
     }
-    alarm('authorizerErrors', {
-      means: `the API key authorizer crashed or timed out ${t.functionErrors} time(s) or more in 5 minutes: every request whose key was not in the authorizer cache got 500 (AUTHORIZER_FAILURE), valid keys included.`,
-      todo: 'search the authorizer log group for level ERROR; check that the apiKeys table exists and is not throttled (dashboard); if it started with a deployment, roll back (redeploy the previous commit). Keys cached in the last 300 s keep working meanwhile.',
-      metric: props.authorizerFunction.metricErrors({ period: ALARM_PERIOD, statistic: Stats.SUM }),
+    // Not the authorizer's Lambda Errors: refusing a key means throwing
+    // "Unauthorized", which Lambda counts as an error, so every bad key would
+    // move it. The authorizer counts KeyStoreFailures only when it could not
+    // check a key (test/integration/authorizer-key-store-metric.test.ts).
+    alarm('authorizerKeyStoreFailures', {
+      means: `the API key authorizer could not read the key store ${t.functionErrors} time(s) or more in 5 minutes: every request whose key was not in the authorizer cache got 503 service_unavailable, valid keys included.`,
+      todo: 'search the authorizer log group for level ERROR ("the key store failed"); check that the apiKeys table exists and is not throttled (dashboard); if it started with a deployment, roll back (redeploy the previous commit). Keys cached in the last 300 s keep working meanwhile.',
+      metric: businessMetric(businessMetrics.names.keyStoreFailures, {}, ALARM_PERIOD),
       threshold: t.functionErrors,
     });
     alarm('authorizerThrottles', {
-      means: `Lambda refused to run the authorizer ${t.functionThrottles} time(s) or more in 5 minutes: requests with uncached keys got 500. A flood of unknown keys (each one misses the cache) can cause this.`,
+      means: `Lambda refused to run the authorizer ${t.functionThrottles} time(s) or more in 5 minutes: requests with uncached keys got 503 service_unavailable. A flood of unknown keys (each one misses the cache) reaching the authorizer's reserved concurrency causes this; the operations keep their own concurrency.`,
       todo: `${throttleTodo} If the access log shows many 401s from few addresses, turn on the WAF rate rule (README, operators).`,
       metric: props.authorizerFunction.metricThrottles({ period: ALARM_PERIOD, statistic: Stats.SUM }),
       threshold: t.functionThrottles,
     });
+  }
 
-    // ---- DynamoDB -------------------------------------------------------------
+  private tableAlarms(): void {
+    const { thresholds: t, ...props } = this.props;
+    const alarm = this.alarm.bind(this);
     for (const [name, table] of Object.entries(props.tables) as [TableName, ITable][]) {
       const indexes = tableDefinitions[name].indexes.map((index) => index.name);
       for (const [kind, metricName] of [
@@ -146,12 +206,14 @@ export class OperationalAlarms extends Construct {
       threshold: t.listIndexWritesPerSecond,
       periods: 3,
     });
+  }
 
-    // ---- the product ------------------------------------------------------------
+  private productAlarms(): void {
+    const { thresholds: t } = this.props;
     // One RateLimited series per plan of definitions/plans.ts (the `plan`
     // dimension), summed: alarms cannot watch a SEARCH expression.
     const perPlan = Object.fromEntries(planNames.map((plan) => [plan, businessMetric(businessMetrics.names.rateLimited, { plan })]));
-    alarm('RateLimitedSpike', {
+    this.alarm('RateLimitedSpike', {
       means: `our rate limiter answered ${t.rateLimitedPerFiveMinutes} or more 429s (rate_limited, quota_exceeded, key_suspended) in 5 minutes, ${t.rateLimitedPeriods} period(s) in a row: a client looping without honouring Retry-After, or limits refusing more than they should (a plan or deployment change).`,
       todo: 'the dashboard shows 429s by plan and, from the access logs, the keys with the most 429s. One key: contact its owner (the ban rule already suspends it for 15 minutes at a time). Many keys at once after a deployment: roll back. A flood from a few addresses: turn on the WAF rate rule.',
       metric: sumOf(perPlan, '429s from the rate limiter, all plans'),

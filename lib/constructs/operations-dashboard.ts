@@ -63,144 +63,167 @@ export class OperationsDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
     super(scope, id);
-    const { api } = props;
-    const functions = Object.entries(props.functions);
-    const tables = Object.entries(props.tables) as [TableName, ITable][];
-
-    const rows: IWidget[][] = [
-      [
-        new TextWidget({
-          markdown: [
-            `# Pet Store API, ${props.stageLabel}`,
-            'Alarms notify the SNS topic of the stack output `AlarmTopicArn`; each alarm description says what it means and what to do.',
-            'Function logs: one log group per function. Access logs (JSON, one line per request, with `principalId` = key id): the access-log group.',
-            'Capacity: SCALING.md in the repository explains every limit drawn here.',
-          ].join('\n\n'),
-          width: WIDE,
-          height: 4,
-        }),
-      ],
-      [new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: WIDE, height: 4 })],
-      [
-        graph('API requests', [api.metricCount({ statistic: Stats.SUM, label: 'requests' })]),
-        graph('API 4xx and 5xx', [
-          api.metricClientError({ statistic: Stats.SUM, label: '4xx' }),
-          api.metricServerError({ statistic: Stats.SUM, label: '5xx' }),
-        ]),
-        graph('API latency (ms)', [
-          api.metricLatency({ statistic: Stats.p(50), label: 'p50' }),
-          api.metricLatency({ statistic: Stats.p(99), label: 'p99' }),
-          api.metricIntegrationLatency({ statistic: Stats.p(99), label: 'integration p99' }),
-        ]),
-      ],
-      [
-        graph(
-          'Function errors',
-          functions.map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
-        ),
-        graph(
-          'Function throttles',
-          functions.map(([name, fn]) => fn.metricThrottles({ statistic: Stats.SUM, label: name })),
-        ),
-        graph(
-          'Function duration (ms), p50 and p99',
-          functions.flatMap(([name, fn]) => [
-            fn.metricDuration({ statistic: Stats.p(50), label: `${name} p50` }),
-            fn.metricDuration({ statistic: Stats.p(99), label: `${name} p99` }),
-          ]),
-        ),
-      ],
-      [
-        graph(
-          'Concurrent executions (region, all functions)',
-          [LambdaFunction.metricAllConcurrentExecutions({ statistic: Stats.MAXIMUM, label: 'max concurrent executions' })],
-          { leftAnnotations: [{ value: ACCOUNT_LAMBDA_CONCURRENCY, label: 'default regional quota' }] },
-        ),
-        graph(
-          'DynamoDB throttled requests (tables and indexes)',
-          tables.flatMap(([name, table]) => [
-            table.metric('ReadThrottleEvents', { statistic: Stats.SUM, label: `${name} reads` }),
-            table.metric('WriteThrottleEvents', { statistic: Stats.SUM, label: `${name} writes` }),
-            ...tableDefinitions[name].indexes.flatMap((index) => [
-              tableIndexMetric(table, index.name, 'ReadThrottleEvents').with({ label: `${name}.${index.name} reads` }),
-              tableIndexMetric(table, index.name, 'WriteThrottleEvents').with({ label: `${name}.${index.name} writes` }),
-            ]),
-          ]),
-        ),
-        graph(
-          'Pets indexes: writes per second (one partition each)',
-          tableDefinitions.pets.indexes.map((index, i) =>
-            perSecond(`w${i}`, tableIndexMetric(props.tables.pets, index.name, 'ConsumedWriteCapacityUnits'), `${index.name} WCU/s`),
-          ),
-          { leftAnnotations: [{ value: PARTITION_WRITES_PER_SECOND, label: 'one partition' }] },
-        ),
-      ],
-      [
-        graph(
-          'DynamoDB consumed capacity per second',
-          tables.flatMap(([name, table], i) => [
-            perSecond(`r${i}`, table.metricConsumedReadCapacityUnits({ statistic: Stats.SUM }), `${name} RCU/s`),
-            perSecond(`w${i}`, table.metricConsumedWriteCapacityUnits({ statistic: Stats.SUM }), `${name} WCU/s`),
-          ]),
-        ),
-        graph('Pets created', [businessMetric(businessMetrics.names.petsCreated).with({ label: 'pets created' })]),
-        graph('Client errors (4xx) by code', [
-          new SearchExpression({
-            expression: `SEARCH('{${businessMetrics.namespace},code,service} MetricName="${businessMetrics.names.clientErrors}" service="${businessMetrics.serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
-            period: PERIOD,
-          }),
-        ]),
-      ],
-      [
-        graph(
-          '429s from the rate limiter, by plan',
-          planNames.map((plan) => businessMetric(businessMetrics.names.rateLimited, { plan }).with({ label: plan })),
-          { stacked: true },
-        ),
-        new LogQueryWidget({
-          title: 'Keys with the most 429s (access logs)',
-          logGroupNames: [props.accessLogs.logGroupName],
-          queryLines: ['filter status = "429"', 'stats count(*) as refused by principalId', 'sort refused desc', 'limit 10'],
-          width: THIRD,
-          height: HEIGHT,
-        }),
-        new LogQueryWidget({
-          title: 'Latest 5xx (access logs)',
-          logGroupNames: [props.accessLogs.logGroupName],
-          queryLines: [
-            'fields @timestamp, status, httpMethod, resourcePath, errorType, authorizerError, requestId',
-            'filter status like /^5/',
-            'sort @timestamp desc',
-            'limit 20',
-          ],
-          width: THIRD,
-          height: HEIGHT,
-        }),
-      ],
-    ];
-
-    if (props.waf) {
-      const wafMetric = (metricName: string, rule: string, label: string) =>
-        new Metric({
-          namespace: 'AWS/WAFV2',
-          metricName,
-          dimensionsMap: { WebACL: props.waf!.webAclName, Rule: rule, Region: Stack.of(this).region },
-          statistic: Stats.SUM,
-          period: PERIOD,
-          label,
-        });
-      rows.push([
-        graph('WAF', [
-          wafMetric('AllowedRequests', 'ALL', 'allowed'),
-          wafMetric('BlockedRequests', props.waf.ruleMetricName, 'blocked by the per-IP rate rule'),
-        ]),
-      ]);
-    }
-
+    const rows: IWidget[][] = [introduction, alarmStates, apiRow, functionRow, capacityRow, dynamoDbRow, productRow].map((row) => row(props));
+    if (props.waf) rows.push(wafRow(props.waf, Stack.of(this).region));
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
       defaultInterval: Duration.hours(3),
       widgets: rows,
     });
   }
+}
+
+/** The title and where to look. */
+function introduction(props: OperationsDashboardProps): IWidget[] {
+  return [
+    new TextWidget({
+      markdown: [
+        `# Pet Store API, ${props.stageLabel}`,
+        'Alarms notify the SNS topic of the stack output `AlarmTopicArn`; each alarm description says what it means and what to do.',
+        'Function logs: one log group per function. Access logs (JSON, one line per request, with `principalId` = key id): the access-log group.',
+        'Capacity: SCALING.md in the repository explains every limit drawn here.',
+      ].join('\n\n'),
+      width: WIDE,
+      height: 4,
+    }),
+  ];
+}
+
+/** The state of every alarm. */
+function alarmStates(props: OperationsDashboardProps): IWidget[] {
+  return [new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: WIDE, height: 4 })];
+}
+
+/** Requests, errors and latency of the API. */
+function apiRow(props: OperationsDashboardProps): IWidget[] {
+  const { api } = props;
+  return [
+    graph('API requests', [api.metricCount({ statistic: Stats.SUM, label: 'requests' })]),
+    graph('API 4xx and 5xx', [
+      api.metricClientError({ statistic: Stats.SUM, label: '4xx' }),
+      api.metricServerError({ statistic: Stats.SUM, label: '5xx' }),
+    ]),
+    graph('API latency (ms)', [
+      api.metricLatency({ statistic: Stats.p(50), label: 'p50' }),
+      api.metricLatency({ statistic: Stats.p(99), label: 'p99' }),
+      api.metricIntegrationLatency({ statistic: Stats.p(99), label: 'integration p99' }),
+    ]),
+  ];
+}
+
+/** Errors, throttles and durations of every function. */
+function functionRow(props: OperationsDashboardProps): IWidget[] {
+  const functions = Object.entries(props.functions);
+  return [
+    graph('Function errors (the authorizer\'s include every refused key)', [
+      ...functions.map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
+      businessMetric(businessMetrics.names.keyStoreFailures).with({ label: 'authorizer: keys not checked (KeyStoreFailures)' }),
+    ]),
+    graph(
+      'Function throttles',
+      functions.map(([name, fn]) => fn.metricThrottles({ statistic: Stats.SUM, label: name })),
+    ),
+    graph(
+      'Function duration (ms), p50 and p99',
+      functions.flatMap(([name, fn]) => [
+        fn.metricDuration({ statistic: Stats.p(50), label: `${name} p50` }),
+        fn.metricDuration({ statistic: Stats.p(99), label: `${name} p99` }),
+      ]),
+    ),
+  ];
+}
+
+/** Concurrency, DynamoDB throttles and the pets indexes' partitions. */
+function capacityRow(props: OperationsDashboardProps): IWidget[] {
+  const tables = Object.entries(props.tables) as [TableName, ITable][];
+  return [
+    graph(
+      'Concurrent executions (region, all functions)',
+      [LambdaFunction.metricAllConcurrentExecutions({ statistic: Stats.MAXIMUM, label: 'max concurrent executions' })],
+      { leftAnnotations: [{ value: ACCOUNT_LAMBDA_CONCURRENCY, label: 'default regional quota' }] },
+    ),
+    graph(
+      'DynamoDB throttled requests (tables and indexes)',
+      tables.flatMap(([name, table]) => [
+        table.metric('ReadThrottleEvents', { statistic: Stats.SUM, label: `${name} reads` }),
+        table.metric('WriteThrottleEvents', { statistic: Stats.SUM, label: `${name} writes` }),
+        ...tableDefinitions[name].indexes.flatMap((index) => [
+          tableIndexMetric(table, index.name, 'ReadThrottleEvents').with({ label: `${name}.${index.name} reads` }),
+          tableIndexMetric(table, index.name, 'WriteThrottleEvents').with({ label: `${name}.${index.name} writes` }),
+        ]),
+      ]),
+    ),
+    graph(
+      'Pets indexes: writes per second (one partition each)',
+      tableDefinitions.pets.indexes.map((index, i) =>
+        perSecond(`w${i}`, tableIndexMetric(props.tables.pets, index.name, 'ConsumedWriteCapacityUnits'), `${index.name} WCU/s`),
+      ),
+      { leftAnnotations: [{ value: PARTITION_WRITES_PER_SECOND, label: 'one partition' }] },
+    ),
+  ];
+}
+
+/** DynamoDB capacity, pets created and 4xx by code. */
+function dynamoDbRow(props: OperationsDashboardProps): IWidget[] {
+  const tables = Object.entries(props.tables) as [TableName, ITable][];
+  return [
+    graph(
+      'DynamoDB consumed capacity per second',
+      tables.flatMap(([name, table], i) => [
+        perSecond(`r${i}`, table.metricConsumedReadCapacityUnits({ statistic: Stats.SUM }), `${name} RCU/s`),
+        perSecond(`w${i}`, table.metricConsumedWriteCapacityUnits({ statistic: Stats.SUM }), `${name} WCU/s`),
+      ]),
+    ),
+    graph('Pets created', [businessMetric(businessMetrics.names.petsCreated).with({ label: 'pets created' })]),
+    graph('Client errors (4xx) by code', [
+      new SearchExpression({
+        expression: `SEARCH('{${businessMetrics.namespace},code,service} MetricName="${businessMetrics.names.clientErrors}" service="${businessMetrics.serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+        period: PERIOD,
+      }),
+    ]),
+  ];
+}
+
+/** 429s by plan and the access-log queries an incident starts with. */
+function productRow(props: OperationsDashboardProps): IWidget[] {
+  return [
+    graph(
+      '429s from the rate limiter, by plan',
+      planNames.map((plan) => businessMetric(businessMetrics.names.rateLimited, { plan }).with({ label: plan })),
+      { stacked: true },
+    ),
+    new LogQueryWidget({
+      title: 'Keys with the most 429s (access logs)',
+      logGroupNames: [props.accessLogs.logGroupName],
+      queryLines: ['filter status = "429"', 'stats count(*) as refused by principalId', 'sort refused desc', 'limit 10'],
+      width: THIRD,
+      height: HEIGHT,
+    }),
+    new LogQueryWidget({
+      title: 'Latest 5xx (access logs)',
+      logGroupNames: [props.accessLogs.logGroupName],
+      queryLines: [
+        'fields @timestamp, status, httpMethod, resourcePath, errorType, authorizerError, requestId',
+        'filter status like /^5/',
+        'sort @timestamp desc',
+        'limit 20',
+      ],
+      width: THIRD,
+      height: HEIGHT,
+    }),
+  ];
+}
+
+/** WAF: allowed requests and those the per-IP rate rule blocked. */
+function wafRow(waf: NonNullable<OperationsDashboardProps['waf']>, region: string): IWidget[] {
+  const wafMetric = (metricName: string, rule: string, label: string) =>
+    new Metric({
+      namespace: 'AWS/WAFV2',
+      metricName,
+      dimensionsMap: { WebACL: waf.webAclName, Rule: rule, Region: region },
+      statistic: Stats.SUM,
+      period: PERIOD,
+      label,
+    });
+  return [graph('WAF', [wafMetric('AllowedRequests', 'ALL', 'allowed'), wafMetric('BlockedRequests', waf.ruleMetricName, 'blocked by the per-IP rate rule')])];
 }

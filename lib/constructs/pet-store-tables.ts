@@ -2,7 +2,7 @@ import { Validations } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { tables, type KeyAttribute, type TableDefinition, type TableName } from '../../definitions/tables';
-import type { DataProtection } from '../stage-config';
+import { type DataProtection, tablesWorthRestoring } from '../stage-config';
 
 function attribute(key: KeyAttribute): Attribute {
   return { name: key.name, type: key.type === 'S' ? AttributeType.STRING : AttributeType.NUMBER };
@@ -26,13 +26,14 @@ export class PetStoreTables extends Construct {
     const created: Partial<Record<TableName, Table>> = {};
     for (const name of Object.keys(tables) as TableName[]) {
       const definition: TableDefinition = tables[name];
+      const backedUp = pointInTimeRecovery && tablesWorthRestoring.includes(name);
       const table = new Table(this, name, {
         partitionKey: attribute(definition.partitionKey),
         sortKey: definition.sortKey ? attribute(definition.sortKey) : undefined,
         billingMode: BillingMode.PAY_PER_REQUEST,
         encryption: TableEncryption.AWS_MANAGED,
         timeToLiveAttribute: definition.timeToLiveAttribute,
-        pointInTimeRecoverySpecification: pointInTimeRecovery ? { pointInTimeRecoveryEnabled: true } : undefined,
+        pointInTimeRecoverySpecification: backedUp ? { pointInTimeRecoveryEnabled: true } : undefined,
         deletionProtection,
         removalPolicy,
       });
@@ -44,10 +45,12 @@ export class PetStoreTables extends Construct {
           projectionType: ProjectionType.ALL,
         });
       }
-      if (!pointInTimeRecovery) {
+      if (!backedUp) {
         Validations.of(table).acknowledge({
           id: 'AwsSolutions-DDB3',
-          reason: 'Disposable stage (lib/stage-config.ts): its data may be lost; production has point-in-time recovery.',
+          reason: pointInTimeRecovery
+            ? `The ${name} table holds short-lived records that expire by TTL; restoring them would bring back stale data (tablesWorthRestoring, lib/stage-config.ts).`
+            : 'Disposable stage (lib/stage-config.ts): its data may be lost; production has point-in-time recovery.',
         });
       }
       created[name] = table;

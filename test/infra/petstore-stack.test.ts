@@ -17,7 +17,8 @@ import { businessMetrics } from '../../lib/business-metrics';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import type { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';
-import { stageNames, stages, type StageName } from '../../lib/stage-config';
+import { stageNames, stages, tablesWorthRestoring, type StageName } from '../../lib/stage-config';
+import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';
 import { usagePlanLimits } from '../../definitions/usage-plan-limits';
 
 type Json = Record<string, any>;
@@ -82,6 +83,11 @@ function ofType(b: Built, type: string): [string, Json][] {
 
 function logicalId(b: Built, construct: IConstruct): string {
   return b.stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+/** The logical id of the `live` alias of a function: what API Gateway invokes. */
+function aliasId(b: Built, fn: IConstruct): string {
+  return b.stack.getLogicalId(fn.node.findChild('LiveAlias').node.defaultChild as CfnElement);
 }
 
 const tableNames = Object.keys(tables) as TableName[];
@@ -268,7 +274,13 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(props.Type).toBe('REQUEST');
       expect(props.IdentitySource).toBe(`method.request.header.${authorizer.identityHeader}`);
       expect(props.AuthorizerResultTtlInSeconds).toBe(authorizer.resultsCacheTtlSeconds);
-      expect(JSON.stringify(props.AuthorizerUri)).toContain(`"${logicalId(b(), b().stack.authorizerFunction)}"`);
+      // Through the authorizer's live alias, which deployments move.
+      expect(JSON.stringify(props.AuthorizerUri)).toContain(`"${aliasId(b(), b().stack.authorizerFunction)}"`);
+    });
+
+    test('treats every request body as text (no binary media types): what the local gateway imitates', () => {
+      const api = ofType(b(), 'AWS::ApiGateway::RestApi')[0]![1];
+      expect(api.Properties.BinaryMediaTypes).toBeUndefined();
     });
 
     test('has exactly one method per route', () => {
@@ -290,8 +302,8 @@ describe.each(stageNames)('%s stack', (stage) => {
         ApiKeyRequired: true,
         Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
       });
-      // Wired to this route's function, not another's.
-      expect(JSON.stringify(props.Integration.Uri)).toContain(`"${logicalId(b(), b().stack.operationFunctions[route.operationId])}"`);
+      // Wired to this route's function, through its live alias, not another's.
+      expect(JSON.stringify(props.Integration.Uri)).toContain(`"${aliasId(b(), b().stack.operationFunctions[route.operationId])}"`);
     });
 
     test('answers every gateway response type of definitions/gateway-responses.ts with its Error object', () => {
@@ -428,9 +440,11 @@ describe.each(stageNames)('%s stack', (stage) => {
     });
 
     if (stage === 'production') {
-      test.each(tableNames)('%s: point-in-time recovery, deletion protection, retained on delete and replace', (name) => {
+      test.each(tableNames)('%s: point-in-time recovery only if worth restoring, deletion protection, retained on delete and replace', (name) => {
         const table = b().resources[logicalId(b(), b().stack.tables[name])]!;
-        expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+        const worthRestoring = ['pets', 'apiKeys'].includes(name);
+        expect(tablesWorthRestoring.includes(name)).toBe(worthRestoring);
+        expect(table.Properties.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled ?? false).toBe(worthRestoring);
         expect(table.Properties.DeletionProtectionEnabled).toBe(true);
         expect(table.DeletionPolicy).toBe('Retain');
         expect(table.UpdateReplacePolicy).toBe('Retain');
@@ -446,7 +460,7 @@ describe.each(stageNames)('%s stack', (stage) => {
 
     test('log groups keep the stage retention and follow its data policy', () => {
       const logGroups = ofType(b(), 'AWS::Logs::LogGroup');
-      expect(logGroups).toHaveLength(routes.length + 2); // every function + the access logs
+      expect(logGroups).toHaveLength(routes.length + 3); // every function + the access and execution logs
       for (const [, logGroup] of logGroups) {
         expect(logGroup.Properties.RetentionInDays).toBe(config.logRetention);
         expect(logGroup.DeletionPolicy).toBe(stage === 'production' ? 'Retain' : 'Delete');
@@ -473,6 +487,8 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(alarms.length).toBeGreaterThan(0);
       for (const { props } of alarms) {
         expect(props.AlarmActions).toEqual([{ Ref: topics[0]![0] }]);
+        // Back to OK is news too: the incident is over.
+        expect(props.OKActions).toEqual([{ Ref: topics[0]![0] }]);
         expect(props.AlarmName).toMatch(new RegExp(`^${config.stackName}-`));
         expect(props.AlarmDescription).toMatch(/^Means: .{40,} Do: .{40,}$/s);
         expect(props.AlarmDescription.length).toBeLessThanOrEqual(1024);
@@ -495,19 +511,45 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(alarms[0]!.props).toMatchObject({ ExtendedStatistic: 'p99', Threshold: config.alarms.latencyP99Ms, EvaluationPeriods: config.alarms.latencyPeriods });
     });
 
-    test('errors and throttles of every function, the authorizer included', () => {
+    test('errors of every operation function and throttles of every function, the authorizer included', () => {
       for (const spec of functionSpecs) {
         const fn = { Ref: logicalId(b(), spec.fn(b())) };
         const errors = watching(b(), 'AWS/Lambda', 'Errors', { FunctionName: fn });
         const throttles = watching(b(), 'AWS/Lambda', 'Throttles', { FunctionName: fn });
-        expect(errors).toHaveLength(1);
+        // Refusing a key throws "Unauthorized", which Lambda counts in Errors:
+        // an alarm on the authorizer's Errors would fire for every bad key.
+        expect(errors).toHaveLength(spec.id === 'authorizer' ? 0 : 1);
         expect(throttles).toHaveLength(1);
-        expect(errors[0]!.props.Threshold).toBe(config.alarms.functionErrors);
+        if (errors[0]) expect(errors[0].props.Threshold).toBe(config.alarms.functionErrors);
         expect(throttles[0]!.props.Threshold).toBe(config.alarms.functionThrottles);
       }
-      const authorizerErrors = watching(b(), 'AWS/Lambda', 'Errors', { FunctionName: { Ref: logicalId(b(), b().stack.authorizerFunction) } })[0]!;
-      expect(authorizerErrors.props.AlarmName).toBe(`${config.stackName}-authorizerErrors`);
-      expect(authorizerErrors.props.AlarmDescription).toMatch(/authorizer/);
+    });
+
+    test('the authorizer alarm watches KeyStoreFailures (keys that could not be checked), not refused keys', () => {
+      const alarms = watching(b(), businessMetrics.namespace, businessMetrics.names.keyStoreFailures, { service: businessMetrics.serviceName });
+      expect(alarms).toHaveLength(1);
+      expect(alarms[0]!.props).toMatchObject({ AlarmName: `${config.stackName}-authorizerKeyStoreFailures`, Threshold: config.alarms.functionErrors, Statistic: 'Sum' });
+      expect(alarms[0]!.props.AlarmDescription).toMatch(/503/);
+      expect(alarms[0]!.props.AlarmDescription).not.toMatch(/\b500\b/);
+    });
+
+    test('no alarm text promises a 500 where clients get 503', () => {
+      for (const { props } of alarmsOf(b())) expect(props.AlarmDescription).not.toMatch(/got 500|with 500|\(AUTHORIZER_FAILURE\)/);
+    });
+
+    test('the alarm topic lets CloudWatch alarms of this account publish, beside the TLS-only rule', () => {
+      const topicId = ofType(b(), 'AWS::SNS::Topic')[0]![0];
+      const policies = ofType(b(), 'AWS::SNS::TopicPolicy');
+      expect(policies).toHaveLength(1);
+      expect(policies[0]![1].Properties.Topics).toEqual([{ Ref: topicId }]);
+      const statements = policies[0]![1].Properties.PolicyDocument.Statement as Json[];
+      expect(statements).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Principal: '*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+      const allow = statements.find((statement) => statement.Effect === 'Allow')!;
+      expect(allow).toMatchObject({ Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' }, Resource: { Ref: topicId } });
+      expect(allow.Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
+      expect(JSON.stringify(allow.Condition.ArnLike['aws:SourceArn'])).toContain(`:alarm:${config.stackName}-*`);
     });
 
     test.each(tableNames)('%s: read and write throttling of the table and each of its indexes', (name) => {
@@ -546,8 +588,81 @@ describe.each(stageNames)('%s stack', (stage) => {
     });
 
     test('no other alarms', () => {
-      // 5xx rate and latency; errors and throttles per function; reads and writes per table; 429s; the list index.
+      // 5xx rate and latency; errors (key-store failures for the authorizer) and throttles per function; reads and writes per table; 429s; the list index.
       expect(alarmsOf(b())).toHaveLength(2 + 2 * functionSpecs.length + 2 * tableNames.length + 2);
+    });
+  });
+
+  describe('rollout', () => {
+    const expectedConfig = config.rollout === 'canary' ? 'CodeDeployDefault.LambdaCanary10Percent5Minutes' : 'CodeDeployDefault.LambdaAllAtOnce';
+
+    test(`every function is published as a version behind the "${LIVE_ALIAS}" alias, and API Gateway invokes only aliases`, () => {
+      const versions = ofType(b(), 'AWS::Lambda::Version');
+      for (const spec of functionSpecs) {
+        const alias = b().resources[aliasId(b(), spec.fn(b()))]!;
+        expect(alias.Type).toBe('AWS::Lambda::Alias');
+        expect(alias.Properties.Name).toBe(LIVE_ALIAS);
+        expect(alias.Properties.FunctionName).toEqual({ Ref: logicalId(b(), spec.fn(b())) });
+        const versionId = alias.Properties.FunctionVersion['Fn::GetAtt'][0] as string;
+        expect(versions.map(([id]) => id)).toContain(versionId);
+        expect(b().resources[versionId]!.Properties.FunctionName).toEqual({ Ref: logicalId(b(), spec.fn(b())) });
+      }
+      // No method or authorizer calls a function's $LATEST.
+      const invoked = [
+        ...ofType(b(), 'AWS::ApiGateway::Method').map(([, m]) => m.Properties.Integration.Uri),
+        ...ofType(b(), 'AWS::ApiGateway::Authorizer').map(([, a]) => a.Properties.AuthorizerUri),
+      ].map((uri) => JSON.stringify(uri));
+      for (const spec of functionSpecs) {
+        for (const uri of invoked) expect(uri).not.toContain(`"${logicalId(b(), spec.fn(b()))}"`);
+      }
+    });
+
+    test(`${stage} deploys ${config.rollout === 'canary' ? 'by canary (10 % for 5 minutes), rolling back on the 5xx-rate and latency alarms' : 'at once'}`, () => {
+      const groups = ofType(b(), 'AWS::CodeDeploy::DeploymentGroup');
+      expect(groups).toHaveLength(functionSpecs.length);
+      const alarmIds = (name: string) => ofType(b(), 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties.AlarmName === `${config.stackName}-${name}`).map(([id]) => id);
+      for (const [, group] of groups) {
+        expect(group.Properties.DeploymentConfigName).toBe(expectedConfig);
+        expect(group.Properties.AlarmConfiguration.Enabled).toBe(true);
+        const watched = (group.Properties.AlarmConfiguration.Alarms as Json[]).map((alarm) => alarm.Name.Ref).sort();
+        expect(watched).toEqual([...alarmIds('Api5xxRate'), ...alarmIds('ApiLatencyP99')].sort());
+        expect(group.Properties.AutoRollbackConfiguration).toEqual({ Enabled: true, Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM']) });
+      }
+    });
+  });
+
+  describe('operations hygiene', () => {
+    test("API Gateway's execution log group belongs to the stack, with the stage's retention, before the stage exists", () => {
+      const restApiId = ofType(b(), 'AWS::ApiGateway::RestApi')[0]![0];
+      const [stageId, stageResource] = ofType(b(), 'AWS::ApiGateway::Stage')[0]!;
+      const execution = ofType(b(), 'AWS::Logs::LogGroup').filter(([, group]) => JSON.stringify(group.Properties.LogGroupName ?? '').includes('API-Gateway-Execution-Logs_'));
+      expect(execution).toHaveLength(1);
+      const [executionId, group] = execution[0]!;
+      expect(group.Properties.LogGroupName).toEqual({ 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: restApiId }, `/${stageName}`]] });
+      expect(group.Properties.RetentionInDays).toBe(config.logRetention);
+      expect(asArray(stageResource.DependsOn ?? [])).toContain(executionId);
+      expect(stageId).toBeDefined();
+      const props = stageResource.Properties;
+      expect(props.MethodSettings).toEqual(expect.arrayContaining([expect.objectContaining({ LoggingLevel: 'ERROR', DataTraceEnabled: false })]));
+    });
+
+    test(`the authorizer may take at most ${config.authorizerReservedConcurrency} concurrent executions; the operations share the rest`, () => {
+      for (const spec of functionSpecs) {
+        const fn = b().resources[logicalId(b(), spec.fn(b()))]!;
+        expect(fn.Properties.ReservedConcurrentExecutions).toBe(spec.id === 'authorizer' ? config.authorizerReservedConcurrency : undefined);
+      }
+      // Below the region's default 1,000, leaving the required 100 unreserved.
+      expect(config.authorizerReservedConcurrency).toBeLessThanOrEqual(900);
+    });
+
+    test('a failure to check a key answers 503 service_unavailable with Retry-After, whichever response type API Gateway picks', () => {
+      const responses = ofType(b(), 'AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
+      for (const type of ['AUTHORIZER_CONFIGURATION_ERROR', 'AUTHORIZER_FAILURE']) {
+        const props = responses.find((r) => r.ResponseType === type)!;
+        expect(props.StatusCode).toBe('503');
+        expect(JSON.parse(props.ResponseTemplates['application/json'])).toMatchObject({ code: 'service_unavailable', status: 503 });
+        expect(Number(props.ResponseParameters['gatewayresponse.header.Retry-After'].replace(/'/g, ''))).toBeGreaterThan(0);
+      }
     });
   });
 
@@ -590,6 +705,8 @@ describe.each(stageNames)('%s stack', (stage) => {
         }
         expect(lines.filter((line) => line.includes(`"AWS/Lambda","Duration",${fn}`))).toHaveLength(2);
       }
+      // Beside the authorizer's Errors (which every refused key raises): the keys it could not check.
+      expect(lines.filter((line) => line.includes(`"${businessMetrics.namespace}","${businessMetrics.names.keyStoreFailures}"`))).toHaveLength(1);
     });
 
     test('DynamoDB throttles of every table and index', () => {

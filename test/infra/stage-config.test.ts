@@ -4,6 +4,7 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { plans } from '../../definitions/plans';
+import { assumptions, awsLimits } from '../../scripts/capacity-model';
 import { minimumWafRequestsPerIpPerMinute, stageConfigFromContext, stageEnvironment, stageNames, stages } from '../../lib/stage-config';
 
 const contextOf = (values: Record<string, unknown>) => (key: string) => values[key];
@@ -24,12 +25,34 @@ describe('the stage table', () => {
     expect(config).toEqual(stages[stage]);
   });
 
+  test('production throttle: at least twice today\'s peak (SCALING.md), well under the account limit it shares with staging', () => {
+    const peakRps = (assumptions.businessKeysAtPeak * businessPerMinute) / 60;
+    const throttle = stages.production.throttle!;
+    expect(throttle.rateLimit).toBeGreaterThanOrEqual(2 * peakRps);
+    expect(throttle.rateLimit + stages.staging.throttle!.rateLimit).toBeLessThanOrEqual(awsLimits.apiGatewayRps / 2);
+    expect(throttle.burstLimit).toBeLessThan(5_000);
+  });
+
+  test('the authorizer\'s reserved concurrency serves a key flood at the stage throttle (20 ms a call) and leaves the region most of its pool', () => {
+    for (const stage of stageNames) {
+      const { throttle, authorizerReservedConcurrency } = stages[stage];
+      expect(authorizerReservedConcurrency).toBeGreaterThanOrEqual((throttle!.rateLimit * assumptions.durationsMs.authorizer) / 1000);
+      expect(authorizerReservedConcurrency).toBeLessThanOrEqual(awsLimits.lambdaConcurrency / 10);
+    }
+  });
+
   test('a staging stage throttle stays under the account limit, so staging cannot starve production', () => {
     const throttle = stages.staging.throttle!;
     expect(throttle.rateLimit).toBeLessThan(10_000);
     expect(throttle.burstLimit).toBeLessThan(5_000);
   });
 });
+
+const businessPerMinute = (() => {
+  const limits = plans.business.limits;
+  if (limits === 'custom') throw new Error('The Business plan has fixed limits.');
+  return limits.perMinute;
+})();
 
 describe('stageConfigFromContext', () => {
   test('a custom domain from <stage>DomainName and <stage>CertificateArn', () => {

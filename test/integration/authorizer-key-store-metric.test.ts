@@ -1,0 +1,75 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { businessMetrics } from '../../definitions/metrics';
+import { createHandler } from '../../functions/authorizer/handler';
+import { generateApiKey } from '../../functions/domain/api-keys';
+import type { Dependencies } from '../../functions/runtime/dependencies';
+import { issueTestKey } from '../support/api';
+import { createTestTables, testDependencies } from '../support/dynamo';
+
+/**
+ * The authorizer alarm watches KeyStoreFailures (lib/constructs/operational-alarms.ts),
+ * not the authorizer's Lambda Errors: refusing a key means throwing "Unauthorized",
+ * which Lambda counts as an error, so Errors rises with every scanner. Here, on
+ * DynamoDB Local, refused keys emit nothing and a failing key store emits one
+ * KeyStoreFailures per request (CloudWatch embedded metric format on stdout).
+ */
+let dependencies: Dependencies;
+beforeAll(async () => {
+  dependencies = testDependencies(await createTestTables());
+});
+afterAll(() => dependencies.db.destroy());
+
+const event = (authorization: string | undefined) =>
+  ({
+    type: 'REQUEST',
+    methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/GET/pets',
+    headers: authorization === undefined ? {} : { Authorization: authorization },
+  }) as unknown as APIGatewayRequestAuthorizerEvent;
+
+/** Runs the authorizer with metrics on, returning how it ended and the KeyStoreFailures it emitted. */
+async function authorize(deps: Dependencies, authorization: string | undefined) {
+  const saved = process.env.POWERTOOLS_METRICS_DISABLED;
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  const lines: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    lines.push(...String(chunk).split('\n').filter(Boolean));
+    return true;
+  });
+  let outcome: string;
+  try {
+    const metrics = new Metrics({ namespace: businessMetrics.namespace, serviceName: businessMetrics.serviceName });
+    outcome = await createHandler(deps, metrics)(event(authorization)).then(
+      () => 'allowed',
+      (error: Error) => error.message,
+    );
+  } finally {
+    spy.mockRestore();
+    process.env.POWERTOOLS_METRICS_DISABLED = saved;
+  }
+  const failures = lines
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .reduce((sum, line) => sum + Number(line[businessMetrics.names.keyStoreFailures] ?? 0), 0);
+  return { outcome, failures };
+}
+
+it('refused keys (missing, malformed, unknown) do not move the authorizer alarm metric', async () => {
+  const unknown = generateApiKey({ plan: 'free', owner: 'nobody', now: Date.now() }).secret;
+  for (const authorization of [undefined, 'Bearer', 'Bearer not-a-key', `Bearer ${unknown}`, unknown]) {
+    expect(await authorize(dependencies, authorization)).toEqual({ outcome: 'Unauthorized', failures: 0 });
+  }
+});
+
+it('a valid key is allowed and counts nothing', async () => {
+  const secret = await issueTestKey(dependencies, 'pro');
+  expect(await authorize(dependencies, `Bearer ${secret}`)).toEqual({ outcome: 'allowed', failures: 0 });
+});
+
+it('a key store that fails counts one KeyStoreFailures and is not reported as a refused key', async () => {
+  const secret = await issueTestKey(dependencies, 'pro');
+  const brokenStore = { ...dependencies, tableNames: { ...dependencies.tableNames, apiKeys: 'no-such-table' } };
+  const { outcome, failures } = await authorize(brokenStore, `Bearer ${secret}`);
+  expect(outcome).not.toBe('Unauthorized');
+  expect(failures).toBe(1);
+});
