@@ -69,6 +69,8 @@ function event(keyId: string, request: { path: string; resource: string; pathPar
     body: null,
     isBase64Encoded: false,
     requestContext: {
+      domainName: 'api.example.com',
+      resourcePath: request.resource,
       path: `/v1${request.path}`,
       stage: 'v1',
       requestId: `request-${keySequence}`,
