@@ -8,7 +8,11 @@ import { authorizer } from '../definitions/routes';
 import type { DayUsage } from './usage-counters';
 import { formatLimits, type KeyDetails, type KeyView } from './key-admin';
 
-const cacheNote = `It takes effect within ${authorizer.resultsCacheTtlSeconds} seconds: the gateway caches the authorizer's answer for a key that long.`;
+/**
+ * Why a change is immediate: every request that reaches a function checks the
+ * key's state in its counter update (functions/data/rate-limit-repository.ts).
+ */
+const atOnceNote = `The functions check this at every request; the gateway's cached authorizer answer (${authorizer.resultsCacheTtlSeconds} s) no longer matters.`;
 
 export function isoSeconds(value: string | number): string {
   const ms = typeof value === 'number' ? value : Date.parse(value);
@@ -125,17 +129,17 @@ function dayJson(day: DayUsage): object {
 export function rotatedText(predecessor: KeyView, successor: KeyView, secret: string, where: string): string {
   const until =
     predecessor.status === 'expired'
-      ? `${predecessor.keyId} stopped working now (no grace).`
+      ? `${predecessor.keyId} stopped working now (no grace): its next request is refused with 401. ${atOnceNote}`
       : `${predecessor.keyId} keeps working until ${isoSeconds(predecessor.expiresAt!)}; after that only ${successor.keyId} does.`;
   return newKeyText(`Rotated ${predecessor.keyId} in ${where}: its successor ${successor.keyId} works from now on.\n${until}`, successor, secret);
 }
 
 export function revokedText(key: KeyView, alreadyRevoked: boolean, where: string): string {
   if (alreadyRevoked) return `${key.keyId} (${prefixText(key)}) in ${where} was revoked already; nothing changed.`;
-  return `Revoked ${key.keyId} (${prefixText(key)}, ${plans[key.plan].displayName}, owner ${key.owner}) in ${where}. ${cacheNote}`;
+  return `Revoked ${key.keyId} (${prefixText(key)}, ${plans[key.plan].displayName}, owner ${key.owner}) in ${where}: its next request is refused with 401. ${atOnceNote}`;
 }
 
 export function planChangedText(previous: KeyView, key: KeyView, unchanged: boolean, where: string): string {
   if (unchanged) return `${key.keyId} in ${where} is on ${planText(key)} already; nothing changed.`;
-  return `${key.keyId} in ${where} moved from ${planText(previous)} to ${planText(key)}. ${cacheNote}`;
+  return `${key.keyId} in ${where} moved from ${planText(previous)} to ${planText(key)}: the new limits apply from its next request on. ${atOnceNote}`;
 }

@@ -101,7 +101,9 @@ export function createKeysProgram(context: KeysCliContext): Command {
       'after',
       `
 Secrets are shown once, by issue and rotate; everything else shows the display prefix only.
-Revoking a key or changing its plan takes effect within ${authorizer.resultsCacheTtlSeconds} seconds (the authorizer's cache TTL).
+Revoking a key, the end of a rotated key's grace and a plan change take effect at the key's next
+request: every request checks them. The authorizer's ${authorizer.resultsCacheTtlSeconds}-second cache bounds only requests that
+never reach a function (those the gateway itself refuses).
 
 Examples:
   $ petstore-keys issue --plan pro --owner "Acme Ltd"
@@ -171,7 +173,7 @@ Examples:
       warn(result.warnings);
     });
 
-  command('revoke', `revoke a key for good (takes effect within ${authorizer.resultsCacheTtlSeconds} seconds)`)
+  command('revoke', 'revoke a key for good (its next request is refused)')
     .argument('<id>', 'key id (key_…)')
     .action(async (id: string, options: TargetOptions) => {
       const result = await onNamedTarget(options, (target, now) => revokeKey(target, id, now));
@@ -180,7 +182,7 @@ Examples:
     });
 
   limitOptions(
-    command('set-plan', `move a key to another plan (takes effect within ${authorizer.resultsCacheTtlSeconds} seconds)`)
+    command('set-plan', 'move a key to another plan (its next request gets the new limits)')
       .argument('<id>', 'key id (key_…)')
       .addArgument(new Argument('<plan>', 'the new plan').choices(planNames)),
   ).action(async (id: string, plan: PlanName, options: TargetOptions & { perMinute?: number; perDay?: number }) => {

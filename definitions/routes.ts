@@ -50,11 +50,12 @@ export const routes: readonly RouteDefinition[] = [
     summary: 'Add a pet.',
     handlerEntry: 'functions/create-pet/handler.ts',
     // UpdateItem reserves a block of ids on the allocator item; PutItem writes the pet.
-    // The idempotency records are read, written, completed and (on failure) deleted.
+    // The idempotency records are claimed (a conditional PutItem that returns the
+    // record already there) and completed; never read apart, never deleted.
     access: {
       pets: ['dynamodb:UpdateItem', 'dynamodb:PutItem'],
       rateLimits: rateLimitAccess,
-      idempotency: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      idempotency: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
     },
   },
   {

@@ -69,7 +69,7 @@ export async function openAwsTarget(options: { stage: DeployedStage; region?: st
     const db = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
     return {
       name: `${options.stage} (${deployment.stackName})`,
-      keys: new ApiKeyRepository(db, deployment.tableNames.apiKeys),
+      keys: new ApiKeyRepository(db, deployment.tableNames.apiKeys, deployment.tableNames.rateLimits),
       counters: new UsageCounters(db, deployment.tableNames.rateLimits),
       metering: new ApiGatewayMetering(clients.apiGateway, deployment),
       close,

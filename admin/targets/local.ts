@@ -22,7 +22,7 @@ export function localTarget(
 ): KeyAdminTarget {
   return {
     name: options.name ?? 'local (npm start)',
-    keys: new ApiKeyRepository(db, tableNames.apiKeys),
+    keys: new ApiKeyRepository(db, tableNames.apiKeys, tableNames.rateLimits),
     counters: new UsageCounters(db, tableNames.rateLimits),
     metering: noMetering,
     close: options.close ?? (() => {}),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { windowsAt } from '../../functions/domain/rate-limit';
@@ -33,7 +34,7 @@ export async function measureOverlapFloor(run: BenchRun, endpoint: string, modul
   const samples = await measureInterleaved(
     [
       contender('get', read),
-      contender('get+count', (i) => Promise.all([read(i), counters.count('key_raw', limits, windowsAt(Date.now()), Date.now())])),
+      contender('get+count', (i) => Promise.all([read(i), counters.count('key_raw', limits, windowsAt(Date.now()), Date.now(), randomUUID())])),
       operationContender('floor', 'getPet', 'raw', moduleOf(bundleName('floor', 'getPet')).handler),
       operationContender('ours', 'getPet', 'raw', moduleOf(bundleName('ours', 'getPet')).handler),
     ],

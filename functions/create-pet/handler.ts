@@ -1,9 +1,10 @@
-import { idempotentCreate } from '../data/idempotent-create';
+import { functionTimeoutSeconds } from '../../definitions/routes';
+import { IdempotentCreate } from '../data/idempotent-create';
 import { PetRepository } from '../data/pet-repository';
 import { IdAllocator } from '../domain/id-allocator';
 import { parseIdempotencyKey } from '../domain/idempotency-key';
 import { type NewPet, newPetSchema, toPetBody } from '../domain/pet';
-import { createPet } from '../domain/pets';
+import { createPet, draftPet } from '../domain/pets';
 import { parseOrThrow } from '../domain/validation';
 import { createApiHandler } from '../http/api-handler';
 import { header } from '../http/request';
@@ -12,21 +13,35 @@ import { type Dependencies, dependenciesFromEnvironment } from '../runtime/depen
 import { recordPetCreated } from '../runtime/metrics';
 
 export function createHandler(dependencies: Dependencies) {
+  const { clock } = dependencies;
   const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
   // One allocator per container: its id block outlives a single request.
   const ids = new IdAllocator((count) => pets.reserveIds(count));
-  const create = async (input: NewPet) => {
-    const pet = await createPet(input, { pets, ids, clock: dependencies.clock });
-    recordPetCreated();
+  const createOnce = new IdempotentCreate(
+    dependencies.db,
+    dependencies.tableNames.idempotency,
+    (input) => draftPet(input, { ids, clock }),
+    (draft, writeToken) => pets.insert(draft.pet, draft.createdAt, writeToken),
+    clock,
+    functionTimeoutSeconds * 1000,
+  );
+  /** Creates the pet, or returns the one of an earlier attempt with the same Idempotency-Key. */
+  const create = async (input: NewPet, idempotencyKey: string | undefined, keyId: string) => {
+    if (!idempotencyKey) {
+      const pet = await createPet(input, { pets, ids, clock });
+      recordPetCreated();
+      return pet;
+    }
+    const { pet, drafted } = await createOnce.create({ keyId, idempotencyKey, pet: input });
+    // A replay answers with an earlier attempt's pet: not a pet created now.
+    if (drafted) recordPetCreated();
     return pet;
   };
-  const createOnce = idempotentCreate(create, dependencies.db, dependencies.tableNames.idempotency);
 
-  return createApiHandler<unknown>('createPet', dependencies, { jsonBody: true }, async ({ event, body, caller, context }) => {
+  return createApiHandler<unknown>('createPet', dependencies, { jsonBody: true }, async ({ event, body, caller }) => {
     const idempotencyKey = parseIdempotencyKey(header(event, 'Idempotency-Key'));
     const input = parseOrThrow(newPetSchema, body, 'request body');
-    const pet = idempotencyKey ? await createOnce({ keyId: caller.keyId, idempotencyKey, pet: input }, context) : await create(input);
-    // A replay comes back from the idempotency store: answer it in the very same shape.
+    const pet = await create(input, idempotencyKey, caller.keyId);
     return jsonResponse(201, toPetBody(pet));
   });
 }

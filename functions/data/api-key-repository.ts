@@ -7,10 +7,12 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import type { PlanLimits, PlanName } from '../../definitions/plans';
+import { limitsFor, type PlanLimits, type PlanName } from '../../definitions/plans';
+import { authorizer } from '../../definitions/routes';
 import { apiKeyIndexes } from '../../definitions/tables';
 import type { ApiKeyRecord } from '../domain/api-keys';
 import { dynamoCall } from './dynamo-errors';
+import { type KeyStateChange, keyStateUpdates } from './rate-limit-repository';
 
 /**
  * A conditional write found the key gone, or changed since it was read (by
@@ -29,12 +31,16 @@ export class ApiKeyChangedError extends Error {
  * The request path only reads by hash (the authorizer). Everything else here
  * serves key administration (admin/): every update is conditional on the
  * record being as it was read (`updatedAt`), so two administrators can never
- * interleave half of one change with half of another.
+ * interleave half of one change with half of another. Every change also
+ * reaches the key's rate-limit counters in the same transaction, where the
+ * functions see it at the key's next request, whatever the authorizer cached.
  */
 export class ApiKeyRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** Needed by the changes (revoke, rotate, plan), which reach the functions through the key's counters. */
+    private readonly rateLimitsTable?: string,
   ) {}
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
@@ -89,93 +95,114 @@ export class ApiKeyRepository {
     return records;
   }
 
-  /** Moves a key that is not revoked to another plan (custom limits for enterprise, none otherwise). */
+  /**
+   * Moves a key that is not revoked to another plan (custom limits for
+   * enterprise, none otherwise). The new limits are copied onto the key's
+   * counters in the same transaction: the functions apply them to the next request.
+   */
   async changePlan(record: ApiKeyRecord, change: { plan: PlanName; customLimits?: PlanLimits }, updatedAt: string): Promise<ApiKeyRecord> {
-    return this.conditionalUpdate(record, {
-      UpdateExpression: change.customLimits
-        ? 'SET #plan = :plan, customLimits = :customLimits, updatedAt = :updatedAt'
-        : 'SET #plan = :plan, updatedAt = :updatedAt REMOVE customLimits',
-      ConditionExpression: '#status <> :revoked',
-      ExpressionAttributeNames: { '#plan': 'plan', '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':plan': change.plan,
-        ':revoked': 'revoked',
-        ':updatedAt': updatedAt,
-        ...(change.customLimits ? { ':customLimits': change.customLimits } : {}),
+    const { customLimits: _previous, ...rest } = record;
+    const after: ApiKeyRecord = { ...rest, plan: change.plan, updatedAt, ...(change.customLimits ? { customLimits: change.customLimits } : {}) };
+    await this.updateWithCounters(
+      record,
+      {
+        UpdateExpression: change.customLimits
+          ? 'SET #plan = :plan, customLimits = :customLimits, updatedAt = :updatedAt'
+          : 'SET #plan = :plan, updatedAt = :updatedAt REMOVE customLimits',
+        ConditionExpression: '#status <> :revoked',
+        ExpressionAttributeNames: { '#plan': 'plan', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':plan': change.plan,
+          ':revoked': 'revoked',
+          ':updatedAt': updatedAt,
+          ...(change.customLimits ? { ':customLimits': change.customLimits } : {}),
+        },
       },
-    });
+      this.counterUpdates(record.keyId, { limits: limitsFor(change.plan, change.customLimits) }, Date.parse(updatedAt)),
+    );
+    return after;
   }
 
-  /** Revokes a key for good: the authorizer refuses it from then on. */
+  /** Revokes a key for good: the functions refuse it from its next request on, the authorizer once its cache expires. */
   async revoke(record: ApiKeyRecord, updatedAt: string): Promise<ApiKeyRecord> {
-    return this.conditionalUpdate(record, {
-      UpdateExpression: 'SET #status = :revoked, updatedAt = :updatedAt',
-      ConditionExpression: '#status <> :revoked',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':revoked': 'revoked', ':updatedAt': updatedAt },
-    });
+    await this.updateWithCounters(
+      record,
+      {
+        UpdateExpression: 'SET #status = :revoked, updatedAt = :updatedAt',
+        ConditionExpression: '#status <> :revoked',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked', ':updatedAt': updatedAt },
+      },
+      this.counterUpdates(record.keyId, { revoked: true }, Date.parse(updatedAt)),
+    );
+    return { ...record, status: 'revoked', updatedAt };
   }
 
   /**
-   * Stores a rotated key's successor and sets the predecessor's expiry, in one
-   * transaction: either both happen or neither. The predecessor must be active
-   * and not rotated already.
+   * Stores a rotated key's successor, sets the predecessor's expiry and copies
+   * that expiry onto the predecessor's counters, in one transaction: all happen
+   * or none. The predecessor must be active and not rotated already.
    */
   async insertSuccessor(successor: ApiKeyRecord, predecessor: ApiKeyRecord, predecessorExpiresAt: string): Promise<void> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: this.tableName, Item: successor, ConditionExpression: 'attribute_not_exists(keyHash)' } },
-              {
-                Update: {
-                  TableName: this.tableName,
-                  Key: { keyHash: predecessor.keyHash },
-                  UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt',
-                  ConditionExpression:
-                    'attribute_exists(keyHash) AND updatedAt = :seen AND #status = :active AND attribute_not_exists(expiresAt)',
-                  ExpressionAttributeNames: { '#status': 'status' },
-                  ExpressionAttributeValues: {
-                    ':expiresAt': predecessorExpiresAt,
-                    ':updatedAt': successor.createdAt,
-                    ':seen': predecessor.updatedAt,
-                    ':active': 'active',
-                  },
-                },
-              },
-            ],
-          }),
-        ),
-      );
-    } catch (error) {
-      if (error instanceof Error && error.name === 'TransactionCanceledException') throw new ApiKeyChangedError(predecessor.keyId);
-      throw error;
-    }
+    const expiresAtMs = Date.parse(predecessorExpiresAt);
+    await this.transact(predecessor.keyId, [
+      { Put: { TableName: this.tableName, Item: successor, ConditionExpression: 'attribute_not_exists(keyHash)' } },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: { keyHash: predecessor.keyHash },
+          UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt',
+          ConditionExpression: 'attribute_exists(keyHash) AND updatedAt = :seen AND #status = :active AND attribute_not_exists(expiresAt)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':expiresAt': predecessorExpiresAt,
+            ':updatedAt': successor.createdAt,
+            ':seen': predecessor.updatedAt,
+            ':active': 'active',
+          },
+        },
+      },
+      ...this.counterUpdates(predecessor.keyId, { expiresAtSeconds: Math.floor(expiresAtMs / 1000) }, expiresAtMs),
+    ]);
   }
 
-  /** Updates the record only if it is still as it was read, and returns it as written. */
-  private async conditionalUpdate(
+  /**
+   * The counter updates that carry a key's new state to the functions: on the
+   * key's counter items of the days from `fromMs` until the authorizer's cache
+   * (which may still hold the old state) has expired.
+   */
+  private counterUpdates(keyId: string, change: KeyStateChange, fromMs: number) {
+    if (!this.rateLimitsTable) throw new Error('ApiKeyRepository needs the rate-limits table to change a key');
+    const fromSeconds = Math.floor(fromMs / 1000);
+    return keyStateUpdates(this.rateLimitsTable, keyId, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds);
+  }
+
+  /** Updates the record only if it is still as it was read, together with its counters. */
+  private async updateWithCounters(
     record: ApiKeyRecord,
     update: Required<Pick<UpdateCommand['input'], 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>>,
-  ): Promise<ApiKeyRecord> {
+    counterUpdates: ReturnType<ApiKeyRepository['counterUpdates']>,
+  ): Promise<void> {
+    await this.transact(record.keyId, [
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: { keyHash: record.keyHash },
+          UpdateExpression: update.UpdateExpression,
+          ConditionExpression: `attribute_exists(keyHash) AND updatedAt = :seen AND (${update.ConditionExpression})`,
+          ExpressionAttributeNames: update.ExpressionAttributeNames,
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': record.updatedAt },
+        },
+      },
+      ...counterUpdates,
+    ]);
+  }
+
+  private async transact(keyId: string, items: NonNullable<TransactWriteCommand['input']['TransactItems']>): Promise<void> {
     try {
-      const { Attributes } = await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { keyHash: record.keyHash },
-            UpdateExpression: update.UpdateExpression,
-            ConditionExpression: `attribute_exists(keyHash) AND updatedAt = :seen AND (${update.ConditionExpression})`,
-            ExpressionAttributeNames: update.ExpressionAttributeNames,
-            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': record.updatedAt },
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      );
-      return Attributes as ApiKeyRecord;
+      await dynamoCall(() => this.db.send(new TransactWriteCommand({ TransactItems: items })));
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') throw new ApiKeyChangedError(record.keyId);
+      if (error instanceof Error && error.name === 'TransactionCanceledException') throw new ApiKeyChangedError(keyId);
       throw error;
     }
   }

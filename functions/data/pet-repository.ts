@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { petIndexes } from '../../definitions/tables';
 import type { Pet, PetStatus } from '../domain/pet';
 import { dynamoCall } from './dynamo-errors';
@@ -22,17 +25,33 @@ export class PetRepository {
     return Item ? toPet(Item) : undefined;
   }
 
-  /** Writes a new pet; the condition makes sure an existing pet is never overwritten. */
-  async insert(pet: Pet, createdAt: string): Promise<void> {
-    await dynamoCall(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...pet, listKey: LIST_KEY, createdAt },
-          ConditionExpression: 'attribute_not_exists(id)',
-        }),
-      ),
-    );
+  /**
+   * Writes a new pet; the condition makes sure an existing pet is never
+   * overwritten. `writeToken` names the request the write is for: when the SDK
+   * repeats a write whose answer it lost and the first attempt had landed, the
+   * repeat fails its condition on a pet carrying our token, which is success.
+   * Any other pet with this id is an error (ids are never handed out twice).
+   * Without a token the write is its own (a fresh random token).
+   */
+  async insert(pet: Pet, createdAt: string, writeToken: string = randomUUID()): Promise<void> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { ...pet, listKey: LIST_KEY, createdAt, writeToken },
+            ConditionExpression: 'attribute_not_exists(id)',
+            // PutItem returns the item that failed the condition when asked: no second read
+            // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html).
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
+      );
+    } catch (error) {
+      const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException' && existing && unmarshall(existing).writeToken === writeToken) return;
+      throw error;
+    }
   }
 
   /**

@@ -19,11 +19,18 @@ export class ApiError extends Error {
 
 /**
  * A dependency (DynamoDB) failed, timed out or throttled us. Answered as 503
- * with Retry-After; the cause is logged, never sent.
+ * with Retry-After; the cause is logged, never sent. `outcome` says what the
+ * client may assume: nothing changed (the default), or a create whose write
+ * may have landed (the answer to it was lost).
  */
 export class DependencyUnavailableError extends Error {
-  constructor(cause: unknown) {
+  constructor(
+    cause: unknown,
+    readonly outcome: DependencyFailureOutcome = 'unchanged',
+  ) {
     super('A dependency is unavailable', { cause });
     this.name = 'DependencyUnavailableError';
   }
 }
+
+export type DependencyFailureOutcome = 'unchanged' | 'create_unknown' | 'create_unknown_with_key';

@@ -48,12 +48,19 @@ export function rateLimitHeaders(limit: number, remaining: number, resetSeconds:
   };
 }
 
-/** What the counters said about one request. */
-export type CountOutcome =
+/**
+ * What the counters said about one request. `limits` are the limits that
+ * applied: the caller's, unless a plan change written by the key tool since
+ * the authorizer's answer was cached says otherwise.
+ */
+export type CountOutcome = { limits: PlanLimits } & (
   | { kind: 'counted'; minuteCount: number; dayCount: number }
   | { kind: 'minute_exhausted' }
   | { kind: 'day_exhausted' }
-  | { kind: 'suspended'; until: number };
+  | { kind: 'suspended'; until: number }
+  /** Revoked, or rotated and past its grace: the key tool said so since the authorizer's answer was cached. */
+  | { kind: 'key_unusable' }
+);
 
 export interface Verdict {
   headers: RateLimitHeaders;

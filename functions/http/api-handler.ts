@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -5,14 +6,16 @@ import type { Deprecation, OperationId, RouteDefinition } from '../../definition
 import { routeFor } from '../../definitions/routes';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
-import type { Verdict } from '../domain/rate-limit';
-import { enforceRateLimit } from '../domain/rate-limiter';
+import { enforceRateLimit, type RateCounters, type RateLimitDecision } from '../domain/rate-limiter';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, publishBufferedMetrics, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
 import { header, stageBaseUrl } from './request';
 import { errorResponse } from './responses';
+
+/** One DynamoDB call at its worst (DYNAMODB_CALL_BUDGET, about 2.2 s), plus the early-timeout margin. */
+const REFUND_TIME_NEEDED_MS = 3_000;
 
 /** Largest request body we accept (decision 12). */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -33,8 +36,10 @@ interface ApiInternal extends Record<string, unknown> {
   /** Headers every response of this request carries, errors included. */
   responseHeaders: Record<string, string>;
   caller?: Caller;
-  /** The limiter's count, still under way while a read-only operation reads (settled: it never rejects). */
-  pendingRateLimit?: Promise<PromiseSettledResult<Verdict>>;
+  /** The limiter's decision, still under way while a read-only operation reads (settled: it never rejects). */
+  pendingRateLimit?: Promise<PromiseSettledResult<RateLimitDecision>>;
+  /** Takes back the request's rate-limit charge; set once the request was counted. */
+  refundRateLimit?: () => Promise<boolean>;
 }
 
 /**
@@ -62,7 +67,8 @@ export function createApiHandler<Body = undefined>(
     // (which API Gateway would turn into a bare 502/504).
     timeoutEarlyInMillis: 500,
     timeoutEarlyResponse: () => {
-      throw new DependencyUnavailableError(new Error('Lambda time budget exhausted'));
+      // A create cut short may have written its pet: say so, never "nothing was changed".
+      throw new DependencyUnavailableError(new Error('Lambda time budget exhausted'), operationId === 'createPet' ? 'create_unknown' : 'unchanged');
     },
   }).use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
@@ -147,10 +153,10 @@ export function onlyReads(route: RouteDefinition): boolean {
 /**
  * Counts the request before the logic runs, or — for read-only operations —
  * starts counting and lets the logic read meanwhile; `after` and `onError`
- * then wait for the verdict, which wins over whatever the logic produced.
+ * then wait for the decision, which wins over whatever the logic produced.
  */
 function rateLimit(
-  counters: RateLimitRepository,
+  counters: RateCounters,
   dependencies: Dependencies,
   options: { overlapWithRead: boolean },
 ): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
@@ -159,37 +165,58 @@ function rateLimit(
       const caller = callerFrom(request.event);
       if (!caller) throw new ApiError('unauthorized', 'Missing or invalid API key.');
       internal(request).caller = caller;
-      const counting = enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock());
-      if (!options.overlapWithRead) return applyVerdict(request, await counting);
+      // Marks this request's counter writes, so that an SDK retry of one is applied once.
+      const counting = enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock(), randomUUID());
+      if (!options.overlapWithRead) return applyDecision(request, await counting);
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
-      internal(request).pendingRateLimit = Promise.allSettled([counting]).then(([outcome]) => outcome as PromiseSettledResult<Verdict>);
+      internal(request).pendingRateLimit = Promise.allSettled([counting]).then(([outcome]) => outcome as PromiseSettledResult<RateLimitDecision>);
     },
     // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
     after: (request) => settleRateLimit(request),
     onError: async (request) => {
       try {
         await settleRateLimit(request);
-      } catch (verdictError) {
+      } catch (decisionError) {
         // 503 when counting failed, 429 when refused: either takes precedence over the logic's error.
-        request.error = verdictError as Error;
+        request.error = decisionError as Error;
       }
+      await refundIfUnavailable(request);
     },
   };
 }
 
-/** Waits for a count started alongside the read, and applies its verdict. */
+/**
+ * A request answered 503 is not charged (README, "Counting"), if one more
+ * DynamoDB call still fits before the Lambda timeout (else the 503 would be lost).
+ */
+async function refundIfUnavailable(request: ApiRequest): Promise<void> {
+  const refund = internal(request).refundRateLimit;
+  if (!(request.error instanceof DependencyUnavailableError) || !refund) return;
+  if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
+  internal(request).refundRateLimit = undefined;
+  const refunded = await refund().catch((error: unknown) => {
+    logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) });
+    return false;
+  });
+  // The headers were computed with this request counted; it no longer is.
+  const headers = internal(request).responseHeaders;
+  if (refunded && headers['X-RateLimit-Remaining'] !== undefined) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
+}
+
+/** Waits for a count started alongside the read, and applies its decision. */
 async function settleRateLimit(request: ApiRequest): Promise<void> {
   const pending = internal(request).pendingRateLimit;
   if (!pending) return;
   internal(request).pendingRateLimit = undefined;
   const outcome = await pending;
   if (outcome.status === 'rejected') throw outcome.reason;
-  applyVerdict(request, outcome.value);
+  applyDecision(request, outcome.value);
 }
 
-function applyVerdict(request: ApiRequest, verdict: Verdict): void {
-  Object.assign(internal(request).responseHeaders, verdict.headers);
-  if (verdict.refusal) throw verdict.refusal;
+function applyDecision(request: ApiRequest, decision: RateLimitDecision): void {
+  internal(request).refundRateLimit = decision.refund;
+  Object.assign(internal(request).responseHeaders, decision.headers);
+  if (decision.refusal) throw decision.refusal;
 }
 
 /**

@@ -1,10 +1,19 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { errorBody, errorCodes } from '../../definitions/error-codes';
-import { ApiError, DependencyUnavailableError } from '../domain/errors';
+import { ApiError, type DependencyFailureOutcome, DependencyUnavailableError } from '../domain/errors';
 import { logger } from '../runtime/logger';
 
 /** Seconds a client should wait after a 503 before retrying. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/** What a 503 tells the client about its request: never "nothing was changed" when that is not known. */
+const serviceUnavailableMessages: Record<DependencyFailureOutcome, string> = {
+  unchanged: 'The service is temporarily unavailable; nothing was changed. Retry after the number of seconds in Retry-After.',
+  create_unknown:
+    'The service is temporarily unavailable, and it is unknown whether the pet was created. Retry after the number of seconds in Retry-After with an Idempotency-Key header: requests with the same Idempotency-Key create at most one pet.',
+  create_unknown_with_key:
+    'The service is temporarily unavailable, and the pet may have been created. Retrying with the same Idempotency-Key and body after the number of seconds in Retry-After is safe: it returns that pet, or creates it once.',
+};
 
 const baseHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
@@ -25,11 +34,9 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
   }
   if (error instanceof DependencyUnavailableError) {
     logger.warn('dependency unavailable', { error: error.cause instanceof Error ? error.cause : String(error.cause) });
-    return jsonResponse(
-      503,
-      errorBody('service_unavailable', 'The service is temporarily unavailable; nothing was changed. Retry after the number of seconds in Retry-After.'),
-      { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS) },
-    );
+    return jsonResponse(503, errorBody('service_unavailable', serviceUnavailableMessages[error.outcome]), {
+      'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+    });
   }
   logger.error('unexpected error', { error: error instanceof Error ? error : String(error) });
   return jsonResponse(500, errorBody('internal_error', 'An unexpected error occurred; nothing was changed.'));

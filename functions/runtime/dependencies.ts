@@ -13,10 +13,22 @@ export interface Dependencies {
 /**
  * The time budget of one DynamoDB call: connect within 500 ms, answer within
  * 1 s, at most 2 attempts (the SDK's standard retry, with jittered backoff, also
- * for throttling) — about 2.2 s at worst. An operation makes at most 4 calls on
- * its request path (authorizer aside), so it gives up well inside the Lambda
- * timeout (definitions/routes.ts) and answers 503 with Retry-After; the middy
- * timeout guard answers 503 even if the budget were ever exceeded.
+ * for throttling) — about 2.2 s at worst. A failed call ends the operation (503
+ * with Retry-After), after at most one clean-up call (a rate-limit refund, an
+ * idempotency lease release), so a failing operation answers within about 5 s,
+ * inside the Lambda timeout (definitions/routes.ts); the middy timeout guard
+ * answers 503 even if slow successes ever added up past it.
+ *
+ * The SDK may repeat any call whose answer it lost after the call landed, so
+ * every call on a request path is safe to repeat, and one budget fits them all:
+ * - reads (GetItem, Query): repeating changes nothing;
+ * - counter updates, refusals, refunds: conditional on a per-request id they
+ *   also write, so a repeat fails its condition and is recognised as ours;
+ * - pet and idempotency-record writes: conditional on the item being absent,
+ *   and a repeat finds our own item (write token, pet id) and succeeds;
+ * - the id-block reservation (ADD): a repeat reserves another block and the
+ *   first is skipped (ids are never reused, gaps are allowed);
+ * - suspensions and lease releases: plain SETs of the same values.
  */
 export const DYNAMODB_CALL_BUDGET = { connectionTimeoutMs: 500, requestTimeoutMs: 1_000, maxAttempts: 2 } as const;
 

@@ -1,4 +1,6 @@
 import { ApiKeyChangedError, ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
+import { windowsAt } from '../../functions/domain/rate-limit';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
@@ -14,7 +16,7 @@ const at = (iso: string) => Date.parse(iso);
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
-  keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
 });
 afterAll(() => dependencies.db.destroy());
 
@@ -67,4 +69,34 @@ it('stores a successor and the predecessor expiry together, or neither', async (
   await expect(keys.insertSuccessor(second, record, '2029-06-02T12:06:00.000Z')).rejects.toThrow(ApiKeyChangedError);
   expect(await keys.findById(second.keyId)).toBeUndefined();
   expect((await keys.findById(record.keyId))!.expiresAt).toBe('2029-06-02T12:05:00.000Z');
+});
+
+describe('key changes reach the functions through the counters, across midnight', () => {
+  // Days from tomorrow on, from the real clock: DynamoDB Local's TTL sweeper must never find these counters expired.
+  const day = (offset: number) => new Date((Math.floor(Date.now() / 86_400_000) + 1 + offset) * 86_400_000).toISOString().slice(0, 10);
+  const counters = () => new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
+  const count = (record: ApiKeyRecord, iso: string, limits = { perMinute: 300, perDay: 10_000 }) =>
+    counters().count(record.keyId, limits, windowsAt(at(iso)), at(iso), `request-${iso}`);
+
+  it('a revocation 2 minutes before midnight is refused on both days the cached authorizer answer spans', async () => {
+    const record = await stored();
+    await keys.revoke(record, `${day(0)}T23:58:00.000Z`);
+    expect(await count(record, `${day(0)}T23:58:01Z`)).toMatchObject({ kind: 'key_unusable' });
+    expect(await count(record, `${day(1)}T00:02:59Z`)).toMatchObject({ kind: 'key_unusable' });
+  });
+
+  it('a rotated key is served until its expiry, refused from then on', async () => {
+    const record = await stored();
+    const { record: successor } = generateApiKey({ plan: 'pro', owner: 'Acme', now: at('2029-06-01T12:00:00Z') });
+    await keys.insertSuccessor(successor, record, `${day(2)}T09:00:00.000Z`);
+    expect(await count(record, `${day(2)}T08:59:59Z`)).toMatchObject({ kind: 'counted' });
+    expect(await count(record, `${day(2)}T09:00:00Z`)).toMatchObject({ kind: 'key_unusable' });
+  });
+
+  it('a plan change applies its limits to the next count, whatever limits the caller brought', async () => {
+    const record = await stored('pro');
+    expect(await count(record, `${day(0)}T12:00:01Z`)).toMatchObject({ kind: 'counted', limits: { perMinute: 300 } });
+    await keys.changePlan(record, { plan: 'free' }, `${day(0)}T12:00:02.000Z`);
+    expect(await count(record, `${day(0)}T12:00:03Z`)).toMatchObject({ kind: 'counted', minuteCount: 2, limits: { perMinute: 60, perDay: 1_000 } });
+  });
 });

@@ -234,14 +234,14 @@ describe('set-plan', () => {
     const record = await issue('pro');
     writes = [];
     expect((await keys(['set-plan', record.keyId, 'business'])).code).toBe(0);
-    expect(writes).toEqual(['DeleteUsagePlanKeyCommand', 'CreateUsagePlanKeyCommand', 'UpdateItemCommand']);
+    expect(writes).toEqual(['DeleteUsagePlanKeyCommand', 'CreateUsagePlanKeyCommand', 'TransactWriteItemsCommand']);
     expect((await keysTable.findById(record.keyId))!.plan).toBe('business');
     await expectAgreement();
   });
 
   it('puts the API key back in its usage plan when the DynamoDB write fails', async () => {
     const record = await issue('pro');
-    dynamoFaults.add('UpdateItemCommand');
+    dynamoFaults.add('TransactWriteItemsCommand');
     expectOneLineError(await keys(['set-plan', record.keyId, 'free']), /DynamoDB did not answer/);
     expect((await keysTable.findById(record.keyId))!.plan).toBe('pro');
     await expectAgreement();
@@ -263,7 +263,7 @@ describe('set-plan', () => {
     expect(gateway.planNamed(ownPlanName(record))!.throttle).toEqual({ rateLimit: 30, burstLimit: 1_800 });
     await expectAgreement();
 
-    dynamoFaults.add('UpdateItemCommand');
+    dynamoFaults.add('TransactWriteItemsCommand');
     expect((await keys(['set-plan', record.keyId, 'enterprise', '--per-minute', '1200', '--per-day', '50000'])).code).toBe(1);
     expect(gateway.planNamed(ownPlanName(record))!.throttle).toEqual({ rateLimit: 30, burstLimit: 1_800 });
     await expectAgreement();
@@ -304,14 +304,14 @@ describe('revoke', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain(`Revoked ${record.keyId}`);
     expect(run.stdout).toContain('in staging (PetStore-Staging)');
-    expect(writes).toEqual(['UpdateApiKeyCommand', 'DeleteUsagePlanKeyCommand', 'UpdateItemCommand', 'DeleteApiKeyCommand', 'UpdateUsagePlanCommand', 'DeleteUsagePlanCommand']);
+    expect(writes).toEqual(['UpdateApiKeyCommand', 'DeleteUsagePlanKeyCommand', 'TransactWriteItemsCommand', 'DeleteApiKeyCommand', 'UpdateUsagePlanCommand', 'DeleteUsagePlanCommand']);
     expect((await keysTable.findById(record.keyId))!.status).toBe('revoked');
     await expectAgreement();
   });
 
   it('restores the API key when the DynamoDB write fails: the key stays active and metered', async () => {
     const record = await issue('pro');
-    dynamoFaults.add('UpdateItemCommand');
+    dynamoFaults.add('TransactWriteItemsCommand');
     expectOneLineError(await keys(['revoke', record.keyId]), /DynamoDB did not answer/);
     expect((await keysTable.findById(record.keyId))!.status).toBe('active');
     await expectAgreement();

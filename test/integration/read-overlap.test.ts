@@ -12,7 +12,7 @@ import { createTestTables, testDependencies } from '../support/dynamo';
  * getPet and listPets read while the limiter counts (one round trip of wall
  * time), on DynamoDB Local. The verdict still decides: a refused request gets
  * its 429 with no pet data and costs no more than a refusal did before; a
- * failed count or read answers 503.
+ * failed count or read answers 503 and is not charged.
  */
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -149,12 +149,17 @@ describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => 
     expect(await counters(keyId)).toEqual({ minuteCount: undefined, dayCount: undefined, refusedCount: undefined });
   });
 
-  it('answers 503 with the rate-limit headers when the read fails after the count', async () => {
+  it('answers 503 when the read fails after the count, and does not charge it (the exactly-once rules)', async () => {
     const keyId = `key_read_fails_${name}_${++keySequence}`;
+    const handler = makeHandler();
     throttle = { command: name === 'getPet' ? 'Get' : 'Query', table: dependencies.tableNames.pets };
-    const response = await makeHandler()(event(keyId, request), context);
-    expect(response.statusCode).toBe(503);
-    expect(response.headers).toMatchObject({ 'X-RateLimit-Limit': String(PER_MINUTE), 'X-RateLimit-Remaining': String(PER_MINUTE - 1) });
-    expect(JSON.parse(response.body)).toMatchObject({ code: 'service_unavailable' });
+    const failed = await handler(event(keyId, request), context);
+    expect(failed.statusCode).toBe(503);
+    expect(JSON.parse(failed.body)).toMatchObject({ code: 'service_unavailable' });
+    // The charge was taken back: the headers say so, and the next request is the first one counted.
+    expect(failed.headers).toMatchObject({ 'X-RateLimit-Limit': String(PER_MINUTE), 'X-RateLimit-Remaining': String(PER_MINUTE) });
+    const next = await handler(event(keyId, request), context);
+    expect(next.statusCode).toBe(200);
+    expect(next.headers).toMatchObject({ 'X-RateLimit-Remaining': String(PER_MINUTE - 1) });
   });
 });

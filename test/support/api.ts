@@ -1,7 +1,7 @@
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { generateApiKey } from '../../functions/domain/api-keys';
-import type { Dependencies } from '../../functions/runtime/dependencies';
+import type { Dependencies, DynamoDbCallBudget } from '../../functions/runtime/dependencies';
 import { type LocalApi, startLocalApi } from '../../local/local-api';
 import { expectResponseToMatchContract } from './contract';
 import { createTestTables, relaxedCallBudget, TestClock, testEndpoint } from './dynamo';
@@ -15,14 +15,22 @@ export interface TestApi extends LocalApi {
 }
 
 /** The local API (real HTTP, real handlers) on fresh tables, with a clock the test controls. */
-export async function startTestApi(options: { clock?: TestClock; authorizerCacheTtlSeconds?: number } = {}): Promise<TestApi> {
+export async function startTestApi(
+  options: {
+    clock?: TestClock;
+    authorizerCacheTtlSeconds?: number;
+    /** The functions' DynamoDB endpoint, e.g. a fault proxy's (tables are made on the test DynamoDB Local). */
+    dynamoEndpoint?: string;
+    dynamoCallBudget?: DynamoDbCallBudget;
+  } = {},
+): Promise<TestApi> {
   const clock = options.clock ?? new TestClock();
   const api = await startLocalApi({
-    dynamoEndpoint: testEndpoint(),
+    dynamoEndpoint: options.dynamoEndpoint ?? testEndpoint(),
     tableNames: await createTestTables(),
     clock: clock.read,
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
-    dynamoCallBudget: relaxedCallBudget,
+    dynamoCallBudget: options.dynamoCallBudget ?? relaxedCallBudget,
   });
   let defaultKey: Promise<string> | undefined;
   const issueKey = (plan: PlanName = 'business', customLimits?: PlanLimits) => issueTestKey(api.dependencies, plan, customLimits);

@@ -1,0 +1,53 @@
+import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
+import { windowsAt } from '../../functions/domain/rate-limit';
+import { DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
+import { startTestApi, type TestApi } from '../support/api';
+import { createTestTables, TestClock, testDependencies, testEndpoint } from '../support/dynamo';
+import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
+
+/** The counters on DynamoDB Local: the ban counts the 429s answered, once each, and no window boundary breaks them. */
+
+it('counts a refusal stamped just before a minute after one stamped just after it, without an error', async () => {
+  const tableNames = await createTestTables();
+  const dependencies = testDependencies(tableNames);
+  const counters = new RateLimitRepository(dependencies.db, tableNames.rateLimits);
+  // Two containers whose clocks differ by 10 ms: the later stamp is written first.
+  // A minute boundary tomorrow, from the real clock (no date the test depends on).
+  const boundary = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000 + 12 * 3_600_000;
+  const later = windowsAt(boundary + 5);
+  const earlier = windowsAt(boundary - 5);
+  expect(await counters.countRefusal('key_boundary', later, 'request-1')).toBe(1);
+  expect(await counters.countRefusal('key_boundary', earlier, 'request-2')).toBe(2);
+  // A repeat of the same request's write (the SDK's retry after a lost answer) is not a refusal more.
+  expect(await counters.countRefusal('key_boundary', earlier, 'request-2')).toBe(2);
+  expect(await counters.countRefusal('key_boundary', later, 'request-3')).toBe(3);
+  dependencies.db.destroy();
+});
+
+describe('through a proxy that answers a refusal write late', () => {
+  let proxy: DynamoDbFaultProxy;
+  let api: TestApi;
+  beforeAll(async () => {
+    proxy = await DynamoDbFaultProxy.start(testEndpoint());
+    api = await startTestApi({ dynamoEndpoint: proxy.endpoint, dynamoCallBudget: DYNAMODB_CALL_BUDGET, clock: new TestClock() });
+  });
+  afterAll(async () => {
+    await api.close();
+    await proxy.close();
+  });
+
+  it('suspends the key at exactly its 3rd answered 429 (ban threshold 3), though the SDK wrote the 1st refusal twice', async () => {
+    const key = await api.issueKey('enterprise', { perMinute: 3, perDay: 1_000 });
+    for (let served = 0; served < 3; served++) expect((await api.call('/pets', { key })).status).toBe(200);
+    // A refused request makes two writes on the counters: the count (refused by its condition), then the refusal.
+    proxy.inject({ kind: 'late', operation: 'UpdateItem', table: api.dependencies.tableNames.rateLimits, skip: 1, times: 1, delayMs: 1_300 });
+    const codes: string[] = [];
+    for (let refused = 0; refused < 3; refused++) {
+      const response = await api.call('/pets', { key });
+      expect(response.status).toBe(429);
+      codes.push(((await response.json()) as { code: string }).code);
+    }
+    expect(proxy.calls.filter((call) => call.fault === 'late')).toHaveLength(1);
+    expect(codes).toEqual(['rate_limited', 'rate_limited', 'key_suspended']);
+  });
+});

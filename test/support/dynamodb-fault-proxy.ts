@@ -1,0 +1,205 @@
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * An HTTP proxy in front of DynamoDB Local that injects the failures real
+ * DynamoDB and real networks produce, per operation and table:
+ *
+ * - `late`: forwards the call, then holds DynamoDB's answer for `delayMs`
+ *   (longer than the SDK's request timeout: the write lands, the client gives up);
+ * - `drop`: forwards the call, then destroys the connection instead of answering
+ *   (the write lands, the answer is lost);
+ * - `reset`, `http500`, `throughput`, `throttling`: refuses before forwarding
+ *   (nothing reaches DynamoDB).
+ *
+ * The two throttling faults answer with DynamoDB's JSON error shape: HTTP 400,
+ * `Content-Type: application/x-amz-json-1.0`, body `{"__type":
+ * "com.amazonaws.dynamodb.v20120810#<Name>","message":…}` ("Error handling with
+ * DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html:
+ * ProvisionedThroughputExceededException and ThrottlingException are 400s
+ * the SDKs retry). `http500` is the InternalServerError 500 of the same page,
+ * whose outcome the page calls unknown for a write.
+ *
+ * Loopback only; bodies over 1 MiB are refused; the log keeps the last 10,000 calls.
+ */
+export type FaultKind = 'late' | 'drop' | 'reset' | 'http500' | 'throughput' | 'throttling';
+export const faultKinds: readonly FaultKind[] = ['late', 'drop', 'reset', 'http500', 'throughput', 'throttling'];
+
+export interface FaultRule {
+  kind: FaultKind;
+  /** The operation, e.g. `PutItem` (the part of X-Amz-Target after the dot); any when absent. */
+  operation?: string;
+  /** A table the call touches (TableName, or any table of a TransactWriteItems); any when absent. */
+  table?: string;
+  /** Lets this many matching calls through untouched first. Default 0. */
+  skip?: number;
+  /** Then applies to the next `times` matching calls, then to none. Default 1. */
+  times?: number;
+  /** For `late`: how long DynamoDB's answer is held back. Default 1,500 ms. */
+  delayMs?: number;
+}
+
+export interface ProxiedCall {
+  operation: string;
+  tables: string[];
+  /** The fault applied, if any. */
+  fault?: FaultKind;
+  /** Whether the call reached DynamoDB. */
+  forwarded: boolean;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_LOG = 10_000;
+
+export class DynamoDbFaultProxy {
+  /** Every call seen, oldest first. */
+  readonly calls: ProxiedCall[] = [];
+  private rules: { rule: FaultRule; skip: number; left: number }[] = [];
+  private readonly sockets = new Set<Socket>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly upstream: URL,
+  ) {}
+
+  static async start(upstreamEndpoint: string): Promise<DynamoDbFaultProxy> {
+    let proxy: DynamoDbFaultProxy | undefined;
+    const server = createServer((request, response) => proxy!.handle(request, response));
+    proxy = new DynamoDbFaultProxy(server, new URL(upstreamEndpoint));
+    server.on('connection', (socket) => {
+      proxy!.sockets.add(socket);
+      socket.on('close', () => proxy!.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return proxy;
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Adds faults; each applies to `times` matching calls after the first `skip`. */
+  inject(...rules: FaultRule[]): void {
+    this.rules.push(...rules.map((rule) => ({ rule, skip: rule.skip ?? 0, left: rule.times ?? 1 })));
+  }
+
+  /** Removes every fault not used up yet, and forgets the log. */
+  clear(): void {
+    this.rules = [];
+    this.calls.length = 0;
+  }
+
+  /** Calls of this operation (and table) that reached DynamoDB. */
+  forwarded(operation: string, table?: string): ProxiedCall[] {
+    return this.calls.filter((call) => call.forwarded && call.operation === operation && (!table || call.tables.includes(table)));
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) request.destroy();
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const operation = String(request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      const tables = tablesOf(body);
+      const fault = this.takeFault(operation, tables);
+      this.record({ operation, tables, fault: fault?.kind, forwarded: fault === undefined || fault.kind === 'late' || fault.kind === 'drop' });
+      if (fault && !['late', 'drop'].includes(fault.kind)) return refuse(fault.kind, request, response);
+      this.forward(request, body, response, fault);
+    });
+  }
+
+  private takeFault(operation: string, tables: string[]): FaultRule | undefined {
+    const match = this.rules.find(
+      ({ rule, left }) => left > 0 && (!rule.operation || rule.operation === operation) && (!rule.table || tables.includes(rule.table)),
+    );
+    if (!match) return undefined;
+    if (match.skip > 0) {
+      match.skip -= 1;
+      return undefined;
+    }
+    match.left -= 1;
+    return match.rule;
+  }
+
+  private record(call: ProxiedCall): void {
+    this.calls.push(call);
+    if (this.calls.length > MAX_LOG) this.calls.shift();
+  }
+
+  private forward(request: IncomingMessage, body: Buffer, response: ServerResponse, fault: FaultRule | undefined): void {
+    const upstream = httpRequest(
+      { hostname: this.upstream.hostname, port: this.upstream.port, path: request.url, method: request.method, headers: request.headers },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          // The write has landed in DynamoDB by now; only the answer is at stake.
+          if (fault?.kind === 'drop') return void request.socket.destroy();
+          const send = () => {
+            if (response.destroyed) return;
+            response.writeHead(answer.statusCode ?? 502, answer.headers);
+            response.end(Buffer.concat(chunks));
+          };
+          if (fault?.kind !== 'late') return send();
+          const timer = setTimeout(() => {
+            this.timers.delete(timer);
+            send();
+          }, fault.delayMs ?? 1_500);
+          this.timers.add(timer);
+        });
+      },
+    );
+    upstream.on('error', () => request.socket.destroy());
+    upstream.end(body);
+  }
+}
+
+function tablesOf(body: Buffer): string[] {
+  try {
+    const json = JSON.parse(body.toString('utf8')) as {
+      TableName?: string;
+      TransactItems?: Record<string, { TableName?: string }>[];
+      RequestItems?: Record<string, unknown>;
+    };
+    const names = new Set<string>();
+    if (json.TableName) names.add(json.TableName);
+    for (const item of json.TransactItems ?? []) for (const action of Object.values(item)) if (action.TableName) names.add(action.TableName);
+    for (const name of Object.keys(json.RequestItems ?? {})) names.add(name);
+    return [...names];
+  } catch {
+    return [];
+  }
+}
+
+function refuse(kind: FaultKind, request: IncomingMessage, response: ServerResponse): void {
+  if (kind === 'reset') {
+    request.socket.resetAndDestroy();
+    return;
+  }
+  if (kind === 'http500') {
+    return void awsError(response, 500, 'InternalServerError', 'Internal server error (injected)');
+  }
+  const name = kind === 'throughput' ? 'ProvisionedThroughputExceededException' : 'ThrottlingException';
+  awsError(response, 400, name, `${name} (injected)`);
+}
+
+function awsError(response: ServerResponse, status: number, name: string, message: string): void {
+  const body = JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${name}`, message });
+  response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'injected' });
+  response.end(body);
+}
