@@ -9,6 +9,7 @@
  */
 import { limitsFor, plans, type PlanLimits, type PlanName } from '../definitions/plans';
 import { type ApiKeyRecord, generateApiKey } from '../functions/domain/api-keys';
+import { unreadableTextReason } from '../functions/domain/pet';
 import { windowsAt } from '../functions/domain/rate-limit';
 import { AdminError, describeError } from './errors';
 import type { KeyAdminTarget, MeteringChange } from './targets/target';
@@ -84,8 +85,11 @@ export function planChoice(plan: PlanName, limits: { perMinute?: number; perDay?
 
 export function validOwner(owner: string): string {
   const trimmed = owner.trim();
-  if (trimmed === '' || trimmed.length > 200 || /\p{Cc}/u.test(trimmed)) {
-    throw new AdminError('--owner must name the customer: 1 to 200 characters, no control characters.');
+  // The same rule as a pet's name: an owner is shown to people in listings.
+  if (trimmed.length > 200 || unreadableTextReason(trimmed) !== undefined) {
+    throw new AdminError(
+      '--owner must name the customer: 1 to 200 characters, at least one of them visible; no control characters, bidirectional controls or noncharacters.',
+    );
   }
   return trimmed;
 }

@@ -70,7 +70,7 @@ export interface components {
          *     }
          */
         NewPet: {
-            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them not whitespace; no control characters. */
+            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters. */
             name: string;
             /**
              * Format: int64
@@ -95,7 +95,7 @@ export interface components {
              * @description Assigned by the service: unique, never reused, roughly increasing, not contiguous; from 1 to 9007199254740991 (2^53−1, exact in any JSON client).
              */
             id: number;
-            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them not whitespace; no control characters. */
+            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters. */
             name: string;
             /**
              * Format: int64

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ApiKeyRepository } from '../functions/data/api-key-repository';
 import { generateApiKey, hashApiKey, isUsable } from '../functions/domain/api-keys';
@@ -7,11 +7,14 @@ import type { Dependencies } from '../functions/runtime/dependencies';
 /**
  * The development key of `npm start`: a Business key made on first run. The
  * table keeps only its hash, so the secret itself is kept in a git-ignored
- * file to be printed at every start. Made again if the file or record is gone.
+ * file to be printed at every start, readable by its owner only (made 0600 at
+ * every start). Made again if the file or record is gone.
  */
 export async function ensureDevelopmentKey(dependencies: Dependencies, secretFile: string): Promise<string> {
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
   if (existsSync(secretFile)) {
+    // Only its owner may read it, whatever happened to the file since (a copy, a checkout, a chmod).
+    chmodSync(secretFile, 0o600);
     const secret = readFileSync(secretFile, 'utf8').trim();
     const record = await keys.findByHash(hashApiKey(secret));
     if (record && isUsable(record, dependencies.clock())) return secret;
@@ -19,6 +22,8 @@ export async function ensureDevelopmentKey(dependencies: Dependencies, secretFil
   const { secret, record } = generateApiKey({ plan: 'business', owner: 'local development', now: dependencies.clock() });
   await keys.insert(record);
   mkdirSync(dirname(secretFile), { recursive: true });
+  // `mode` applies only when the file is created: a file replaced here keeps its mode unless set again.
   writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
+  chmodSync(secretFile, 0o600);
   return secret;
 }

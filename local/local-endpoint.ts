@@ -11,7 +11,12 @@ export interface LocalEndpoint {
   tablePrefix: string;
 }
 
-export const localEndpointFile = join(__dirname, '..', '.local', 'local-endpoint.json');
+/** The prefix of `npm start`'s table names (`petstore-local-pets`, …). */
+export const localTablePrefix = 'petstore-local';
+
+/** Where `npm start` keeps its state (data, development key, this file): `.local`, or PETSTORE_LOCAL_DIR. */
+export const localStateDir = process.env.PETSTORE_LOCAL_DIR || join(__dirname, '..', '.local');
+export const localEndpointFile = join(localStateDir, 'local-endpoint.json');
 
 export function writeLocalEndpoint(endpoint: LocalEndpoint, file: string = localEndpointFile): void {
   mkdirSync(dirname(file), { recursive: true });

@@ -1,24 +1,26 @@
 /**
- * `npm start`: DynamoDB Local (data kept in .local/dynamodb), the tables, a
- * development key, and the local gateway at http://localhost:3000/v1 (PORT
- * overrides the port). Ctrl-C stops everything, DynamoDB Local included.
+ * `npm start`: DynamoDB Local (data kept in .local/dynamodb), or the DynamoDB
+ * named by AWS_ENDPOINT_URL_DYNAMODB; the tables; a development key; and the
+ * local gateway at http://localhost:3000/v1 (PORT overrides the port, HOST the
+ * interface). Ctrl-C stops everything, DynamoDB Local included.
  */
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type LocalEndpoint, removeLocalEndpoint, writeLocalEndpoint } from './local-endpoint';
-import { JavaMissingError, type RunningDynamoDb, startDynamoDbLocal } from './dynamodb-local';
+import { type LocalEndpoint, localStateDir, localTablePrefix as tablePrefix, removeLocalEndpoint, writeLocalEndpoint } from './local-endpoint';
+import { JavaMissingError, type RunningDynamoDb, startDynamoDbLocal, stopLeftoverDynamoDbs } from './dynamodb-local';
 import { ensureDevelopmentKey } from './development-key';
 import { type LocalApi, localCredentials, startLocalApi } from './local-api';
 import { ensureTables, tableNamesFor } from './tables';
 
-const localDir = join(__dirname, '..', '.local');
 // The functions run on Node.js 22 in Lambda; the SDK's notice about this
 // machine's Node.js 20 says nothing about them.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // Metrics are CloudWatch EMF lines, for AWS only; locally they would drown the request log.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
-const tablePrefix = 'petstore-local';
+/** The gateway answers this machine only unless HOST says otherwise: the development key is a Business key. */
+const defaultHost = '127.0.0.1';
+const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1']);
 
 let dynamo: RunningDynamoDb | undefined;
 let api: LocalApi | undefined;
@@ -34,36 +36,86 @@ async function stop(exitCode: number): Promise<void> {
   process.exit(exitCode);
 }
 
-async function main(): Promise<void> {
+/** A user error (bad setting, missing Java, unreachable endpoint): its message alone, no stack trace. */
+class StartError extends Error {}
+
+function settings() {
   const port = Number(process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`PORT must be a port number, not "${process.env.PORT}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new StartError(`PORT must be a port number, not "${process.env.PORT}"`);
+  const host = process.env.HOST || defaultHost;
+  const externalEndpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined;
+  if (externalEndpoint && !URL.canParse(externalEndpoint)) {
+    throw new StartError(`AWS_ENDPOINT_URL_DYNAMODB must be a URL such as http://127.0.0.1:8000, not "${externalEndpoint}"`);
+  }
+  return { port, host, externalEndpoint };
+}
+
+/**
+ * The DynamoDB to use: the one AWS_ENDPOINT_URL_DYNAMODB names, else a DynamoDB
+ * Local of our own. The variable is the SDKs' service-specific endpoint setting
+ * ("Service-specific endpoints", https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html);
+ * an endpoint passed to a client explicitly, as ours are, takes precedence over
+ * it, so it is read here and handed on.
+ */
+async function dynamoEndpoint(externalEndpoint: string | undefined): Promise<string> {
+  if (externalEndpoint) {
+    console.log(`Using the DynamoDB at ${externalEndpoint} (AWS_ENDPOINT_URL_DYNAMODB)…`);
+    return externalEndpoint;
+  }
+  console.log('Starting DynamoDB Local…');
+  // A DynamoDB Local left by an `npm start` that was killed outright would hold the data folder.
+  await stopLeftoverDynamoDbs(localStateDir);
+  dynamo = await startDynamoDbLocal({ dataDir: join(localStateDir, 'dynamodb'), pidFile: join(localStateDir, 'dynamodb.pid') });
+  return dynamo.endpoint;
+}
+
+async function createTables(dynamoUrl: string, tableNames: ReturnType<typeof tableNamesFor>): Promise<void> {
+  const admin = new DynamoDBClient({
+    endpoint: dynamoUrl,
+    region: 'local',
+    ...localCredentials(),
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000, throwOnRequestTimeout: true },
+  });
+  try {
+    await ensureTables(admin, tableNames);
+  } catch (error) {
+    throw new StartError(`The DynamoDB at ${dynamoUrl} did not let us create the tables: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    admin.destroy();
+  }
+}
+
+async function main(): Promise<void> {
+  const { port, host, externalEndpoint } = settings();
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
-  console.log('Starting DynamoDB Local…');
-  dynamo = await startDynamoDbLocal({ dataDir: join(localDir, 'dynamodb') });
+  const dynamoUrl = await dynamoEndpoint(externalEndpoint);
   const tableNames = tableNamesFor(tablePrefix);
-  const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', ...localCredentials() });
-  await ensureTables(admin, tableNames);
-  admin.destroy();
+  await createTables(dynamoUrl, tableNames);
 
-  api = await startLocalApi({ dynamoEndpoint: dynamo.endpoint, tableNames, port, host: '0.0.0.0' });
-  const key = await ensureDevelopmentKey(api.dependencies, join(localDir, 'development-api-key'));
-  // The key tool (`npx petstore-keys`) finds this DynamoDB Local through this file.
-  endpoint = { dynamoEndpoint: dynamo.endpoint, tablePrefix };
+  api = await startLocalApi({ dynamoEndpoint: dynamoUrl, tableNames, port, host });
+  if (!loopbackHosts.has(host)) {
+    console.warn(`Warning: HOST=${host}: the API answers other machines on your network too, not only this one.`);
+  }
+  const key = await ensureDevelopmentKey(api.dependencies, join(localStateDir, 'development-api-key'));
+  // The key tool (`npx petstore-keys`) finds this DynamoDB through this file.
+  endpoint = { dynamoEndpoint: dynamoUrl, tablePrefix };
   writeLocalEndpoint(endpoint);
+  const where = host === defaultHost ? api.url : `${api.url} (listening on ${host})`;
   console.log(`
-Pet Store API v1 is running at ${api.url}
-DynamoDB Local: ${dynamo.endpoint} (data in .local/dynamodb)
+Pet Store API v1 is running at ${where}
+DynamoDB: ${dynamoUrl} (${dynamo ? `DynamoDB Local, data in ${join(localStateDir, 'dynamodb')}` : 'AWS_ENDPOINT_URL_DYNAMODB'})
 Development API key (Business plan): ${key}
 
 Try:
   curl -H "Authorization: Bearer ${key}" ${api.url}/pets
 
-Ctrl-C stops the API and DynamoDB Local.`);
+Ctrl-C stops the API${dynamo ? ' and DynamoDB Local' : ''}.`);
 }
 
 main().catch(async (error: unknown) => {
-  console.error(error instanceof JavaMissingError ? error.message : error);
+  console.error(error instanceof JavaMissingError || error instanceof StartError ? error.message : error);
   await stop(1);
 });

@@ -3,6 +3,7 @@ import {
   type CreateTableCommandInput,
   DescribeTableCommand,
   type DynamoDBClient,
+  ResourceInUseException,
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -20,7 +21,13 @@ export async function ensureTables(client: DynamoDBClient, names: Record<TableNa
   for (const [name, definition] of Object.entries(tables) as [TableName, TableDefinition][]) {
     const tableName = names[name];
     if (await exists(client, tableName)) continue;
-    await client.send(new CreateTableCommand(createTableInput(tableName, definition)));
+    try {
+      await client.send(new CreateTableCommand(createTableInput(tableName, definition)));
+    } catch (error) {
+      // Another `npm start` on a shared DynamoDB (AWS_ENDPOINT_URL_DYNAMODB) created it meanwhile.
+      if (error instanceof ResourceInUseException) continue;
+      throw error;
+    }
     if (definition.timeToLiveAttribute) {
       await client.send(
         new UpdateTimeToLiveCommand({

@@ -40,12 +40,13 @@ export const errorSchema = z.strictObject({
 });
 
 /**
- * A name (DESIGN decision 2): at least one character that is not whitespace, at
- * most 100 Unicode code points, no control characters, well-formed Unicode (no
- * lone surrogate). JSON Schema counts string length in code points too, and its
- * patterns are ECMA-262 regular expressions with Unicode property escapes.
+ * A name (DESIGN decision 2; the rule is functions/domain/pet.ts's, as one
+ * pattern): at least one visible character, at most 100 Unicode code points, no
+ * control, bidirectional override/isolate or noncharacter, well-formed Unicode
+ * (no lone surrogate). JSON Schema counts string length in code points too, and
+ * its patterns are ECMA-262 regular expressions with Unicode property escapes.
  */
-export const NAME_PATTERN = '^[^\\p{Cc}\\p{Cs}]*[^\\p{White_Space}\\p{Cc}\\p{Cs}][^\\p{Cc}\\p{Cs}]*$';
+export const NAME_PATTERN = '^[^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069\\p{Noncharacter_Code_Point}]*[^\\p{White_Space}\\p{Cc}\\p{Cf}\\p{Cs}\\p{Default_Ignorable_Code_Point}\\p{Noncharacter_Code_Point}][^\\p{Cc}\\p{Cs}\\u202A-\\u202E\\u2066-\\u2069\\p{Noncharacter_Code_Point}]*$';
 
 const errorTable = Object.entries(errorCodes)
   .map(([code, { status, meaning }]) => `| \`${code}\` | ${status} | ${meaning} |`)
@@ -68,7 +69,7 @@ metadata.add(newPetSchema, {
   examples: [{ name: 'Rex', categoryId: 1 }],
 });
 metadata.add(newPetSchema.shape.name, {
-  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them not whitespace; no control characters.`,
+  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters.`,
   minLength: 1,
   maxLength: NAME_MAX_CODE_POINTS,
   pattern: NAME_PATTERN,

@@ -5,7 +5,7 @@ import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { localCredentials } from '../../local/local-api';
 import { tableNamesFor } from '../../local/tables';
 import { AdminError } from '../errors';
-import { localEndpointFile, readLocalEndpoint } from '../../local/local-endpoint';
+import { localEndpointFile, localTablePrefix, readLocalEndpoint } from '../../local/local-endpoint';
 import { UsageCounters } from '../usage-counters';
 import { type KeyAdminTarget, noMetering } from './target';
 
@@ -29,9 +29,17 @@ export function localTarget(
   };
 }
 
-/** The DynamoDB Local of the running `npm start`, found through the file it writes. */
+/**
+ * The DynamoDB of the running `npm start`, found through the file it writes;
+ * AWS_ENDPOINT_URL_DYNAMODB (the SDKs' service-specific endpoint variable,
+ * https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html,
+ * which `npm start` honours too) names it directly when set.
+ */
 export async function openLocalTarget(options: { endpointFile?: string } = {}): Promise<KeyAdminTarget> {
-  const endpoint = readLocalEndpoint(options.endpointFile ?? localEndpointFile);
+  const fromEnvironment = process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined;
+  const endpoint = fromEnvironment
+    ? { dynamoEndpoint: fromEnvironment, tablePrefix: localTablePrefix }
+    : readLocalEndpoint(options.endpointFile ?? localEndpointFile);
   if (!endpoint) throw new AdminError(notRunning);
   const client = new DynamoDBClient({
     endpoint: endpoint.dynamoEndpoint,

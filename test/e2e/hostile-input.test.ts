@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { errorCodes } from '../../definitions/error-codes';
 import { type TestApi, startTestApi } from '../support/api';
+import { atInstant, beforeGetPetSunset } from '../support/dynamo';
 
 /**
  * Hostile input, property-based, over real HTTP: whatever the body, query,
@@ -125,7 +126,7 @@ it(`GET /pets: ${runs} hostile query strings — 200 or a 400 Error object, neve
 it(`GET /pets/{petId}: ${runs} hostile ids — 200, 404 or a 400 Error object, never a 5xx`, async () => {
   await fc.assert(
     fc.asyncProperty(fc.oneof(nasty.map(asText), fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), fc.bigInt().map(String)), async (petId) => {
-      const response = await api.call(`/pets/${encodeURIComponent(petId)}`, { key });
+      const response = await atInstant(api.clock, beforeGetPetSunset, () => api.call(`/pets/${encodeURIComponent(petId)}`, { key }));
       // An id with a "/" in it is another (unknown) route: 404 from the gateway.
       await expectWellFormed(response, [200, 400, 404]);
     }),
@@ -147,4 +148,42 @@ it(`Authorization: ${runs} hostile header values — always a 401 Error object w
     ),
     { numRuns: runs },
   );
+});
+
+describe('names a person cannot see, or that display as something else', () => {
+  const hidden = ['\u200b\u200b\u200b', '\ufeff', '\u200d', 'abc\u202Eexe.txt', '\uffff', '\u2066Rex\u2069', 'Rex\ufdd0', '\u3164'];
+
+  it.each(hidden.map((name) => [JSON.stringify(name), name]))('POST /pets with name %s → 400 naming name, and nothing is written', async (_, name) => {
+    const before = await countPets();
+    const response = await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, categoryId: 1 }), key });
+    const body = (await expectWellFormed(response, [400])) as { message: string };
+    expect(body.message).toMatch(/^name /);
+    expect(await countPets()).toBe(before);
+  });
+
+  it.each(['Rex 🐕', 'Émile', '李'])('POST /pets with name %s → 201, the name kept as sent', async (name) => {
+    const response = await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, categoryId: 1 }), key });
+    expect(await expectWellFormed(response, [201])).toMatchObject({ name });
+  });
+
+  it(`${Math.min(runs, 300)} names of whitespace, format and zero-width characters only, or with a bidi control or noncharacter → 400 naming name`, async () => {
+    const invisible = fc.constantFrom(' ', '\u00a0', '\u3000', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u034f', '\u3164');
+    const forbidden = fc.constantFrom('\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\ufdd0', '\ufdef', '\ufffe', '\uffff', '\u{1fffe}', '\u{10ffff}');
+    const before = await countPets();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.array(invisible, { minLength: 1, maxLength: 12 }).map((characters) => characters.join('')),
+          fc.tuple(fc.string({ unit: 'grapheme', maxLength: 10 }), forbidden, fc.string({ unit: 'grapheme', maxLength: 10 })).map((parts) => parts.join('')),
+        ),
+        async (name) => {
+          const response = await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, categoryId: 1 }), key });
+          const body = (await expectWellFormed(response, [400])) as { message: string };
+          expect(body.message).toMatch(/^name /);
+        },
+      ),
+      { numRuns: Math.min(runs, 300) },
+    );
+    expect(await countPets()).toBe(before);
+  });
 });

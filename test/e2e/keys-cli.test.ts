@@ -8,7 +8,7 @@ import { writeLocalEndpoint } from '../../local/local-endpoint';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { type TestApi, startTestApi } from '../support/api';
-import { TestClock, testEndpoint } from '../support/dynamo';
+import { TestClock, testDay, testEndpoint, testInstant } from '../support/dynamo';
 
 /**
  * The key tool as an administrator uses it, against the local API: the real
@@ -78,7 +78,7 @@ interface IssuedJson {
 }
 
 it('issues, re-plans, rotates and revokes a key, each taking effect on the API as documented, and reports its usage', async () => {
-  clock.set('2029-06-01T12:00:00Z');
+  clock.set(testInstant(0, '12:00:00'));
 
   // issue: the secret is printed once, with its id and display prefix.
   const issuedText = await succeeds(['issue', '--plan', 'pro', '--owner', 'Acme Ltd']);
@@ -123,13 +123,13 @@ it('issues, re-plans, rotates and revokes a key, each taking effect on the API a
 
   // usage: the requests served, per UTC day (refused ones count toward nothing).
   const usage = await succeeds(['usage', keyId, '--days', '2']);
-  expect(usage).toMatch(/^2029-06-01\s+3\s+2029-06-01T12:00:01Z$/m);
-  expect(usage).toMatch(/^2029-06-02\s+0\s+-$/m);
+  expect(usage).toMatch(new RegExp(String.raw`^${testDay(0)}\s+3\s+${testDay(0)}T12:00:01Z$`, 'm'));
+  expect(usage).toMatch(new RegExp(String.raw`^${testDay(1)}\s+0\s+-$`, 'm'));
   expect(usage).toContain('Total: 3 requests in 2 days.');
   const successorUsage = JSON.parse(await succeeds(['usage', rotated.keyId, '--days', '2', '--json'])) as { days: { day: string; requests: number }[]; total: number };
   expect(successorUsage.days.map(({ day, requests }) => [day, requests])).toEqual([
-    ['2029-06-01', 1],
-    ['2029-06-02', 1],
+    [testDay(0), 1],
+    [testDay(1), 1],
   ]);
 
   // The listing tells the two apart.
@@ -141,7 +141,7 @@ it('issues, re-plans, rotates and revokes a key, each taking effect on the API a
 });
 
 it('never shows a secret, its hash or the metering key in listings or show; only the display prefix', async () => {
-  clock.set('2029-06-03T09:00:00Z');
+  clock.set(testInstant(2, '09:00:00'));
   const issued = JSON.parse(await succeeds(['issue', '--plan', 'business', '--owner', 'Globex', '--json'])) as IssuedJson;
   expect((await call(issued.secret)).status).toBe(200);
   const record = (await new ApiKeyRepository(api.dependencies.db, api.dependencies.tableNames.apiKeys).findById(issued.keyId))!;
@@ -162,13 +162,13 @@ it('never shows a secret, its hash or the metering key in listings or show; only
   expect(shown).toMatch(/^Plan\s+Business \(1,000\/min, 100,000\/day\)$/m);
   expect(shown).toMatch(/^Owner\s+Globex$/m);
   expect(shown).toMatch(/^Status\s+active$/m);
-  expect(shown).toMatch(/^Created\s+2029-06-03T09:00:00Z$/m);
-  expect(shown).toMatch(/^Last used\s+2029-06-03T09:00:00Z$/m);
-  expect(shown).toMatch(/^Today\s+1 of 100,000 requests \(UTC day 2029-06-03\)$/m);
+  expect(shown).toMatch(new RegExp(String.raw`^Created\s+${testDay(2)}T09:00:00Z$`, 'm'));
+  expect(shown).toMatch(new RegExp(String.raw`^Last used\s+${testDay(2)}T09:00:00Z$`, 'm'));
+  expect(shown).toMatch(new RegExp(String.raw`^Today\s+1 of 100,000 requests \(UTC day ${testDay(2)}\)$`, 'm'));
 });
 
 it('lists keys as a table, filtered by plan and status', async () => {
-  clock.set('2029-06-04T09:00:00Z');
+  clock.set(testInstant(3, '09:00:00'));
   const free = JSON.parse(await succeeds(['issue', '--plan', 'free', '--owner', 'Initech', '--json'])) as IssuedJson;
   const enterprise = JSON.parse(
     await succeeds(['issue', '--plan', 'enterprise', '--owner', 'Umbrella', '--per-minute', '5000', '--per-day', '2000000', '--json']),
@@ -179,7 +179,7 @@ it('lists keys as a table, filtered by plan and status', async () => {
   const [header, ...rows] = table.trimEnd().split('\n');
   expect(header).toMatch(/^ID\s+PREFIX\s+PLAN\s+LIMITS\s+OWNER\s+STATUS\s+CREATED\s+EXPIRES$/);
   expect(rows.every((row) => /\benterprise\b/.test(row))).toBe(true);
-  expect(rows.find((row) => row.startsWith(enterprise.keyId))).toMatch(/enterprise\s+5,000\/min, 2,000,000\/day\s+Umbrella\s+active\s+2029-06-04T09:00:00Z\s+-$/);
+  expect(rows.find((row) => row.startsWith(enterprise.keyId))).toMatch(new RegExp(String.raw`enterprise\s+5,000\/min, 2,000,000\/day\s+Umbrella\s+active\s+${testDay(3)}T09:00:00Z\s+-$`));
 
   const revoked = JSON.parse(await succeeds(['list', '--status', 'revoked', '--json'])) as { keyId: string; status: string }[];
   expect(revoked.map((key) => key.keyId)).toContain(free.keyId);
@@ -187,7 +187,7 @@ it('lists keys as a table, filtered by plan and status', async () => {
 });
 
 it('moves an enterprise key to other limits, and refuses limits on the other plans', async () => {
-  clock.set('2029-06-05T09:00:00Z');
+  clock.set(testInstant(4, '09:00:00'));
   const issued = JSON.parse(
     await succeeds(['issue', '--plan', 'enterprise', '--owner', 'Hooli', '--per-minute', '2', '--per-day', '100', '--json']),
   ) as IssuedJson;
@@ -208,7 +208,7 @@ describe('a Free key changed while the gateway still caches its authorizer answe
   const issueFree = async () => JSON.parse(await succeeds(['issue', '--plan', 'free', '--owner', 'Initech', '--json'])) as IssuedJson;
 
   it('revoke: the next request gets 401 with WWW-Authenticate: Bearer, and is not counted', async () => {
-    clock.set('2029-06-06T10:00:00Z');
+    clock.set(testInstant(5, '10:00:00'));
     const key = await issueFree();
     expect((await call(key.secret)).status).toBe(200);
     await succeeds(['revoke', key.keyId]);
@@ -221,7 +221,7 @@ describe('a Free key changed while the gateway still caches its authorizer answe
   });
 
   it('rotate --grace 0: the next request of the old key gets 401; the successor works', async () => {
-    clock.set('2029-06-06T11:00:00Z');
+    clock.set(testInstant(5, '11:00:00'));
     const key = await issueFree();
     expect((await call(key.secret)).status).toBe(200);
     const rotated = await succeeds(['rotate', key.keyId, '--grace', '0']);
@@ -233,7 +233,7 @@ describe('a Free key changed while the gateway still caches its authorizer answe
   });
 
   it('set-plan pro: the next response carries X-RateLimit-Limit: 300', async () => {
-    clock.set('2029-06-06T12:00:00Z');
+    clock.set(testInstant(5, '12:00:00'));
     const key = await issueFree();
     const before = await call(key.secret);
     expect(limitOf(before)).toBe(60);

@@ -1,5 +1,6 @@
 import { errorCodes } from '../../definitions/error-codes';
 import { type TestApi, postJson, startTestApi } from '../support/api';
+import { beforeGetPetSunset } from '../support/dynamo';
 
 /**
  * The API over real HTTP, through the local gateway and the real handlers, on
@@ -122,6 +123,16 @@ describe('GET /v1/pets (listPets)', () => {
 });
 
 describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
+  // Before its sunset, whatever today's date; nothing here counts on rate-limit counts.
+  let saved: number;
+  beforeEach(() => {
+    saved = api.clock.now;
+    api.clock.now = beforeGetPetSunset;
+  });
+  afterEach(() => {
+    api.clock.now = saved;
+  });
+
   it('returns the pet with Deprecation, Sunset and a successor Link', async () => {
     const created = await createPet({ name: 'Fetch me', categoryId: 4 });
     const response = await api.call(`/pets/${created.id}`);

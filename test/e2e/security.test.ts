@@ -5,6 +5,7 @@ import { createHandler as createAuthorizer } from '../../functions/authorizer/ha
 import { hashApiKey } from '../../functions/domain/api-keys';
 import { logger } from '../../functions/runtime/logger';
 import { type TestApi, postJson, startTestApi } from '../support/api';
+import { atInstant, beforeGetPetSunset, TestClock } from '../support/dynamo';
 
 /** Secrets stay secret: logs, error messages, key checks, revocation. */
 let api: TestApi;
@@ -38,7 +39,7 @@ it('logs one JSON line per request with the request id and key id, and never a s
   try {
     await api.call('/pets', { ...postJson({ name: 'Logged', categoryId: 1 }), key });
     await api.call('/pets?limit=0', { key });
-    await api.call('/pets/999999', { key });
+    await atInstant(api.clock, beforeGetPetSunset, () => api.call('/pets/999999', { key }));
     await api.call('/pets', { key: wrongKey });
     await api.call('/pets', { key: null, headers: { Authorization: `Basic ${Buffer.from('user:secret').toString('base64')}` } });
   } finally {
@@ -56,7 +57,7 @@ it('logs one JSON line per request with the request id and key id, and never a s
 
 it('never reveals internals in an error message, even for an unexpected failure', async () => {
   // The pets table deleted under the API: a bug-like failure (not a dependency outage).
-  const broken = await startTestApi();
+  const broken = await startTestApi({ clock: new TestClock(beforeGetPetSunset) });
   const key = await broken.issueKey('pro');
   await broken.dependencies.db.send(new DeleteTableCommand({ TableName: broken.dependencies.tableNames.pets }));
   try {

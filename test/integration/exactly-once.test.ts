@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { postJson, startTestApi, type TestApi } from '../support/api';
-import { testEndpoint } from '../support/dynamo';
+import { beforeGetPetSunset, TestClock, testEndpoint } from '../support/dynamo';
 import { DynamoDbFaultProxy, type FaultKind, faultKinds, type FaultRule } from '../support/dynamodb-fault-proxy';
 
 /**
@@ -36,6 +36,10 @@ afterAll(async () => {
   direct.destroy();
 });
 afterEach(() => proxy.clear());
+// The get tests move the clock before getPet's sunset; every other test runs at the default instant.
+afterEach(() => {
+  api.clock.now = new TestClock().now;
+});
 
 interface Answer {
   status: number;
@@ -150,6 +154,8 @@ describe.each(faultKinds)('fault "%s"', (kind) => {
   });
 
   it('get: served after the faults, each request charged at most once, 503s not at all', async () => {
+    // getPet works only before its sunset: a clock before it, whatever today's date.
+    api.clock.now = beforeGetPetSunset;
     const key = await api.issueKey('free');
     const pet = await send('/pets', key, postJson({ name: `target-${kind}`, categoryId: 1 }));
     expect(pet.status).toBe(201);

@@ -6,6 +6,7 @@ import { startDynamoDbLocal } from '../../local/dynamodb-local';
 import { localCredentials, startLocalApi } from '../../local/local-api';
 import { ensureTables, tableNamesFor } from '../../local/tables';
 import { issueTestKey, postJson } from '../support/api';
+import { beforeGetPetSunset } from '../support/dynamo';
 
 /** What `npm start` does on a restart: the same data folder, the tables kept, the pets still there. */
 it('keeps pets and keys across a restart of DynamoDB Local and the API', async () => {
@@ -16,7 +17,8 @@ it('keeps pets and keys across a restart of DynamoDB Local and the API', async (
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', ...localCredentials() });
     await ensureTables(admin, tableNames);
     admin.destroy();
-    const api = await startLocalApi({ dynamoEndpoint: dynamo.endpoint, tableNames });
+    // Read back with getPet, which works only before its sunset: a clock before it, whatever today's date.
+    const api = await startLocalApi({ dynamoEndpoint: dynamo.endpoint, tableNames, clock: () => beforeGetPetSunset });
     return { api, stop: async () => (await api.close(), await dynamo.stop()) };
   };
   try {

@@ -4,7 +4,7 @@ import { createHandler as createGetPet } from '../../functions/get-pet/handler';
 import { createHandler as createListPets } from '../../functions/list-pets/handler';
 import { stageBaseUrl } from '../../functions/http/request';
 import type { Dependencies } from '../../functions/runtime/dependencies';
-import { createTestTables, testDependencies } from '../support/dynamo';
+import { beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';
 
 /**
  * Absolute URLs (Link rel="next", rel="successor-version") must be the URL the
@@ -82,7 +82,8 @@ const context = { awsRequestId: 'test', getRemainingTimeInMillis: () => 10_000 }
 let dependencies: Dependencies;
 
 beforeAll(async () => {
-  dependencies = testDependencies(await createTestTables());
+  // getPet works only before its sunset: a clock before it, whatever today's date.
+  dependencies = testDependencies(await createTestTables(), () => beforeGetPetSunset);
   const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
   for (const id of [1, 2]) await pets.insert({ id, name: `Pet ${id}`, categoryId: 1, status: 'available' }, new Date().toISOString());
 });

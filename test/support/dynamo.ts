@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { routes } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import type { Clock } from '../../functions/runtime/clock';
 import { createDocumentClient, type Dependencies } from '../../functions/runtime/dependencies';
@@ -21,13 +22,50 @@ export async function createTestTables(): Promise<Record<TableName, string>> {
   return names;
 }
 
+const DAY_MS = 86_400_000;
 /**
- * A clock the test moves by hand. It must stay ahead of the real time: DynamoDB
- * Local's TTL sweeper runs on the real clock and would delete rate-limit
- * counters stamped in the past as expired.
+ * 00:00 UTC of the next UTC day, read from the real clock once per test file.
+ * TTL deletes an item once its TTL attribute is less than the current time
+ * (UpdateTimeToLive, https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html),
+ * and DynamoDB Local's sweeper reads the real clock: rate-limit counters expire
+ * 35 days after their day, so instants tests stamp on counters must lie ahead
+ * of the real time. They are counted from here.
  */
+const firstTestDayStart = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS;
+
+/** The UTC date (YYYY-MM-DD) `offset` days after the first test day: tomorrow by the real clock, then on. */
+export function testDay(offset = 0): string {
+  return new Date(firstTestDayStart + offset * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** An ISO instant on test day `offset`, e.g. testInstant(0, '10:00:05') → tomorrow at 10:00:05 UTC. */
+export function testInstant(offset: number, time: string): string {
+  return `${testDay(offset)}T${time}Z`;
+}
+
+export const getPetSunset = Date.parse(routes.find((route) => route.operationId === 'getPet')?.deprecation?.sunsetAt ?? '');
+/**
+ * Noon the day before getPet's sunset: for tests of the deprecated operation
+ * while it still works, whatever today's date. Once the real date is past it,
+ * counters stamped then may be swept by TTL at any moment, so tests run at this
+ * instant must not count on rate-limit counts.
+ */
+export const beforeGetPetSunset = getPetSunset - DAY_MS / 2;
+
+/** Runs `body` with `clock` at `instant`, then puts the clock back where it was. */
+export async function atInstant<T>(clock: TestClock, instant: number, body: () => Promise<T>): Promise<T> {
+  const saved = clock.now;
+  clock.now = instant;
+  try {
+    return await body();
+  } finally {
+    clock.now = saved;
+  }
+}
+
+/** A clock the test moves by hand; it starts at noon of the first test day (see firstTestDayStart). */
 export class TestClock {
-  constructor(public now: number = Date.parse('2029-06-01T12:00:00Z')) {}
+  constructor(public now: number = Date.parse(testInstant(0, '12:00:00'))) {}
   readonly read: Clock = () => this.now;
   set(iso: string): void {
     this.now = Date.parse(iso);

@@ -1,11 +1,23 @@
-import { startDynamoDbLocal } from '../../local/dynamodb-local';
+import { join } from 'node:path';
+import { startDynamoDbLocal, stopLeftoverDynamoDbs } from '../../local/dynamodb-local';
+
+/**
+ * Where each test run records the pid of its DynamoDB Local (one file per run,
+ * named after the run's process), so that the next run stops the ones left by
+ * runs that were killed outright. TEST_DYNAMODB_PID_DIR moves it (its own test).
+ */
+export function pidDirectory(): string {
+  return process.env.TEST_DYNAMODB_PID_DIR ?? join(__dirname, '..', '..', '.local', 'test-dynamodb');
+}
 
 /**
  * One in-memory DynamoDB Local for the whole test run; every test file makes
  * tables of its own under a unique prefix, so files never see each other's data.
  */
 export default async function globalSetup(): Promise<void> {
-  const dynamo = await startDynamoDbLocal();
+  const leftovers = await stopLeftoverDynamoDbs(pidDirectory());
+  if (leftovers.length > 0) console.log(`Stopped ${leftovers.length} DynamoDB Local left by a killed test run (pid ${leftovers.join(', ')}).`);
+  const dynamo = await startDynamoDbLocal({ pidFile: join(pidDirectory(), `${process.pid}.pid`) });
   process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
   (globalThis as { testDynamoDb?: typeof dynamo }).testDynamoDb = dynamo;
 }

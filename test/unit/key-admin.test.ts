@@ -43,7 +43,7 @@ describe('rotation grace', () => {
 describe('owner', () => {
   it('is trimmed, 1 to 200 characters, without control characters', () => {
     expect(validOwner('  Acme Ltd ')).toBe('Acme Ltd');
-    for (const bad of ['', '   ', 'a'.repeat(201), 'Acme\nLtd', 'Acme\u0000']) expect(() => validOwner(bad)).toThrow(/--owner must name the customer/);
+    for (const bad of ['', '   ', 'a'.repeat(201), 'Acme\nLtd', 'Acme\u0000', '\u200b\u200b', '\ufeff', '\u200d', 'abc\u202Eexe.txt', '\uffff']) expect(() => validOwner(bad)).toThrow(/--owner must name the customer/);
   });
 });
 
