@@ -9,7 +9,8 @@ import { lambdaBundling } from '../../lib/lambda-bundling';
  * The esbuild options of every Lambda function of the CDK stack, from the same
  * values (lib/lambda-bundling.ts) as NodejsFunction turns them into esbuild
  * arguments: `--bundle --platform=node --target=node22 --format=esm --minify
- * --sourcemap --sources-content=false --main-fields=module,main --banner:js=…`,
+ * --sourcemap --sources-content=false --main-fields=module,main --banner:js=…
+ * --alias:…`,
  * no externals (the AWS SDK is bundled), run from the project root so esbuild
  * finds the same tsconfig.json. run.ts says whether a bundle is byte-identical
  * to a cdk.out asset when a synthesized cdk.out is present.
@@ -25,7 +26,14 @@ export const lambdaBundleOptions = {
   mainFields: [...lambdaBundling.mainFields],
   external: [...lambdaBundling.externalModules],
   banner: { js: lambdaBundling.banner },
+  alias: aliasesOf(lambdaBundling.esbuildArgs['--alias']),
 } satisfies BuildOptions;
+
+/** esbuild's `--alias:<package>=<path>` argument (as NodejsFunction passes it) as the API's `alias` option. */
+function aliasesOf(argument: string): Record<string, string> {
+  const [from, to] = argument.split('=') as [string, string];
+  return { [from]: to };
+}
 
 export interface BuiltBundle {
   name: string;
@@ -37,12 +45,17 @@ export interface BuiltBundle {
   sha256: string;
 }
 
-export async function bundleFunction(options: { name: string; entry: string; projectRoot: string; outDir: string }): Promise<BuiltBundle> {
+/**
+ * `ours: false` builds a baseline: the stack's options without our own aliases
+ * (the environment-only credentials), i.e. what NodejsFunction gives a team by default.
+ */
+export async function bundleFunction(options: { name: string; entry: string; projectRoot: string; outDir: string; ours: boolean }): Promise<BuiltBundle> {
   const dir = join(options.outDir, options.name);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'index.mjs');
   const result = await build({
     ...lambdaBundleOptions,
+    alias: options.ours ? lambdaBundleOptions.alias : {},
     mainFields: [...lambdaBundleOptions.mainFields],
     external: [...lambdaBundleOptions.external],
     entryPoints: [join(options.projectRoot, options.entry)],

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 
 /**
  * API Gateway REST proxy events (payload 1.0) as an edge-optimized REST API
@@ -28,6 +28,25 @@ export interface ProxyRequest {
 }
 
 const bearer = `Bearer psk_${randomBytes(32).toString('base64url')}`;
+
+/** Who API Gateway says sent the request (no Cognito, no IAM: the caller is known from the authorizer). */
+const viewerIdentity = {
+  cognitoIdentityPoolId: null,
+  accountId: null,
+  cognitoIdentityId: null,
+  caller: null,
+  sourceIp: '203.0.113.10',
+  principalOrgId: null,
+  accessKey: null,
+  cognitoAuthenticationType: null,
+  cognitoAuthenticationProvider: null,
+  userArn: null,
+  userAgent: 'petstore-client/1.4 (node)',
+  user: null,
+  apiKey: null,
+  apiKeyId: null,
+  clientCert: null,
+};
 
 export function restProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
   const requestId = randomUUID();
@@ -80,23 +99,7 @@ export function restProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
       domainPrefix: API_ID,
       requestTimeEpoch: now,
       requestId,
-      identity: {
-        cognitoIdentityPoolId: null,
-        accountId: null,
-        cognitoIdentityId: null,
-        caller: null,
-        sourceIp: '203.0.113.10',
-        principalOrgId: null,
-        accessKey: null,
-        cognitoAuthenticationType: null,
-        cognitoAuthenticationProvider: null,
-        userArn: null,
-        userAgent: 'petstore-client/1.4 (node)',
-        user: null,
-        apiKey: null,
-        apiKeyId: null,
-        clientCert: null,
-      },
+      identity: viewerIdentity,
       domainName: DOMAIN,
       apiId: API_ID,
       authorizer: {
@@ -149,3 +152,23 @@ export const requests = {
   }),
   listPets: (keyId: string): ProxyRequest => ({ method: 'GET', resource: '/pets', path: '/pets', query: { limit: '20' }, keyId }),
 };
+
+/**
+ * The event of a Lambda REQUEST authorizer for GET /pets/{petId}: the request's
+ * headers, parameters and context, with `type` and `methodArn` (format:
+ * "Input to an API Gateway Lambda authorizer", REQUEST input format,
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-input.html).
+ */
+export function authorizerEvent(secret: string, petId: number): APIGatewayRequestAuthorizerEvent {
+  const { body: _body, isBase64Encoded: _encoded, ...request } = restProxyEvent(requests.getPet('unknown', petId));
+  const headers = { ...request.headers, Authorization: `Bearer ${secret}` };
+  const { authorizer: _authorizer, ...requestContext } = request.requestContext;
+  return {
+    ...request,
+    type: 'REQUEST',
+    methodArn: `arn:aws:execute-api:us-east-1:123456789012:${API_ID}/${STAGE}/GET/pets/${petId}`,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    requestContext: { ...requestContext, authorizer: undefined },
+  };
+}

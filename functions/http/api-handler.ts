@@ -3,15 +3,15 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { OperationContract, RequestPart } from '../../definitions/operations/operation-contract';
-import type { Deprecation, OperationId } from '../../definitions/routes';
+import type { Deprecation, OperationId, RouteDefinition } from '../../definitions/routes';
 import { routeFor } from '../../definitions/routes';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
-import { enforceRateLimit, type RateCounters } from '../domain/rate-limiter';
+import { enforceRateLimit, type RateCounters, type RateLimitDecision } from '../domain/rate-limiter';
 import { parseOrThrow } from '../domain/validation';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
-import { metrics, recordResponse } from '../runtime/metrics';
+import { metrics, publishBufferedMetrics, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
 import { header, stageBaseUrl } from './request';
 import { errorResponse } from './responses';
@@ -37,6 +37,8 @@ interface ApiInternal extends Record<string, unknown> {
   /** Headers every response of this request carries, errors included. */
   responseHeaders: Record<string, string>;
   caller?: Caller;
+  /** The limiter's decision, still under way while a read-only operation reads (settled: it never rejects). */
+  pendingRateLimit?: Promise<PromiseSettledResult<RateLimitDecision>>;
   /** Takes back the request's rate-limit charge; set once the request was counted. */
   refundRateLimit?: () => Promise<boolean>;
 }
@@ -47,6 +49,11 @@ interface ApiInternal extends Record<string, unknown> {
  * deprecation headers → rate limit → sunset (so a 410 carries rate-limit
  * headers) → JSON body checks (for operations with a body) → request
  * parsing with the contract's schemas (a 400 names the field) → logic.
+ *
+ * An operation that only reads (its route grants nothing but GetItem and Query
+ * outside the rate-limit table) reads while the limiter counts: one round trip
+ * of wall time instead of two. The verdict still decides the answer: a refused
+ * request answers 429 and what was read is dropped; a failed count answers 503.
  */
 export function createApiHandler<Contract extends OperationContract>(
   contract: Contract,
@@ -67,7 +74,7 @@ export function createApiHandler<Contract extends OperationContract>(
     },
   }).use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
-  handler.use(rateLimit(counters, dependencies));
+  handler.use(rateLimit(counters, dependencies, { overlapWithRead: onlyReads(route) }));
   if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));
   if (contract.request.body) handler.use(jsonBody(maxBodyBytesOf(contract)));
   return handler.handler((event, context) => {
@@ -111,8 +118,8 @@ function responseEnvelope(operationId: OperationId, dependencies: Dependencies):
       latencyMs: dependencies.clock() - startedAt,
     });
     recordResponse(metrics, request.response, internal(request).caller?.plan);
-    // Only PetsCreated is buffered; publishing an empty buffer just logs a warning.
-    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    // Only PetsCreated is buffered.
+    publishBufferedMetrics();
   };
   return {
     before: (request) => {
@@ -156,34 +163,79 @@ function sunset(definition: Deprecation, dependencies: Dependencies): Middleware
   };
 }
 
-function rateLimit(counters: RateCounters, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+/** Whether an operation's function only reads outside the rate-limit table, so its logic may run alongside the count. */
+export function onlyReads(route: RouteDefinition): boolean {
+  const readActions: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Query'];
+  return Object.entries(route.access).every(([table, actions]) => table === 'rateLimits' || (actions ?? []).every((action) => readActions.includes(action)));
+}
+
+/**
+ * Counts the request before the logic runs, or — for read-only operations —
+ * starts counting and lets the logic read meanwhile; `after` and `onError`
+ * then wait for the decision, which wins over whatever the logic produced.
+ */
+function rateLimit(
+  counters: RateCounters,
+  dependencies: Dependencies,
+  options: { overlapWithRead: boolean },
+): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   return {
     before: async (request) => {
       const caller = callerFrom(request.event);
       if (!caller) throw new ApiError('unauthorized', 'Missing or invalid API key.');
       internal(request).caller = caller;
       // Marks this request's counter writes, so that an SDK retry of one is applied once.
-      const decision = await enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock(), randomUUID());
-      internal(request).refundRateLimit = decision.refund;
-      Object.assign(internal(request).responseHeaders, decision.headers);
-      if (decision.refusal) throw decision.refusal;
+      const counting = enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock(), randomUUID());
+      if (!options.overlapWithRead) return applyDecision(request, await counting);
+      // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
+      internal(request).pendingRateLimit = Promise.allSettled([counting]).then(([outcome]) => outcome as PromiseSettledResult<RateLimitDecision>);
     },
-    // A request answered 503 is not charged (README, "Counting"), if one more
-    // DynamoDB call still fits before the Lambda timeout (else the 503 would be lost).
+    // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
+    after: (request) => settleRateLimit(request),
     onError: async (request) => {
-      const refund = internal(request).refundRateLimit;
-      if (!(request.error instanceof DependencyUnavailableError) || !refund) return;
-      if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
-      internal(request).refundRateLimit = undefined;
-      const refunded = await refund().catch((error: unknown) => {
-        logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) });
-        return false;
-      });
-      // The headers were computed with this request counted; it no longer is.
-      const headers = internal(request).responseHeaders;
-      if (refunded && headers['X-RateLimit-Remaining'] !== undefined) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
+      try {
+        await settleRateLimit(request);
+      } catch (decisionError) {
+        // 503 when counting failed, 429 when refused: either takes precedence over the logic's error.
+        request.error = decisionError as Error;
+      }
+      await refundIfUnavailable(request);
     },
   };
+}
+
+/**
+ * A request answered 503 is not charged (README, "Counting"), if one more
+ * DynamoDB call still fits before the Lambda timeout (else the 503 would be lost).
+ */
+async function refundIfUnavailable(request: ApiRequest): Promise<void> {
+  const refund = internal(request).refundRateLimit;
+  if (!(request.error instanceof DependencyUnavailableError) || !refund) return;
+  if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
+  internal(request).refundRateLimit = undefined;
+  const refunded = await refund().catch((error: unknown) => {
+    logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) });
+    return false;
+  });
+  // The headers were computed with this request counted; it no longer is.
+  const headers = internal(request).responseHeaders;
+  if (refunded && headers['X-RateLimit-Remaining'] !== undefined) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
+}
+
+/** Waits for a count started alongside the read, and applies its decision. */
+async function settleRateLimit(request: ApiRequest): Promise<void> {
+  const pending = internal(request).pendingRateLimit;
+  if (!pending) return;
+  internal(request).pendingRateLimit = undefined;
+  const outcome = await pending;
+  if (outcome.status === 'rejected') throw outcome.reason;
+  applyDecision(request, outcome.value);
+}
+
+function applyDecision(request: ApiRequest, decision: RateLimitDecision): void {
+  internal(request).refundRateLimit = decision.refund;
+  Object.assign(internal(request).responseHeaders, decision.headers);
+  if (decision.refusal) throw decision.refusal;
 }
 
 /**

@@ -2,16 +2,32 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { businessMetrics } from '../../definitions/metrics';
 import type { PlanName } from '../../definitions/plans';
 
+let instance: Metrics | undefined;
+
 /**
  * Business metrics, as CloudWatch embedded-metric-format lines on stdout
  * (Powertools for AWS Lambda): namespace PetStore, dimension service=petstore.
  * The dashboard and the 429 alarm read these names. Off locally and in tests
  * (POWERTOOLS_METRICS_DISABLED), where nobody collects them.
+ *
+ * Built at the first metric, not at import: most requests (2xx reads) record
+ * none, so most containers never pay for building it during their cold start.
  */
-export const metrics = new Metrics({
-  namespace: businessMetrics.namespace,
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? businessMetrics.serviceName,
+export const metrics: Metrics = new Proxy({} as Metrics, {
+  get(_target, property) {
+    instance ??= new Metrics({
+      namespace: businessMetrics.namespace,
+      serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? businessMetrics.serviceName,
+    });
+    const value: unknown = Reflect.get(instance, property, instance);
+    return typeof value === 'function' ? value.bind(instance) : value;
+  },
 });
+
+/** Publishes what this request buffered (PetsCreated); publishing an empty buffer would only log a warning. */
+export function publishBufferedMetrics(): void {
+  if (instance?.hasStoredMetrics()) instance.publishStoredMetrics();
+}
 
 export const metricNames = businessMetrics.names;
 

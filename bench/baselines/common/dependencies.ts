@@ -10,13 +10,17 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  */
 export interface BaselineDependencies {
   db: DynamoDBDocumentClient;
-  tableNames: { pets: string; rateLimits: string };
+  tableNames: { pets: string; rateLimits: string; apiKeys: string };
 }
 
 /** The table names the CDK stack would set, and the SDK's defaults (region, endpoint, credentials from the environment). */
 export function baselineDependenciesFromEnvironment(): BaselineDependencies {
   return {
     db: DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }),
-    tableNames: { pets: process.env.PETS_TABLE_NAME ?? '', rateLimits: process.env.RATE_LIMITS_TABLE_NAME ?? '' },
+    tableNames: {
+      pets: process.env.PETS_TABLE_NAME ?? '',
+      rateLimits: process.env.RATE_LIMITS_TABLE_NAME ?? '',
+      apiKeys: process.env.API_KEYS_TABLE_NAME ?? '',
+    },
   };
 }

@@ -1,7 +1,21 @@
 import { getCurrentInvoke } from '@vendia/serverless-express';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import type { BaselineDependencies } from '../common/dependencies';
-import { deprecationHeaders, describeIssue, getPet, idBlocks, insertPet, newPetSchema, type Pet, petIdSchema, SUNSET_AT_MS } from '../common/pets';
+import {
+  decodeCursor,
+  deprecationHeaders,
+  describeIssue,
+  encodeCursor,
+  getPet,
+  idBlocks,
+  insertPet,
+  listPets,
+  listQuerySchema,
+  newPetSchema,
+  type Pet,
+  petIdSchema,
+  SUNSET_AT_MS,
+} from '../common/pets';
 import { callerOf, countRequest } from '../common/rate-limit';
 
 type ErrorCode = 'invalid_request' | 'unauthorized' | 'not_found' | 'gone' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error';
@@ -19,7 +33,7 @@ class HttpError extends Error {
 /**
  * Baseline (b): one Express app for both routes, as a team would write it to
  * run behind @vendia/serverless-express: the same contract as the service for
- * GET /pets/{petId} and POST /pets.
+ * GET /pets/{petId}, GET /pets and POST /pets.
  */
 export function createApp(dependencies: BaselineDependencies): express.Express {
   const app = express();
@@ -65,6 +79,8 @@ export function createApp(dependencies: BaselineDependencies): express.Express {
     response.json(pet);
   });
 
+  app.get('/pets', rateLimit, listRoute(dependencies));
+
   app.post('/pets', rateLimit, requireJson, async (request, response) => {
     const input = newPetSchema.safeParse(request.body);
     if (!input.success) throw new HttpError(400, 'invalid_request', describeIssue(input.error));
@@ -88,4 +104,21 @@ export function createApp(dependencies: BaselineDependencies): express.Express {
   };
   app.use(errors);
   return app;
+}
+
+/** GET /pets: a page of pets with a Link to the next one. */
+function listRoute(dependencies: BaselineDependencies): RequestHandler {
+  return async (request, response) => {
+    const query = listQuerySchema.safeParse(request.query);
+    if (!query.success) throw new HttpError(400, 'invalid_request', describeIssue(query.error));
+    const afterId = query.data.cursor === undefined ? 0 : decodeCursor(query.data.cursor, query.data.status);
+    if (afterId === undefined) throw new HttpError(400, 'invalid_request', 'cursor is invalid.');
+    const page = await listPets(dependencies.db, dependencies.tableNames.pets, { afterId, limit: query.data.limit, status: query.data.status });
+    const last = page.pets.at(-1);
+    if (page.hasMore && last) {
+      const next = new URLSearchParams({ limit: String(query.data.limit), ...(query.data.status ? { status: query.data.status } : {}), cursor: encodeCursor(last.id, query.data.status) });
+      response.set('Link', `<${request.get('X-Forwarded-Proto') ?? 'https'}://${request.get('Host') ?? 'localhost'}/v1/pets?${next}>; rel="next"`);
+    }
+    response.json(page.pets);
+  };
 }
