@@ -40,8 +40,12 @@ export const ERROR_SCHEMA_ID = 'ErrorObject';
  * ranges, quantifiers, anchors, groups, alternation), which has no property
  * escapes such as \p{Cc}. So the lists are derived here, code point by code
  * point, from the server's own regular expressions: one source for the rule.
- * Lone surrogates (category Cs) are left out: no portable pattern can name them;
- * the description states that the server refuses them.
+ * The lists hold only the Basic Multilingual Plane: a range of characters beyond
+ * it is a pair of surrogates to engines that read patterns as UTF-16 (a JavaScript
+ * RegExp without the u flag, Spectral's regex format check, .NET), where it is no
+ * longer a valid range. Those characters (tag characters such as U+E0001, the
+ * noncharacters U+1FFFE…U+10FFFF) and lone surrogates are refused by the server
+ * and stated in the description; the pattern never refuses a name the server takes.
  */
 function characterClass(inSet: (character: string) => boolean): string {
   const ranges: string[] = [];
@@ -51,13 +55,13 @@ function characterClass(inSet: (character: string) => boolean): string {
     ranges.push(first === last ? String.fromCodePoint(first) : `${String.fromCodePoint(first)}-${String.fromCodePoint(last)}`);
     first = -1;
   };
-  for (let codePoint = 0; codePoint <= 0x10ffff; codePoint++) {
+  for (let codePoint = 0; codePoint <= 0xffff; codePoint++) {
     const surrogate = codePoint >= 0xd800 && codePoint <= 0xdfff;
     if (!surrogate && inSet(String.fromCodePoint(codePoint))) {
       if (first < 0) first = codePoint;
     } else close(codePoint - 1);
   }
-  close(0x10ffff);
+  close(0xffff);
   return ranges.join('');
 }
 
@@ -98,7 +102,7 @@ metadata.add(newPetSchema, {
   examples: [{ name: 'Rex', categoryId: 1 }],
 });
 metadata.add(newPetSchema.shape.name, {
-  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode: a lone surrogate (category Cs) is refused with 400, a rule the pattern cannot state portably.`,
+  description: `The pet's name: 1 to ${NAME_MAX_CODE_POINTS} characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode. The pattern states these rules for the Basic Multilingual Plane only; beyond it the server also refuses invisible characters and noncharacters (such as the tag characters U+E0000–U+E0FFF and U+1FFFE), and a lone surrogate (category Cs), with 400: rules a portable pattern cannot state.`,
   minLength: 1,
   maxLength: NAME_MAX_CODE_POINTS,
   pattern: NAME_PATTERN,
