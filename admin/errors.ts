@@ -9,7 +9,12 @@ export class AdminError extends Error {
   }
 }
 
-const credentialErrors = new Set(['CredentialsProviderError', 'UnrecognizedClientException', 'InvalidClientTokenId', 'InvalidSignatureException']);
+const credentialErrors = new Set([
+  'CredentialsProviderError',
+  'UnrecognizedClientException',
+  'InvalidClientTokenId',
+  'InvalidSignatureException',
+]);
 const expiredErrors = new Set(['ExpiredToken', 'ExpiredTokenException', 'TokenRefreshRequired']);
 const deniedErrors = new Set(['AccessDenied', 'AccessDeniedException', 'UnauthorizedOperation', 'UnauthorizedException']);
 
@@ -20,16 +25,19 @@ const deniedErrors = new Set(['AccessDenied', 'AccessDeniedException', 'Unauthor
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return `Unexpected failure: ${oneLine(String(error))}`;
   if (error instanceof AdminError) return oneLine(error.message);
-  if (error instanceof ApiKeyChangedError) return `${error.keyId} was changed by someone else while this command ran; nothing was written. Run the command again.`;
+  if (error instanceof ApiKeyChangedError)
+    return `${error.keyId} was changed by someone else while this command ran; nothing was written. Run the command again.`;
   if (error instanceof DependencyUnavailableError) {
     return `DynamoDB did not answer (${oneLine(causeOf(error))}); nothing was written. Check the connection (and that npm start is still running, for the local target) and run the command again.`;
   }
   if (credentialErrors.has(error.name) || /could not load credentials/i.test(error.message)) {
     return 'No usable AWS credentials: set AWS_PROFILE (after `aws sso login`) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then run the command again.';
   }
-  if (expiredErrors.has(error.name)) return 'Your AWS credentials have expired: renew them (e.g. `aws sso login`) and run the command again.';
+  if (expiredErrors.has(error.name))
+    return 'Your AWS credentials have expired: renew them (e.g. `aws sso login`) and run the command again.';
   if (deniedErrors.has(error.name)) return `AWS refused the request with your credentials (${error.name}): ${oneLine(error.message)}`;
-  if (/region is missing/i.test(error.message)) return 'No AWS region: pass --region (or set AWS_REGION) to the region the stack is deployed in.';
+  if (/region is missing/i.test(error.message))
+    return 'No AWS region: pass --region (or set AWS_REGION) to the region the stack is deployed in.';
   return `Unexpected failure (${error.name}): ${oneLine(error.message)}`;
 }
 

@@ -7,7 +7,7 @@
  * and never stored; views of keys carry the display prefix only — never the
  * secret, its hash or the metering key.
  */
-import { limitsFor, plans, type PlanLimits, type PlanName } from '../definitions/plans';
+import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
 import { type ApiKeyRecord, generateApiKey } from '../functions/domain/api-keys';
 import { unreadableTextReason } from '../functions/domain/pet';
 import { windowsAt } from '../functions/domain/rate-limit';
@@ -130,7 +130,9 @@ export async function listKeys(target: KeyAdminTarget, filter: { plan?: PlanName
   const records = await target.keys.scanAll();
   return records
     .map((record) => viewOf(record, now))
-    .filter((key) => (filter.plan === undefined || key.plan === filter.plan) && (filter.status === undefined || key.status === filter.status))
+    .filter(
+      (key) => (filter.plan === undefined || key.plan === filter.plan) && (filter.status === undefined || key.status === filter.status),
+    )
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
 }
 
@@ -155,12 +157,21 @@ export async function showKey(target: KeyAdminTarget, keyId: string, now: number
 }
 
 /** Requests served per UTC day, oldest day first, today last. */
-export async function keyUsage(target: KeyAdminTarget, keyId: string, dayCount: number, now: number): Promise<{ key: KeyView; days: DayUsage[]; total: number }> {
+export async function keyUsage(
+  target: KeyAdminTarget,
+  keyId: string,
+  dayCount: number,
+  now: number,
+): Promise<{ key: KeyView; days: DayUsage[]; total: number }> {
   if (!Number.isInteger(dayCount) || dayCount < 1 || dayCount > COUNTER_RETENTION_DAYS) {
     throw new AdminError(`--days must be from 1 to ${COUNTER_RETENTION_DAYS} (counters are kept ${COUNTER_RETENTION_DAYS} days).`);
   }
   const record = await requireKey(target, keyId);
-  const days = await Promise.all(daysBack(now, dayCount).reverse().map((day) => target.counters.day(record.keyId, day)));
+  const days = await Promise.all(
+    daysBack(now, dayCount)
+      .reverse()
+      .map((day) => target.counters.day(record.keyId, day)),
+  );
   return { key: viewOf(record, now), days, total: days.reduce((sum, day) => sum + day.requests, 0) };
 }
 
@@ -222,7 +233,12 @@ export async function setPlan(
   }
   const updatedAt = new Date(now).toISOString();
   const { customLimits: _old, ...rest } = record;
-  const after: ApiKeyRecord = { ...rest, plan: choice.plan, updatedAt, ...(choice.customLimits ? { customLimits: choice.customLimits } : {}) };
+  const after: ApiKeyRecord = {
+    ...rest,
+    plan: choice.plan,
+    updatedAt,
+    ...(choice.customLimits ? { customLimits: choice.customLimits } : {}),
+  };
   const { result, warnings } = await meteredWrite(await target.metering.changePlan(record, after), () =>
     target.keys.changePlan(record, choice, updatedAt),
   );

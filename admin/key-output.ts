@@ -5,8 +5,8 @@
  */
 import { plans } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
-import type { DayUsage } from './usage-counters';
 import { formatLimits, type KeyDetails, type KeyView } from './key-admin';
+import type { DayUsage } from './usage-counters';
 
 /**
  * Why a change is immediate: every request that reaches a function checks the
@@ -111,7 +111,11 @@ export function usageText(key: KeyView, days: DayUsage[], total: number): string
     '',
     table(
       ['DAY', 'REQUESTS', 'LAST REQUEST'],
-      days.map((day) => [day.day, day.requests.toLocaleString('en-US'), day.lastRequestAt !== undefined ? isoSeconds(day.lastRequestAt * 1000) : '-']),
+      days.map((day) => [
+        day.day,
+        day.requests.toLocaleString('en-US'),
+        day.lastRequestAt !== undefined ? isoSeconds(day.lastRequestAt * 1000) : '-',
+      ]),
     ),
     '',
     `Total: ${total.toLocaleString('en-US')} ${total === 1 ? 'request' : 'requests'} in ${days.length} ${days.length === 1 ? 'day' : 'days'}.`,
@@ -123,7 +127,11 @@ export function usageJson(key: KeyView, days: DayUsage[], total: number): object
 }
 
 function dayJson(day: DayUsage): object {
-  return { day: day.day, requests: day.requests, lastRequestAt: day.lastRequestAt !== undefined ? isoSeconds(day.lastRequestAt * 1000) : null };
+  return {
+    day: day.day,
+    requests: day.requests,
+    lastRequestAt: day.lastRequestAt !== undefined ? isoSeconds(day.lastRequestAt * 1000) : null,
+  };
 }
 
 export function rotatedText(predecessor: KeyView, successor: KeyView, secret: string, where: string): string {
@@ -131,7 +139,11 @@ export function rotatedText(predecessor: KeyView, successor: KeyView, secret: st
     predecessor.status === 'expired'
       ? `${predecessor.keyId} stopped working now (no grace): its next request is refused with 401. ${atOnceNote}`
       : `${predecessor.keyId} keeps working until ${isoSeconds(predecessor.expiresAt!)}; after that only ${successor.keyId} does.`;
-  return newKeyText(`Rotated ${predecessor.keyId} in ${where}: its successor ${successor.keyId} works from now on.\n${until}`, successor, secret);
+  return newKeyText(
+    `Rotated ${predecessor.keyId} in ${where}: its successor ${successor.keyId} works from now on.\n${until}`,
+    successor,
+    secret,
+  );
 }
 
 export function revokedText(key: KeyView, alreadyRevoked: boolean, where: string): string {

@@ -5,15 +5,16 @@
  * local `npm start`, or a deployed stage) in targets/.
  */
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { planNames, type PlanName } from '../definitions/plans';
+import { type PlanName, planNames } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
+import { type DeployedStage, deployedStages, stackNames } from '../definitions/stages';
 import { type Clock, systemClock } from '../functions/runtime/clock';
 import { AdminError, describeError } from './errors';
 import {
   issueKey,
+  type KeyStatus,
   keyStatuses,
   keyUsage,
-  type KeyStatus,
   listKeys,
   parseGrace,
   planChoice,
@@ -24,7 +25,6 @@ import {
   type Warnings,
 } from './key-admin';
 import * as output from './key-output';
-import { type DeployedStage, deployedStages, stackNames } from '../definitions/stages';
 import type { AwsClients } from './targets/aws';
 import { openLocalTarget } from './targets/local';
 import type { KeyAdminTarget } from './targets/target';
@@ -116,9 +116,10 @@ Examples:
   const addTargetOptions = (cmd: Command) =>
     cmd
       .addOption(
-        new Option('--stage <stage>', `work on a deployed stage (stack ${Object.values(stackNames).join(' or ')}) instead of the local npm start`).choices(
-          deployedStages,
-        ),
+        new Option(
+          '--stage <stage>',
+          `work on a deployed stage (stack ${Object.values(stackNames).join(' or ')}) instead of the local npm start`,
+        ).choices(deployedStages),
       )
       .option('--region <region>', "AWS region of the stage's stack (default: AWS_REGION or your AWS profile's)");
 
@@ -136,7 +137,9 @@ Examples:
     .option('--json', 'print JSON (with the secret) for scripts')
     .action(async (options: TargetOptions & { plan: PlanName; owner: string; perMinute?: number; perDay?: number; json?: boolean }) => {
       const choice = planChoice(options.plan, { perMinute: options.perMinute, perDay: options.perDay });
-      const { secret, key, warnings, where } = await onNamedTarget(options, (target, now) => issueKey(target, { ...choice, owner: options.owner }, now));
+      const { secret, key, warnings, where } = await onNamedTarget(options, (target, now) =>
+        issueKey(target, { ...choice, owner: options.owner }, now),
+      );
       if (options.json) printJson(output.newKeyJson(key, secret));
       else print(output.newKeyText(`Issued ${key.keyId} in ${where}.`, key, secret));
       warn(warnings);

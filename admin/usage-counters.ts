@@ -1,6 +1,6 @@
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { COUNTER_RETENTION_DAYS, counterKey } from '../functions/data/rate-limit-repository';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoCall } from '../functions/data/dynamo-errors';
+import { COUNTER_RETENTION_DAYS, counterKey } from '../functions/data/rate-limit-repository';
 
 /** Counters are kept this long after their day. */
 export { COUNTER_RETENTION_DAYS };

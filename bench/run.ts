@@ -9,7 +9,7 @@
  * run writes under bench/results/tmp/ instead); --readme also rewrites the
  * README's Performance section from the run. Traffic goes to 127.0.0.1 only.
  */
-import { benchTableNames, tableEnvironment } from './support/lambda-environment';
+
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -26,6 +26,7 @@ import { measureOverlapFloor } from './measures/overlap-floor';
 import { measureRequestsPerCall } from './measures/requests-per-call';
 import { type LoadedBundle, loadBundle, measureWarmOnDynamoDbLocal, measureWarmStubbed, SMALL_LIST } from './measures/warm';
 import { adminClient, createTables, loadPets } from './support/dynamodb';
+import { benchTableNames, tableEnvironment } from './support/lambda-environment';
 import { writeResults } from './support/results';
 import { type BenchRun, fullSettings, progressReporter, quickSettings } from './support/run-context';
 
@@ -35,7 +36,10 @@ const workDir = join(resultsDir, 'tmp');
 
 const cli = new Command()
   .description('Benchmark our Lambda functions against a plain-handler and an Express baseline, and the floor.')
-  .option('--quick', 'a short smoke run (fewer processes and invocations, 10,000 pets instead of 100,000) that writes to bench/results/tmp/, not the recorded results')
+  .option(
+    '--quick',
+    'a short smoke run (fewer processes and invocations, 10,000 pets instead of 100,000) that writes to bench/results/tmp/, not the recorded results',
+  )
   .option('--readme', "also rewrite README.md's Performance section from this run (a full run only)")
   .parse()
   .opts<{ quick?: boolean; readme?: boolean }>();
@@ -69,7 +73,9 @@ async function measureOnDynamoDbLocal(run: BenchRun): Promise<void> {
     run.progress('importing the bundles (their handlers connect to DynamoDB Local through AWS_ENDPOINT_URL_DYNAMODB)');
     const loaded = new Map<string, LoadedBundle>();
     const moduleOf = (name: string) => loaded.get(name) as LoadedBundle;
-    for (const name of ['ours', 'plain', 'floor'].flatMap((impl) => ['getPet', 'createPet', 'listPets', 'authorizer'].map((op) => `${impl}-${op}`)).filter((name) => name !== 'floor-authorizer')) {
+    for (const name of ['ours', 'plain', 'floor']
+      .flatMap((impl) => ['getPet', 'createPet', 'listPets', 'authorizer'].map((op) => `${impl}-${op}`))
+      .filter((name) => name !== 'floor-authorizer')) {
       loaded.set(name, await loadBundle(run.bundle(name)));
     }
     loaded.set('express', await loadBundle(run.bundle('express')));
@@ -119,7 +125,14 @@ async function main(): Promise<void> {
 
   const totalSeconds = (performance.now() - startedAt) / 1000;
   const machine = `nproc ${nproc()}, CPU ${cpus()[0]?.model.trim() ?? 'unknown'}, Node.js ${process.version}, ${process.platform}/${process.arch}`;
-  const latestFile = writeResults(run, { resultsDir, workDir, totalSeconds, machine, cores: nproc(), readme: cli.readme ? join(projectRoot, 'README.md') : undefined });
+  const latestFile = writeResults(run, {
+    resultsDir,
+    workDir,
+    totalSeconds,
+    machine,
+    cores: nproc(),
+    readme: cli.readme ? join(projectRoot, 'README.md') : undefined,
+  });
   process.stdout.write(`Wrote ${relative(projectRoot, latestFile)} and its chart in ${Math.round(totalSeconds)} s.\n`);
 }
 

@@ -1,4 +1,4 @@
-import { isErrorObject, parseRetryAfterSeconds, PetStoreError, UnexpectedResponseError } from './errors.ts';
+import { isErrorObject, PetStoreError, parseRetryAfterSeconds, UnexpectedResponseError } from './errors.ts';
 import { linkTarget } from './link-header.ts';
 import { decideRetry, defaultRetryPolicy, type RetryPolicy } from './retry-policy.ts';
 import type { ErrorCode, ListPetsQuery, NewPet, Pet } from './types.ts';
@@ -129,13 +129,18 @@ export class PetStoreClient {
     if (next === undefined) return { pets: body };
     const nextUrl = new URL(next, url);
     // The API key goes to the API's own origin only.
-    if (nextUrl.origin !== new URL(this.baseUrl).origin) throw new Error(`Refusing to follow a next link to another origin: ${nextUrl.origin}`);
+    if (nextUrl.origin !== new URL(this.baseUrl).origin)
+      throw new Error(`Refusing to follow a next link to another origin: ${nextUrl.origin}`);
     return { pets: body, nextUrl: nextUrl.href };
   }
 
   /** One operation, with its retries; resolves with the parsed body of a 2xx. */
   private async send<Body>(operation: OperationId, url: string, init: RequestInit): Promise<{ body: Body; headers: Headers }> {
-    const headers = { Accept: 'application/json', ...(init.headers as Record<string, string>), Authorization: `Bearer ${this.options.apiKey}` };
+    const headers = {
+      Accept: 'application/json',
+      ...(init.headers as Record<string, string>),
+      Authorization: `Bearer ${this.options.apiKey}`,
+    };
     const state = { retries: 0, inProgressWaitedMs: 0 };
     for (let attempt = 1; ; attempt++) {
       await this.pausesToEnd();
@@ -198,7 +203,9 @@ function errorOf(response: Response, text: string): Error {
   } catch {
     return new UnexpectedResponseError(response.status, response.headers, text);
   }
-  return isErrorObject(body) ? new PetStoreError(response.status, body, response.headers) : new UnexpectedResponseError(response.status, response.headers, text);
+  return isErrorObject(body)
+    ? new PetStoreError(response.status, body, response.headers)
+    : new UnexpectedResponseError(response.status, response.headers, text);
 }
 
 function parseJson<Body>(response: Response, text: string): Body {

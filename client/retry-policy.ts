@@ -44,9 +44,7 @@ export interface RetryState {
 /** Statuses worth retrying: the request was not carried out, or (with an Idempotency-Key) is safe to repeat. */
 const RETRYABLE_STATUSES = new Set([409, 429, 500, 502, 503, 504]);
 
-export type RetryDecision =
-  | { retry: false }
-  | { retry: true; waitMs: number; reason: 'retry-after' | 'backoff' };
+export type RetryDecision = { retry: false } | { retry: true; waitMs: number; reason: 'retry-after' | 'backoff' };
 
 /**
  * What to do after a failed attempt with `status` (undefined for a network

@@ -15,9 +15,15 @@ export const errorCodes = {
   idempotency_key_reused: { status: 422, meaning: 'The Idempotency-Key was already used with a different request body.' },
   rate_limited: { status: 429, meaning: 'The per-minute request limit of the plan is used up; retry after Retry-After seconds.' },
   quota_exceeded: { status: 429, meaning: 'The per-day request quota of the plan is used up; retry after Retry-After seconds.' },
-  key_suspended: { status: 429, meaning: 'The API key is temporarily suspended for calling on after 429s; retry after Retry-After seconds.' },
+  key_suspended: {
+    status: 429,
+    meaning: 'The API key is temporarily suspended for calling on after 429s; retry after Retry-After seconds.',
+  },
   internal_error: { status: 500, meaning: 'An unexpected error; nothing was changed.' },
-  service_unavailable: { status: 503, meaning: 'A dependency is unavailable or too slow; nothing was changed; retry after Retry-After seconds.' },
+  service_unavailable: {
+    status: 503,
+    meaning: 'A dependency is unavailable or too slow; nothing was changed; retry after Retry-After seconds.',
+  },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,6 +1,6 @@
 import type { App } from 'aws-cdk-lib';
 import { PetStoreStack } from './petstore-stack';
-import { stageConfigFromContext, stageEnvironment, stageNames, type StageName } from './stage-config';
+import { type StageName, stageConfigFromContext, stageEnvironment, stageNames } from './stage-config';
 
 /** Adds one stack per stage of stage-config to the app (used by bin/ and the tests). */
 export function addPetStoreStacks(app: App): Record<StageName, PetStoreStack> {

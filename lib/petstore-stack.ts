@@ -1,4 +1,4 @@
-import { CfnOutput, Fn, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Fn, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { DomainName, EndpointType, Period, type RestApi, SecurityPolicy, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
@@ -6,12 +6,12 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { plans, type PlanName } from '../definitions/plans';
-import { authorizer, routes, stageName, type OperationId } from '../definitions/routes';
+import { type PlanName, plans } from '../definitions/plans';
+import { authorizer, type OperationId, routes, stageName } from '../definitions/routes';
 import type { TableName } from '../definitions/tables';
 import { usagePlanLimits } from '../definitions/usage-plan-limits';
-import { addApiFrontDoor } from './constructs/api-front-door';
 import type { ApiFirewall } from './constructs/api-firewall';
+import { addApiFrontDoor } from './constructs/api-front-door';
 import { FunctionRollout } from './constructs/function-rollout';
 import { OperationFunction, type OperationFunctionProps } from './constructs/operation-function';
 import { OperationalAlarms } from './constructs/operational-alarms';
@@ -48,16 +48,28 @@ export class PetStoreStack extends Stack {
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
     const { config, ...stackProps } = props;
-    super(scope, id, { stackName: config.stackName, description: config.description, terminationProtection: config.terminationProtection, ...stackProps });
+    super(scope, id, {
+      stackName: config.stackName,
+      description: config.description,
+      terminationProtection: config.terminationProtection,
+      ...stackProps,
+    });
     Tags.of(this).add('project', 'petstore');
     Tags.of(this).add('stage', config.stage);
 
     this.tables = new PetStoreTables(this, 'Tables', { dataProtection: config.dataProtection }).tables;
     // A flood of random keys is throttled at the authorizer's own concurrency
     // instead of using up the region's, which the operations share.
-    this.authorizerFunction = this.operationFunction('AuthorizerFunction', config, authorizer.handlerEntry, 'Pet Store API key authorizer', authorizer.access, {
-      reservedConcurrentExecutions: config.authorizerReservedConcurrency,
-    });
+    this.authorizerFunction = this.operationFunction(
+      'AuthorizerFunction',
+      config,
+      authorizer.handlerEntry,
+      'Pet Store API key authorizer',
+      authorizer.access,
+      {
+        reservedConcurrentExecutions: config.authorizerReservedConcurrency,
+      },
+    );
     const operationFunctions: Partial<Record<OperationId, OperationFunction>> = {};
     for (const route of routes) {
       operationFunctions[route.operationId] = this.operationFunction(
@@ -73,7 +85,9 @@ export class PetStoreStack extends Stack {
     // API Gateway invokes each function's `live` alias, which deployments move.
     this.rollout = new FunctionRollout(this, 'Rollout', { applicationName: `${config.stackName}-functions`, rollout: config.rollout });
     const target = (name: string, fn: OperationFunction): IFunction => this.rollout.liveAlias(name, fn);
-    const operationTargets = Object.fromEntries(routes.map((route) => [route.operationId, target(route.operationId, this.operationFunctions[route.operationId])]));
+    const operationTargets = Object.fromEntries(
+      routes.map((route) => [route.operationId, target(route.operationId, this.operationFunctions[route.operationId])]),
+    );
     const frontDoor = addApiFrontDoor(this, {
       config,
       operationTargets: operationTargets as Record<OperationId, IFunction>,
@@ -168,29 +182,54 @@ export class PetStoreStack extends Stack {
       securityPolicy: SecurityPolicy.TLS_1_2,
     });
     domain.addBasePathMapping(this.api, { basePath: stageName, stage: this.api.deploymentStage });
-    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API (ends in /v1).', value: `https://${config.customDomain.domainName}/${stageName}` });
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Base URL of the API (ends in /v1).',
+      value: `https://${config.customDomain.domainName}/${stageName}`,
+    });
     new CfnOutput(this, 'CustomDomainTarget', {
       description: `Point ${config.customDomain.domainName} here: a CNAME, or a Route 53 alias with the hosted zone of CustomDomainHostedZoneId.`,
       value: domain.domainNameAliasDomainName,
     });
-    new CfnOutput(this, 'CustomDomainHostedZoneId', { description: 'Hosted zone of CustomDomainTarget, for a Route 53 alias record.', value: domain.domainNameAliasHostedZoneId });
-    new CfnOutput(this, 'ExecuteApiUrl', { description: 'The same API on its execute-api host (before DNS is set up).', value: executeApiUrl });
+    new CfnOutput(this, 'CustomDomainHostedZoneId', {
+      description: 'Hosted zone of CustomDomainTarget, for a Route 53 alias record.',
+      value: domain.domainNameAliasHostedZoneId,
+    });
+    new CfnOutput(this, 'ExecuteApiUrl', {
+      description: 'The same API on its execute-api host (before DNS is set up).',
+      value: executeApiUrl,
+    });
     return domain;
   }
 
   /** Where an operator looks: alarms, dashboard, logs, tables, usage plans. */
   private addOperatorOutputs(dashboardName: string, accessLogs: LogGroup, executionLogs: LogGroup): void {
-    new CfnOutput(this, 'RestApiId', { description: 'For the key tool: Enterprise usage plans attach to this API.', value: this.api.restApiId });
-    new CfnOutput(this, 'AlarmTopicArn', { description: 'Subscribe to this topic to receive the alarms.', value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'RestApiId', {
+      description: 'For the key tool: Enterprise usage plans attach to this API.',
+      value: this.api.restApiId,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'Subscribe to this topic to receive the alarms.',
+      value: this.alarms.topic.topicArn,
+    });
     new CfnOutput(this, 'DashboardName', { description: 'The CloudWatch dashboard of this stage.', value: dashboardName });
     new CfnOutput(this, 'DashboardUrl', {
       description: 'The CloudWatch dashboard of this stage, in the AWS console.',
       value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${dashboardName}`,
     });
-    if (this.firewall) new CfnOutput(this, 'WebAclArn', { description: 'The WAF web ACL in front of the stage.', value: this.firewall.webAcl.attrArn });
-    new CfnOutput(this, 'AccessLogGroupName', { description: 'API access logs: one JSON line per request.', value: accessLogs.logGroupName });
-    new CfnOutput(this, 'ExecutionLogGroupName', { description: "API Gateway's own error log (authorizer and integration failures).", value: executionLogs.logGroupName });
-    new CfnOutput(this, 'DeploymentApplicationName', { description: 'CodeDeploy application that moves the functions\' live aliases (canary in production).', value: this.rollout.application.applicationName });
+    if (this.firewall)
+      new CfnOutput(this, 'WebAclArn', { description: 'The WAF web ACL in front of the stage.', value: this.firewall.webAcl.attrArn });
+    new CfnOutput(this, 'AccessLogGroupName', {
+      description: 'API access logs: one JSON line per request.',
+      value: accessLogs.logGroupName,
+    });
+    new CfnOutput(this, 'ExecutionLogGroupName', {
+      description: "API Gateway's own error log (authorizer and integration failures).",
+      value: executionLogs.logGroupName,
+    });
+    new CfnOutput(this, 'DeploymentApplicationName', {
+      description: "CodeDeploy application that moves the functions' live aliases (canary in production).",
+      value: this.rollout.application.applicationName,
+    });
     for (const [name, fn] of Object.entries({ ...this.operationFunctions, authorizer: this.authorizerFunction })) {
       new CfnOutput(this, `${pascal(name)}LogGroupName`, { description: `Logs of the ${name} function.`, value: fn.logGroup.logGroupName });
     }
@@ -198,7 +237,10 @@ export class PetStoreStack extends Stack {
       new CfnOutput(this, `${pascal(name)}TableName`, { value: this.tables[name].tableName });
     }
     for (const [name, plan] of Object.entries(this.usagePlans) as [PlanName, UsagePlan][]) {
-      new CfnOutput(this, `${pascal(name)}UsagePlanId`, { description: `Usage plan of the ${plans[name].displayName} plan.`, value: plan.usagePlanId });
+      new CfnOutput(this, `${pascal(name)}UsagePlanId`, {
+        description: `Usage plan of the ${plans[name].displayName} plan.`,
+        value: plan.usagePlanId,
+      });
     }
   }
 }

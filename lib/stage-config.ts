@@ -1,7 +1,7 @@
-import { RemovalPolicy, Token, type Environment } from 'aws-cdk-lib';
-import { type DeployedStage, stackNames } from '../definitions/stages';
+import { type Environment, RemovalPolicy, Token } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { plans } from '../definitions/plans';
+import { type DeployedStage, stackNames } from '../definitions/stages';
 import type { TableName } from '../definitions/tables';
 
 /**
@@ -262,7 +262,9 @@ function validateCustomDomain(stage: StageName, domain: CustomDomain, region: st
   if (!match) throw new Error(`${stage}CertificateArn "${domain.certificateArn}" is not an ACM certificate ARN.`);
   const certificateRegion = match[1];
   if (region !== undefined && !Token.isUnresolved(region) && certificateRegion !== region) {
-    throw new Error(`${stage}CertificateArn is in ${certificateRegion}, but the stage deploys to ${region}: a regional custom domain needs a certificate of its own region.`);
+    throw new Error(
+      `${stage}CertificateArn is in ${certificateRegion}, but the stage deploys to ${region}: a regional custom domain needs a certificate of its own region.`,
+    );
   }
 }
 

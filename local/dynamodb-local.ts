@@ -72,7 +72,16 @@ export async function startDynamoDbLocal(
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
   const child = spawn(
     'java',
-    [`-Djava.library.path=${join(jar, 'DynamoDBLocal_lib')}`, '-jar', join(jar, 'DynamoDBLocal.jar'), '-port', String(port), ...storage, '-sharedDb', '-disableTelemetry'],
+    [
+      `-Djava.library.path=${join(jar, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(jar, 'DynamoDBLocal.jar'),
+      '-port',
+      String(port),
+      ...storage,
+      '-sharedDb',
+      '-disableTelemetry',
+    ],
     { stdio: 'ignore', env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } },
   );
   const endpoint = `http://127.0.0.1:${port}`;

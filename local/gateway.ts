@@ -148,7 +148,13 @@ function cachingAuthorizer(options: LocalGatewayOptions) {
  * reached, which here is this server's own address (the socket's local side),
  * never the client's Host header: the functions build absolute URLs from it.
  */
-function buildRequestContext(input: { request: IncomingMessage; method: string; url: URL; route: RouteDefinition; requestTimeEpoch: number }) {
+function buildRequestContext(input: {
+  request: IncomingMessage;
+  method: string;
+  url: URL;
+  route: RouteDefinition;
+  requestTimeEpoch: number;
+}) {
   const requestId = randomUUID();
   const domainName = localDomainName(input.request);
   return {
@@ -228,7 +234,11 @@ function proxyEvent(routed: RoutedRequest, authorization: APIGatewayAuthorizerRe
 }
 
 /** Runs the function within API Gateway's integration timeout; a crash or a malformed answer is a gateway response. */
-async function invoke(handler: ProxyHandler, event: APIGatewayProxyEvent, timeoutMs: number): Promise<APIGatewayProxyResult | GatewayResponseType> {
+async function invoke(
+  handler: ProxyHandler,
+  event: APIGatewayProxyEvent,
+  timeoutMs: number,
+): Promise<APIGatewayProxyResult | GatewayResponseType> {
   let result: APIGatewayProxyResult;
   try {
     result = await withTimeout(handler(event, lambdaContext(event.requestContext.requestId)), timeoutMs);
@@ -327,7 +337,12 @@ function stringValues(context: Record<string, unknown>): Record<string, string> 
 function allows(result: APIGatewayAuthorizerResult, methodArn: string): boolean {
   const statements = result.policyDocument?.Statement ?? [];
   const matches = (resource: string) =>
-    new RegExp(`^${resource.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(methodArn);
+    new RegExp(
+      `^${resource
+        .split('*')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    ).test(methodArn);
   const covers = (statement: (typeof statements)[number]) => {
     const resources = 'Resource' in statement ? [statement.Resource].flat() : [];
     return resources.some((resource) => typeof resource === 'string' && matches(resource));

@@ -33,7 +33,12 @@ export interface LocalApi {
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const dependencies: Dependencies = {
-    db: createDocumentClient({ endpoint: options.dynamoEndpoint, region: 'local', budget: options.dynamoCallBudget, ...localCredentials() }),
+    db: createDocumentClient({
+      endpoint: options.dynamoEndpoint,
+      region: 'local',
+      budget: options.dynamoCallBudget,
+      ...localCredentials(),
+    }),
     tableNames: options.tableNames,
     clock: options.clock ?? systemClock,
   };

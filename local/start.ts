@@ -6,10 +6,16 @@
  */
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type LocalEndpoint, localStateDir, localTablePrefix as tablePrefix, removeLocalEndpoint, writeLocalEndpoint } from './local-endpoint';
-import { JavaMissingError, type RunningDynamoDb, startDynamoDbLocal, stopLeftoverDynamoDbs } from './dynamodb-local';
 import { ensureDevelopmentKey } from './development-key';
+import { JavaMissingError, type RunningDynamoDb, startDynamoDbLocal, stopLeftoverDynamoDbs } from './dynamodb-local';
 import { type LocalApi, localCredentials, startLocalApi } from './local-api';
+import {
+  type LocalEndpoint,
+  localStateDir,
+  removeLocalEndpoint,
+  localTablePrefix as tablePrefix,
+  writeLocalEndpoint,
+} from './local-endpoint';
 import { ensureTables, tableNamesFor } from './tables';
 
 // The functions run on Node.js 22 in Lambda; the SDK's notice about this
@@ -80,7 +86,9 @@ async function createTables(dynamoUrl: string, tableNames: ReturnType<typeof tab
   try {
     await ensureTables(admin, tableNames);
   } catch (error) {
-    throw new StartError(`The DynamoDB at ${dynamoUrl} did not let us create the tables: ${error instanceof Error ? error.message : String(error)}`);
+    throw new StartError(
+      `The DynamoDB at ${dynamoUrl} did not let us create the tables: ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     admin.destroy();
   }

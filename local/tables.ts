@@ -7,7 +7,7 @@ import {
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { type TableDefinition, tables, type TableName } from '../definitions/tables';
+import { type TableDefinition, type TableName, tables } from '../definitions/tables';
 
 /** Table names for a prefix, e.g. `petstore-local` → `petstore-local-pets`. */
 export function tableNamesFor(prefix: string): Record<TableName, string> {

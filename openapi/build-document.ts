@@ -1,12 +1,12 @@
 import type { ErrorCode } from '../definitions/error-codes';
 import { errorCodes } from '../definitions/error-codes';
 import { gatewayResponses } from '../definitions/gateway-responses';
-import { plans } from '../definitions/plans';
-import { authorizer, type Deprecation, type OperationId, type RouteDefinition, routes, stageName } from '../definitions/routes';
-import { BAN_DURATION_SECONDS } from '../functions/domain/rate-limit';
 import { operationContracts } from '../definitions/operations';
 import { IDEMPOTENCY_TTL_SECONDS, MAX_BODY_BYTES } from '../definitions/operations/create-pet';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../definitions/operations/list-pets';
+import { plans } from '../definitions/plans';
+import { authorizer, type Deprecation, type OperationId, type RouteDefinition, routes, stageName } from '../definitions/routes';
+import { BAN_DURATION_SECONDS } from '../functions/domain/rate-limit';
 import {
   functionHeadersPresence,
   gatewayAnswerToUnknownRoutes,
@@ -17,7 +17,15 @@ import {
   type StatusSources,
   statusSourcesOf,
 } from './responses';
-import { componentSchemas, ERROR_SCHEMA_ID, inlineSchema, type JsonSchema, listPetsQueryParameterSchemas, petIdParameterSchema, schemaRef } from './schemas';
+import {
+  componentSchemas,
+  ERROR_SCHEMA_ID,
+  inlineSchema,
+  type JsonSchema,
+  listPetsQueryParameterSchemas,
+  petIdParameterSchema,
+  schemaRef,
+} from './schemas';
 
 /**
  * The OpenAPI 3.1 document of the API, built from the route table, the error
@@ -165,7 +173,10 @@ const operationDocs: Record<OperationId, OperationDocs> = {
       requestBody: {
         required: true,
         description: `The pet to add, as JSON: \`application/json\` or any \`application/*+json\` type, at most ${MAX_BODY_BYTES / 1024} KiB.`,
-        content: { [JSON_MEDIA_TYPE]: { schema: { $ref: schemaRef('NewPet') } }, [JSON_SUFFIX_MEDIA_RANGE]: { schema: { $ref: schemaRef('NewPet') } } },
+        content: {
+          [JSON_MEDIA_TYPE]: { schema: { $ref: schemaRef('NewPet') } },
+          [JSON_SUFFIX_MEDIA_RANGE]: { schema: { $ref: schemaRef('NewPet') } },
+        },
       },
     }),
     samples: {
@@ -197,7 +208,9 @@ function operationOf(route: RouteDefinition): OperationObject {
     security: [{ [BEARER_SCHEME]: [] }],
     ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    responses: Object.fromEntries(statusSourcesOf(route.operationId).map((sources) => [String(sources.status), responseOf(route, sources)])),
+    responses: Object.fromEntries(
+      statusSourcesOf(route.operationId).map((sources) => [String(sources.status), responseOf(route, sources)]),
+    ),
     'x-codeSamples': [
       { lang: 'Shell', label: 'curl', source: docs.samples.curl },
       { lang: 'JavaScript', label: '@petstore/client', source: docs.samples.client },
@@ -254,7 +267,8 @@ function responseOf(route: RouteDefinition, sources: StatusSources): ResponseObj
       schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
     };
     headers['X-Next-Cursor'] = {
-      description: 'Present when more pets exist (with `Link`): the opaque cursor of the next page. Send it as the `cursor` query parameter, with the same `status` and `limit`.',
+      description:
+        'Present when more pets exist (with `Link`): the opaque cursor of the next page. Send it as the `cursor` query parameter, with the same `status` and `limit`.',
       required: false,
       schema: { type: 'string', minLength: 1 },
     };
@@ -264,14 +278,17 @@ function responseOf(route: RouteDefinition, sources: StatusSources): ResponseObj
   return {
     description: isSuccess ? successDescription(route.operationId) : errorDescription(route, sources),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
-    content: { [JSON_MEDIA_TYPE]: { schema: isSuccess ? successSchema(route.operationId) : errorSchemaFor(sources.status, sources.codes) } },
+    content: {
+      [JSON_MEDIA_TYPE]: { schema: isSuccess ? successSchema(route.operationId) : errorSchemaFor(sources.status, sources.codes) },
+    },
   };
 }
 
 function rateLimitHeaders(): HeaderDocs {
   return {
     'X-RateLimit-Limit': {
-      description: "The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute.",
+      description:
+        "The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute.",
       schema: { type: 'integer', minimum: 1 },
     },
     'X-RateLimit-Remaining': {
@@ -347,7 +364,10 @@ function gatewayErrorResponse(type: keyof typeof gatewayResponses): ResponseObje
   const definition = gatewayResponses[type];
   const status = gatewayStatus(type);
   const headers = Object.fromEntries(
-    Object.entries(definition.headers ?? {}).map(([name, value]) => [name, { description: `Always \`${value}\`.`, required: true, schema: { type: 'string', const: value } }]),
+    Object.entries(definition.headers ?? {}).map(([name, value]) => [
+      name,
+      { description: `Always \`${value}\`.`, required: true, schema: { type: 'string', const: value } },
+    ]),
   );
   return {
     description: `\`${definition.code}\` (HTTP ${status}): any path or method not listed above, answered by API Gateway before any key check: not counted against any limit, no rate-limit headers.`,

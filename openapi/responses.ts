@@ -108,7 +108,9 @@ export function functionHeadersPresence(sources: StatusSources): HeaderPresence 
 export function headerPresence(sources: StatusSources, name: 'Retry-After' | 'WWW-Authenticate'): HeaderPresence {
   const setters: boolean[] = sources.gateway.map((type) => gatewayResponses[type].headers?.[name] !== undefined);
   if (sources.functionRateLimitHeaders !== undefined) {
-    setters.push(name === 'Retry-After' ? functionRetryAfterStatuses.has(sources.status) : functionStaticHeaders[sources.status]?.[name] !== undefined);
+    setters.push(
+      name === 'Retry-After' ? functionRetryAfterStatuses.has(sources.status) : functionStaticHeaders[sources.status]?.[name] !== undefined,
+    );
   }
   return { documented: setters.some(Boolean), required: setters.length > 0 && setters.every(Boolean) };
 }

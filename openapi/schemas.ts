@@ -139,7 +139,8 @@ metadata.add(listPetsQuerySchema.shape.limit, {
 });
 metadata.add(listPetsQuerySchema.shape.status, { description: 'Only pets in this state.' });
 metadata.add(listPetsQuerySchema.shape.cursor, {
-  description: 'Opaque: never build it, copy it from the `Link: rel="next"` URL (best: follow that URL as it is). Valid only with the `status` it was made for.',
+  description:
+    'Opaque: never build it, copy it from the `Link: rel="next"` URL (best: follow that URL as it is). Valid only with the `status` it was made for.',
 });
 
 /** The schemas under components/schemas, keyed by their id. */

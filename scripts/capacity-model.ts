@@ -13,7 +13,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { plans, type PlanLimits } from '../definitions/plans';
+import { type PlanLimits, plans } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
 import { IdAllocator } from '../functions/domain/id-allocator';
 
@@ -119,16 +119,64 @@ function components(): Component[] {
   };
   return [
     { name: 'API Gateway, account and region', unit: 'requests', limit: awsLimits.apiGatewayRps, kind: 'soft quota', load: rps },
-    { name: 'Lambda concurrency, warm durations', unit: 'concurrent', limit: awsLimits.lambdaConcurrency, kind: 'soft quota', load: (m) => concurrency(m, durationsMs) },
-    { name: 'Lambda concurrency, DynamoDB at 1 s per call', unit: 'concurrent', limit: awsLimits.lambdaConcurrency, kind: 'brownout', load: (m) => concurrency(m, brownoutMs) },
-    { name: 'rateLimits table, sudden surge', unit: 'writes', limit: awsLimits.onDemandInstantWriteUnits, kind: 'surge', load: (m) => rps(m) * counterWritesPerRequest(perKeyRps) },
-    { name: 'rateLimits table, quota', unit: 'writes', limit: awsLimits.tableQuotaUnits, kind: 'soft quota', load: (m) => rps(m) * counterWritesPerRequest(perKeyRps) },
-    { name: "one Business key's counter item", unit: 'writes', limit: awsLimits.partitionWriteUnits, kind: 'hard', load: () => perKeyRps * counterWritesPerRequest(perKeyRps) },
-    { name: 'id allocator item', unit: 'writes', limit: awsLimits.partitionWriteUnits, kind: 'hard', load: (m) => creates(m) / idBlockSize },
+    {
+      name: 'Lambda concurrency, warm durations',
+      unit: 'concurrent',
+      limit: awsLimits.lambdaConcurrency,
+      kind: 'soft quota',
+      load: (m) => concurrency(m, durationsMs),
+    },
+    {
+      name: 'Lambda concurrency, DynamoDB at 1 s per call',
+      unit: 'concurrent',
+      limit: awsLimits.lambdaConcurrency,
+      kind: 'brownout',
+      load: (m) => concurrency(m, brownoutMs),
+    },
+    {
+      name: 'rateLimits table, sudden surge',
+      unit: 'writes',
+      limit: awsLimits.onDemandInstantWriteUnits,
+      kind: 'surge',
+      load: (m) => rps(m) * counterWritesPerRequest(perKeyRps),
+    },
+    {
+      name: 'rateLimits table, quota',
+      unit: 'writes',
+      limit: awsLimits.tableQuotaUnits,
+      kind: 'soft quota',
+      load: (m) => rps(m) * counterWritesPerRequest(perKeyRps),
+    },
+    {
+      name: "one Business key's counter item",
+      unit: 'writes',
+      limit: awsLimits.partitionWriteUnits,
+      kind: 'hard',
+      load: () => perKeyRps * counterWritesPerRequest(perKeyRps),
+    },
+    {
+      name: 'id allocator item',
+      unit: 'writes',
+      limit: awsLimits.partitionWriteUnits,
+      kind: 'hard',
+      load: (m) => creates(m) / idBlockSize,
+    },
     { name: 'byList partition ("pets"), writes', unit: 'writes', limit: awsLimits.partitionWriteUnits, kind: 'hard', load: creates },
-    { name: 'byList partition ("pets"), reads', unit: 'read units', limit: awsLimits.partitionReadUnits, kind: 'hard', load: (m) => rps(m) * mix.listAll * pageUnits },
+    {
+      name: 'byList partition ("pets"), reads',
+      unit: 'read units',
+      limit: awsLimits.partitionReadUnits,
+      kind: 'hard',
+      load: (m) => rps(m) * mix.listAll * pageUnits,
+    },
     { name: 'byStatus partition "available", writes', unit: 'writes', limit: awsLimits.partitionWriteUnits, kind: 'hard', load: creates },
-    { name: 'byStatus partition "available", reads', unit: 'read units', limit: awsLimits.partitionReadUnits, kind: 'hard', load: (m) => rps(m) * mix.listByStatus * pageUnits },
+    {
+      name: 'byStatus partition "available", reads',
+      unit: 'read units',
+      limit: awsLimits.partitionReadUnits,
+      kind: 'hard',
+      load: (m) => rps(m) * mix.listByStatus * pageUnits,
+    },
     {
       name: 'idempotency table, sudden surge',
       unit: 'writes',
@@ -136,7 +184,13 @@ function components(): Component[] {
       kind: 'surge',
       load: (m) => creates(m) * assumptions.idempotentCreateShare * 2,
     },
-    { name: 'apiKeys table (authorizer cache misses)', unit: 'read units', limit: awsLimits.onDemandInstantReadUnits, kind: 'surge', load: authorizerInvocations },
+    {
+      name: 'apiKeys table (authorizer cache misses)',
+      unit: 'read units',
+      limit: awsLimits.onDemandInstantReadUnits,
+      kind: 'surge',
+      load: authorizerInvocations,
+    },
   ];
 }
 
@@ -164,7 +218,13 @@ export function hotKey(m: number): { rps: number; counterWrites: number; share: 
 }
 
 const number = (value: number): string =>
-  value >= 100 ? Math.round(value).toLocaleString('en-US') : value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(2);
+  value >= 100
+    ? Math.round(value).toLocaleString('en-US')
+    : value >= 10
+      ? value.toFixed(0)
+      : value >= 1
+        ? value.toFixed(1)
+        : value.toFixed(2);
 const percent = (value: number): string => {
   const pct = value * 100;
   return pct >= 10 ? `${Math.round(pct).toLocaleString('en-US')} %` : `${Number(pct.toPrecision(2))} %`;
@@ -178,7 +238,9 @@ export function renderCapacityTables(): string {
     `Today (1×): ${assumptions.businessKeysAtPeak} Business keys at their full ${business.perMinute.toLocaleString('en-US')} requests per minute = ${number(baselineRps)} requests per second; ` +
       `${Object.entries(assumptions.mix)
         .map(([operation, share]) => `${operation} ${Math.round(share * 100)} %`)
-        .join(', ')}; pages of ${assumptions.pageSize} pets of ${assumptions.petItemBytes} bytes (${queryReadUnits(assumptions.pageSize + 1)} read units a page); ids in blocks of ${idBlockSize}; authorizer cache ${authorizer.resultsCacheTtlSeconds} s.`,
+        .join(
+          ', ',
+        )}; pages of ${assumptions.pageSize} pets of ${assumptions.petItemBytes} bytes (${queryReadUnits(assumptions.pageSize + 1)} read units a page); ids in blocks of ${idBlockSize}; authorizer cache ${authorizer.resultsCacheTtlSeconds} s.`,
     '',
     `| component | limit per second | kind | ${multiples.map((m) => `${m}×`).join(' | ')} | binds at |`,
     `|---|---|---|${multiples.map(() => '---').join('|')}|---|`,
@@ -186,7 +248,9 @@ export function renderCapacityTables(): string {
   for (const c of components()) {
     const loads = multiples.map((m) => `${number(c.load(m))} (${percent(c.load(m) / c.limit)})`);
     const grows = c.load(10) > c.load(1);
-    lines.push(`| ${c.name} | ${c.limit.toLocaleString('en-US')} ${c.unit} | ${c.kind} | ${loads.join(' | ')} | ${grows ? times(bindsAt(c)) : 'per key: see below'} |`);
+    lines.push(
+      `| ${c.name} | ${c.limit.toLocaleString('en-US')} ${c.unit} | ${c.kind} | ${loads.join(' | ')} | ${grows ? times(bindsAt(c)) : 'per key: see below'} |`,
+    );
   }
   lines.push('', '| one key at m× a Business key | 1× | 10× | 100× | binds at |', '|---|---|---|---|---|');
   const hot = multiples.map((m) => hotKey(m));

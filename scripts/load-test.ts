@@ -77,7 +77,11 @@ async function startRecordingApi(dynamoEndpoint: string, tableNames: Record<Tabl
     dynamoEndpoint,
     tableNames,
     onFunctionResponse: (event, result) => {
-      const entry: Served = { keyId: String(event.requestContext.authorizer?.keyId), operation: `${event.httpMethod} ${event.resource}`, status: result.statusCode };
+      const entry: Served = {
+        keyId: String(event.requestContext.authorizer?.keyId),
+        operation: `${event.httpMethod} ${event.resource}`,
+        status: result.statusCode,
+      };
       if (result.statusCode === 201) {
         entry.petId = (JSON.parse(result.body) as { id: number }).id;
         recording.createdIds.push(entry.petId);
@@ -103,8 +107,16 @@ async function issueLoadKeys(api: LocalApi, tableNames: Record<TableName, string
 function nextRequest(request: autocannon.Request, sent: number, key: IssuedKey, createdIds: number[]): autocannon.Request {
   const mix = sent % 10;
   const headers = { Authorization: `Bearer ${key.secret}`, 'Content-Type': 'application/json' };
-  if (mix < 4) return { ...request, method: 'POST', path: '/v1/pets', headers, body: JSON.stringify({ name: `Load ${sent}`, categoryId: 1 + (sent % 7) }) };
-  if (mix < 8) return { ...request, method: 'GET', path: `/v1/pets?limit=${1 + (sent % 100)}${mix % 2 ? '&status=available' : ''}`, headers };
+  if (mix < 4)
+    return {
+      ...request,
+      method: 'POST',
+      path: '/v1/pets',
+      headers,
+      body: JSON.stringify({ name: `Load ${sent}`, categoryId: 1 + (sent % 7) }),
+    };
+  if (mix < 8)
+    return { ...request, method: 'GET', path: `/v1/pets?limit=${1 + (sent % 100)}${mix % 2 ? '&status=available' : ''}`, headers };
   const id = createdIds[sent % Math.max(1, createdIds.length)] ?? 1;
   return { ...request, method: 'GET', path: `/v1/pets/${id}`, headers };
 }
@@ -177,7 +189,15 @@ async function checkCounters(db: DynamoDBDocumentClient, tableNames: Record<Tabl
     }
     const match = counted === answered - refused;
     countersMatch &&= match;
-    rows.push([plan, String(planKeys.length), String(answered), String(answered - refused), String(refused), String(counted), match ? 'yes' : 'NO']);
+    rows.push([
+      plan,
+      String(planKeys.length),
+      String(answered),
+      String(answered - refused),
+      String(refused),
+      String(counted),
+      match ? 'yes' : 'NO',
+    ]);
   }
   return { rows, countersMatch };
 }
@@ -207,7 +227,13 @@ ${markdownTable(
     ['requests answered', String(served.length)],
     ['throughput (req/s, mean)', result.requests.average.toFixed(0)],
     ['latency p50 / p99 (ms)', `${result.latency.p50} / ${result.latency.p99}`],
-    ['statuses', [...statusCounts].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ')],
+    [
+      'statuses',
+      [...statusCounts]
+        .sort(([a], [b]) => a - b)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(', '),
+    ],
     ['5xx', String(fiveHundreds)],
     ['client errors / timeouts', `${result.errors} / ${result.timeouts}`],
     ['pets created (201)', String(createdIds.length)],
@@ -242,7 +268,13 @@ async function main(): Promise<void> {
   await dynamo.stop();
 
   const { fiveHundreds } = printSummary(result, recording, pets, counters.rows);
-  const ok = fiveHundreds === 0 && result.errors === 0 && pets.lost === 0 && pets.duplicateIds === 0 && pets.withoutA201 === 0 && counters.countersMatch;
+  const ok =
+    fiveHundreds === 0 &&
+    result.errors === 0 &&
+    pets.lost === 0 &&
+    pets.duplicateIds === 0 &&
+    pets.withoutA201 === 0 &&
+    counters.countersMatch;
   console.log(ok ? 'All consistency checks passed.' : 'CONSISTENCY CHECK FAILED.');
   process.exit(ok ? 0 : 1);
 }

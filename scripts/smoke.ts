@@ -68,7 +68,10 @@ function expectError(response: Response, body: unknown, status: number, code: st
   expectThat(response.headers.get('content-type')?.startsWith('application/json'), 'the Error object is not application/json');
   const error = body as Record<string, unknown>;
   expectThat(error && typeof error === 'object' && !Array.isArray(error), 'the body is not an Error object');
-  expectThat(error.code === code && error.status === status && typeof error.message === 'string', `expected {code: "${code}", status: ${status}, message}, got ${JSON.stringify(body)}`);
+  expectThat(
+    error.code === code && error.status === status && typeof error.message === 'string',
+    `expected {code: "${code}", status: ${status}, message}, got ${JSON.stringify(body)}`,
+  );
 }
 
 const nextLink = (response: Response): string | undefined => /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
@@ -216,7 +219,11 @@ export function renderTable(results: CheckResult[]): string {
   const width = Math.max(...results.map((result) => result.check.length));
   const lines = results.map((result) => `${result.outcome.toUpperCase().padEnd(4)}  ${result.check.padEnd(width)}  ${result.detail}`);
   const failed = results.filter((result) => result.outcome === 'fail').length;
-  lines.push(failed === 0 ? `all ${results.filter((r) => r.outcome === 'pass').length} checks passed` : `${failed} of ${results.length} checks failed`);
+  lines.push(
+    failed === 0
+      ? `all ${results.filter((r) => r.outcome === 'pass').length} checks passed`
+      : `${failed} of ${results.length} checks failed`,
+  );
   return lines.join('\n');
 }
 
@@ -229,7 +236,8 @@ async function main(): Promise<void> {
     .option('--read-only', 'create nothing (for production)', false)
     .parse();
   const opts = program.opts<{ baseUrl: string; key: string; readOnly: boolean }>();
-  if (!/^https?:\/\/[^/]+\/v1\/?$/.test(opts.baseUrl)) program.error(`--base-url must be the stage URL ending in /v1, e.g. https://api.example.com/v1; got ${opts.baseUrl}`);
+  if (!/^https?:\/\/[^/]+\/v1\/?$/.test(opts.baseUrl))
+    program.error(`--base-url must be the stage URL ending in /v1, e.g. https://api.example.com/v1; got ${opts.baseUrl}`);
   const results = await runSmoke(opts);
   console.log(renderTable(results));
   process.exitCode = results.some((result) => result.outcome === 'fail') ? 1 : 0;

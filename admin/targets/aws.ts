@@ -8,21 +8,21 @@ import {
   DeleteUsagePlanKeyCommand,
   GetApiKeysCommand,
   GetUsagePlansCommand,
-  type UsagePlan,
   UpdateApiKeyCommand,
   UpdateUsagePlanCommand,
+  type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { limitsFor, planNames, plans, type PlanLimits, type PlanName } from '../../definitions/plans';
+import { limitsFor, type PlanLimits, type PlanName, planNames, plans } from '../../definitions/plans';
 import { stageName } from '../../definitions/routes';
+import { type DeployedStage, stackNames } from '../../definitions/stages';
 import type { TableName } from '../../definitions/tables';
 import { usagePlanLimits } from '../../definitions/usage-plan-limits';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { AdminError, describeError } from '../errors';
-import { type DeployedStage, stackNames } from '../../definitions/stages';
 import { UsageCounters } from '../usage-counters';
 import type { KeyAdminTarget, Metering, MeteringChange } from './target';
 
@@ -110,7 +110,9 @@ export async function describeDeployment(cloudFormation: CloudFormationClient, s
   const output = (key: string): string => {
     const value = outputs.find((candidate) => candidate.OutputKey === key)?.OutputValue;
     if (!value) {
-      throw new AdminError(`Stack ${stackName} (${status ?? 'unknown status'}) has no output ${key}: deploy the current version (\`npx cdk deploy ${stackName}\`).`);
+      throw new AdminError(
+        `Stack ${stackName} (${status ?? 'unknown status'}) has no output ${key}: deploy the current version (\`npx cdk deploy ${stackName}\`).`,
+      );
     }
     return value;
   };

@@ -3,13 +3,14 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '../../definitions/tables';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { localCredentials } from '../../local/local-api';
+import { localEndpointFile, localTablePrefix, readLocalEndpoint } from '../../local/local-endpoint';
 import { tableNamesFor } from '../../local/tables';
 import { AdminError } from '../errors';
-import { localEndpointFile, localTablePrefix, readLocalEndpoint } from '../../local/local-endpoint';
 import { UsageCounters } from '../usage-counters';
 import { type KeyAdminTarget, noMetering } from './target';
 
-const notRunning = 'npm start is not running: start it in another terminal (`npm start`), or pass --stage staging|production for a deployed stage.';
+const notRunning =
+  'npm start is not running: start it in another terminal (`npm start`), or pass --stage staging|production for a deployed stage.';
 
 /**
  * The keys of a DynamoDB (Local) with these tables: what `npm start` and the

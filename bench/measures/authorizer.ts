@@ -9,7 +9,7 @@ import { type Contender, measureInterleaved } from '../support/measure';
 import { formatRatio } from '../support/report';
 import { type BenchRun, fmt } from '../support/run-context';
 import { summarize } from '../support/stats';
-import { type LoadedBundle } from './warm';
+import type { LoadedBundle } from './warm';
 
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
 
@@ -18,8 +18,17 @@ type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: Cont
  * one stored key, looked up by the hash of its secret on every invocation (API
  * Gateway's answer cache aside: this is the cost of each uncached key).
  */
-export async function measureAuthorizer(run: BenchRun, db: DynamoDBDocumentClient, moduleOf: (name: string) => LoadedBundle): Promise<void> {
-  const { secret, record } = generateApiKey({ plan: 'enterprise', owner: 'bench', customLimits: { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT }, now: Date.now() });
+export async function measureAuthorizer(
+  run: BenchRun,
+  db: DynamoDBDocumentClient,
+  moduleOf: (name: string) => LoadedBundle,
+): Promise<void> {
+  const { secret, record } = generateApiKey({
+    plan: 'enterprise',
+    owner: 'bench',
+    customLimits: { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT },
+    now: Date.now(),
+  });
   await new ApiKeyRepository(db, benchTableNames.apiKeys).insert(record);
   const contender = (id: string, bundle: string): Contender => {
     const authorize = moduleOf(bundle).handler as unknown as AuthorizerHandler;
@@ -36,7 +45,10 @@ export async function measureAuthorizer(run: BenchRun, db: DynamoDBDocumentClien
   };
   const { warmIterations: iterations, warmup } = run.settings;
   run.progress(`authorizer: ours and plain, ${iterations} invocations each on DynamoDB Local, interleaved`);
-  const samples = await measureInterleaved([contender('ours', authorizerBundles.ours), contender('plain', authorizerBundles.plain)], { iterations, warmup });
+  const samples = await measureInterleaved([contender('ours', authorizerBundles.ours), contender('plain', authorizerBundles.plain)], {
+    iterations,
+    warmup,
+  });
   const ours = summarize(samples.get('ours') ?? []);
   const plain = summarize(samples.get('plain') ?? []);
   run.rows.push({

@@ -5,11 +5,16 @@ import { formatRatio } from '../support/report';
 import { type BenchRun, fmt } from '../support/run-context';
 
 /** Builds every contender's bundle with the CDK stack's esbuild options. */
-export async function buildBundles(projectRoot: string, outDir: string, progress: (message: string) => void): Promise<Map<string, BuiltBundle>> {
+export async function buildBundles(
+  projectRoot: string,
+  outDir: string,
+  progress: (message: string) => void,
+): Promise<Map<string, BuiltBundle>> {
   const entries = bundleEntries();
   progress(`building ${entries.length} bundles with the CDK stack's esbuild options`);
   const bundles = new Map<string, BuiltBundle>();
-  for (const [name, entry] of entries) bundles.set(name, await bundleFunction({ name, entry, projectRoot, outDir, ours: name.startsWith('ours-') }));
+  for (const [name, entry] of entries)
+    bundles.set(name, await bundleFunction({ name, entry, projectRoot, outDir, ours: name.startsWith('ours-') }));
   return bundles;
 }
 
@@ -17,7 +22,9 @@ export async function buildBundles(projectRoot: string, outDir: string, progress
 export function reportBundleSizes(run: BenchRun, projectRoot: string): void {
   const cell = (bundle: BuiltBundle) => `${fmt.bytes(bundle.bytes)} (${fmt.bytes(bundle.gzipBytes)})`;
   for (const op of operations) {
-    const [ours, plain, express, floor] = (['ours', 'plain', 'express', 'floor'] as const).map((impl) => run.bundle(bundleName(impl, op))) as [BuiltBundle, BuiltBundle, BuiltBundle, BuiltBundle];
+    const [ours, plain, express, floor] = (['ours', 'plain', 'express', 'floor'] as const).map((impl) =>
+      run.bundle(bundleName(impl, op)),
+    ) as [BuiltBundle, BuiltBundle, BuiltBundle, BuiltBundle];
     run.rows.push({
       measure: `Bundle ${op}, minified (gzip)`,
       ours: cell(ours),
@@ -31,7 +38,16 @@ export function reportBundleSizes(run: BenchRun, projectRoot: string): void {
   }
   const ours = run.bundle(authorizerBundles.ours);
   const plain = run.bundle(authorizerBundles.plain);
-  run.rows.push({ measure: 'Bundle authorizer, minified (gzip)', ours: cell(ours), plain: cell(plain), express: '—', floor: '—', ratio: `${formatRatio(ours.bytes / plain.bytes)} plain`, target: '—', met: '' });
+  run.rows.push({
+    measure: 'Bundle authorizer, minified (gzip)',
+    ours: cell(ours),
+    plain: cell(plain),
+    express: '—',
+    floor: '—',
+    ratio: `${formatRatio(ours.bytes / plain.bytes)} plain`,
+    target: '—',
+    met: '',
+  });
 
   const cdkAssets = cdkOutAssetHashes(projectRoot);
   const identical = routes.filter((route) => cdkAssets.has(run.bundle(bundleName('ours', route.operationId)).sha256));

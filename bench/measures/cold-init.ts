@@ -19,7 +19,12 @@ const VS_EXPRESS = 0.65;
  */
 export async function measureColdInit(run: BenchRun): Promise<void> {
   const probe = join(__dirname, '..', 'support', 'cold-init-probe.mjs');
-  const names = [...operations.flatMap((op) => [bundleName('ours', op), bundleName('plain', op), bundleName('floor', op)]), 'express', authorizerBundles.ours, authorizerBundles.plain];
+  const names = [
+    ...operations.flatMap((op) => [bundleName('ours', op), bundleName('plain', op), bundleName('floor', op)]),
+    'express',
+    authorizerBundles.ours,
+    authorizerBundles.plain,
+  ];
   const wall = new Map<string, number[]>(names.map((name) => [name, []]));
   const cpu = new Map<string, number[]>(names.map((name) => [name, []]));
   run.progress(`cold init: ${run.settings.coldRuns} fresh node processes per bundle, ${names.length} bundles, interleaved`);
@@ -30,7 +35,8 @@ export async function measureColdInit(run: BenchRun): Promise<void> {
       wall.get(name)?.push(sample.initMs);
       cpu.get(name)?.push(sample.cpuMs);
     }
-    if ((round + 1) % 5 === 0 || round + 1 === run.settings.coldRuns) run.progress(`  cold init ${round + 1}/${run.settings.coldRuns} rounds`);
+    if ((round + 1) % 5 === 0 || round + 1 === run.settings.coldRuns)
+      run.progress(`  cold init ${round + 1}/${run.settings.coldRuns} rounds`);
   }
   const wallOf = (name: string) => median(wall.get(name) ?? []);
   const cpuOf = (name: string) => median(cpu.get(name) ?? []);
@@ -39,10 +45,22 @@ export async function measureColdInit(run: BenchRun): Promise<void> {
   const compare = (label: string, ours: string, plain: string, express?: string) => {
     const vsPlain = wallOf(ours) / wallOf(plain);
     const cpuRatio = (baseline: string) => `CPU time ${formatRatio(cpuOf(ours) / cpuOf(baseline))}`;
-    const metPlain = ratioTarget(run, `cold init ${label} ÷ plain`, vsPlain, VS_PLAIN, `${fmt.ms(wallOf(ours))} ms vs ${fmt.ms(wallOf(plain))} ms (${cpuRatio(plain)})`);
+    const metPlain = ratioTarget(
+      run,
+      `cold init ${label} ÷ plain`,
+      vsPlain,
+      VS_PLAIN,
+      `${fmt.ms(wallOf(ours))} ms vs ${fmt.ms(wallOf(plain))} ms (${cpuRatio(plain)})`,
+    );
     if (!express) return { vsPlain, met: metPlain, vsExpress: undefined };
     const vsExpress = wallOf(ours) / wallOf(express);
-    const metExpress = ratioTarget(run, `cold init ${label} ÷ Express`, vsExpress, VS_EXPRESS, `${fmt.ms(wallOf(ours))} ms vs ${fmt.ms(wallOf(express))} ms (${cpuRatio(express)})`);
+    const metExpress = ratioTarget(
+      run,
+      `cold init ${label} ÷ Express`,
+      vsExpress,
+      VS_EXPRESS,
+      `${fmt.ms(wallOf(ours))} ms vs ${fmt.ms(wallOf(express))} ms (${cpuRatio(express)})`,
+    );
     return { vsPlain, met: `${metPlain}, ${metExpress}`, vsExpress };
   };
   for (const op of operations) {

@@ -10,7 +10,9 @@ const CONNECTIONS = 10;
 
 /** Requests per second and latency of the local gateway (authorizer, routing, real HTTP) in front of our handlers: a sanity figure. */
 export async function measureEndToEnd(run: BenchRun, endpoint: string): Promise<void> {
-  run.progress(`end to end: autocannon, ${CONNECTIONS} connections, ${run.settings.autocannonSeconds} s of GET /v1/pets/{id} and GET /v1/pets through the local gateway`);
+  run.progress(
+    `end to end: autocannon, ${CONNECTIONS} connections, ${run.settings.autocannonSeconds} s of GET /v1/pets/{id} and GET /v1/pets through the local gateway`,
+  );
   let figures: string[];
   try {
     figures = await throughput(run, endpoint);
@@ -18,13 +20,27 @@ export async function measureEndToEnd(run: BenchRun, endpoint: string): Promise<
     figures = ['failed (see the notes)'];
     run.notes.push(`The end-to-end run failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  run.rows.push({ measure: `Local gateway end to end, ${CONNECTIONS} connections (autocannon)`, ours: figures.join('; '), plain: '—', express: '—', floor: '—', ratio: '—', target: 'sanity figure', met: '' });
+  run.rows.push({
+    measure: `Local gateway end to end, ${CONNECTIONS} connections (autocannon)`,
+    ours: figures.join('; '),
+    plain: '—',
+    express: '—',
+    floor: '—',
+    ratio: '—',
+    target: 'sanity figure',
+    met: '',
+  });
 }
 
 async function throughput(run: BenchRun, endpoint: string): Promise<string[]> {
   const api = await startLocalApi({ dynamoEndpoint: endpoint, tableNames: benchTableNames });
   try {
-    const { secret, record } = generateApiKey({ plan: 'enterprise', owner: 'bench', customLimits: { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT }, now: Date.now() });
+    const { secret, record } = generateApiKey({
+      plan: 'enterprise',
+      owner: 'bench',
+      customLimits: { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT },
+      now: Date.now(),
+    });
     await new ApiKeyRepository(api.dependencies.db, benchTableNames.apiKeys).insert(record);
     const base = api.url.replace('//localhost:', '//127.0.0.1:');
     const figures: string[] = [];
@@ -32,12 +48,16 @@ async function throughput(run: BenchRun, endpoint: string): Promise<string[]> {
       ['getPet', '/pets/42'],
       ['listPets', '/pets?limit=20'],
     ] as const) {
-      const once = (duration: number) => autocannon({ url: `${base}${path}`, connections: CONNECTIONS, duration, headers: { Authorization: `Bearer ${secret}` } });
+      const once = (duration: number) =>
+        autocannon({ url: `${base}${path}`, connections: CONNECTIONS, duration, headers: { Authorization: `Bearer ${secret}` } });
       await once(1);
       const result = await once(run.settings.autocannonSeconds);
       const failures = result.non2xx + result.errors + result.timeouts;
-      figures.push(`${label} ${Math.round(result.requests.average).toLocaleString('en-US')} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${failures ? `, ${failures} failed` : ''}`);
-      if (failures > 0) run.notes.push(`End to end ${label}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts.`);
+      figures.push(
+        `${label} ${Math.round(result.requests.average).toLocaleString('en-US')} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${failures ? `, ${failures} failed` : ''}`,
+      );
+      if (failures > 0)
+        run.notes.push(`End to end ${label}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts.`);
     }
     return figures;
   } finally {

@@ -39,7 +39,10 @@ export async function measureListGrowth(run: BenchRun, endpoint: string, admin: 
     expectedStatus: 200,
   });
   run.progress(`  listPets (limit 20) at ${SMALL_LIST} and ${largeLabel} pets, ${listIterations} invocations each, interleaved`);
-  const samples = await measureInterleaved([contender('small', smallList.handler), contender('large', largeListModule.handler)], { iterations: listIterations, warmup });
+  const samples = await measureInterleaved([contender('small', smallList.handler), contender('large', largeListModule.handler)], {
+    iterations: listIterations,
+    warmup,
+  });
   const small = summarize(samples.get('small') ?? []);
   const large = summarize(samples.get('large') ?? []);
   const growth = large.p50 / small.p50;
@@ -51,6 +54,12 @@ export async function measureListGrowth(run: BenchRun, endpoint: string, admin: 
     floor: '—',
     ratio: `${formatRatio(growth)} (${largeLabel} ÷ ${SMALL_LIST}, p50)`,
     target: '≤ 1.20×',
-    met: ratioTarget(run, `listPets p50 at ${largeLabel} ÷ at ${SMALL_LIST} pets`, growth, 1.2, `${fmt.ms(large.p50)} ms vs ${fmt.ms(small.p50)} ms`),
+    met: ratioTarget(
+      run,
+      `listPets p50 at ${largeLabel} ÷ at ${SMALL_LIST} pets`,
+      growth,
+      1.2,
+      `${fmt.ms(large.p50)} ms vs ${fmt.ms(small.p50)} ms`,
+    ),
   });
 }

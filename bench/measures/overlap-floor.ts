@@ -3,9 +3,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { windowsAt } from '../../functions/domain/rate-limit';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
+import { bundleName } from '../support/contenders';
 import { dummyCredentials } from '../support/dynamodb';
 import { ENTERPRISE_LIMIT, lambdaContext } from '../support/events';
-import { bundleName } from '../support/contenders';
 import { benchTableNames } from '../support/lambda-environment';
 import { type Contender, measureInterleaved } from '../support/measure';
 import { formatRatio } from '../support/report';
@@ -24,17 +24,25 @@ export async function measureOverlapFloor(run: BenchRun, endpoint: string, modul
   const db = createDocumentClient({ endpoint, region: 'us-east-1', credentials: dummyCredentials });
   const counters = new RateLimitRepository(db, benchTableNames.rateLimits);
   const limits = { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT };
-  const read = (i: number) => db.send(new GetCommand({ TableName: benchTableNames.pets, Key: { id: 1 + (i % 100) }, ConsistentRead: true }));
+  const read = (i: number) =>
+    db.send(new GetCommand({ TableName: benchTableNames.pets, Key: { id: 1 + (i % 100) }, ConsistentRead: true }));
   const contender = (id: string, call: (i: number) => Promise<unknown>): Contender => {
     let i = 0;
-    return { id, handler: async () => (await call(i++), { statusCode: 200, body: '' }), next: () => ({ event: {} as never, context: lambdaContext(id) }), expectedStatus: 200 };
+    return {
+      id,
+      handler: async () => (await call(i++), { statusCode: 200, body: '' }),
+      next: () => ({ event: {} as never, context: lambdaContext(id) }),
+      expectedStatus: 200,
+    };
   };
   const { warmIterations: iterations, warmup } = run.settings;
   run.progress(`raw SDK: GetItem alone and GetItem together with the limiter's count, ${iterations} each, interleaved`);
   const samples = await measureInterleaved(
     [
       contender('get', read),
-      contender('get+count', (i) => Promise.all([read(i), counters.count('key_raw', limits, windowsAt(Date.now()), Date.now(), randomUUID())])),
+      contender('get+count', (i) =>
+        Promise.all([read(i), counters.count('key_raw', limits, windowsAt(Date.now()), Date.now(), randomUUID())]),
+      ),
       operationContender('floor', 'getPet', 'raw', moduleOf(bundleName('floor', 'getPet')).handler),
       operationContender('ours', 'getPet', 'raw', moduleOf(bundleName('ours', 'getPet')).handler),
     ],

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { bundleName, implementations, operations } from '../support/contenders';
-import { countingClient, RequestCounter } from '../support/dynamodb-requests';
 import { benchRegion, dummyCredentials } from '../support/dynamodb';
+import { countingClient, RequestCounter } from '../support/dynamodb-requests';
 import type { BenchRun } from '../support/run-context';
 import { benchDependencies, type LoadedBundle, operationContender, tableLabels } from './warm';
 
@@ -12,7 +12,10 @@ function describe(counts: Map<string, number> | undefined): string {
   if (!counts) return '—';
   return [...counts]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([kind, count]) => `${count.toFixed(count % 1 === 0 ? 0 : 3)} ${kind.replace(' rateLimits', ' (limiter)').replace('UpdateItem pets', 'UpdateItem pets (id block)')}`)
+    .map(
+      ([kind, count]) =>
+        `${count.toFixed(count % 1 === 0 ? 0 : 3)} ${kind.replace(' rateLimits', ' (limiter)').replace('UpdateItem pets', 'UpdateItem pets (id block)')}`,
+    )
     .join(' + ');
 }
 
@@ -21,8 +24,15 @@ function check(run: BenchRun, op: string, counts: Map<string, number>): { met: b
   const others = [...counts].filter(([kind]) => kind !== LIMITER);
   if (op === 'createPet') {
     const idBlocks = counts.get('UpdateItem pets') ?? 0;
-    const met = idBlocks <= 0.05 && counts.get('PutItem pets') === 1 && others.every(([kind]) => kind === 'UpdateItem pets' || kind === 'PutItem pets');
-    run.checks.push({ label: 'createPet: id allocation per create', met, detail: `${idBlocks.toFixed(3)} UpdateItem per create (≤ 0.05), 1 PutItem` });
+    const met =
+      idBlocks <= 0.05 &&
+      counts.get('PutItem pets') === 1 &&
+      others.every(([kind]) => kind === 'UpdateItem pets' || kind === 'PutItem pets');
+    run.checks.push({
+      label: 'createPet: id allocation per create',
+      met,
+      detail: `${idBlocks.toFixed(3)} UpdateItem per create (≤ 0.05), 1 PutItem`,
+    });
     return { met, target: 'id allocation ≤ 0.05 per create' };
   }
   const wanted = op === 'getPet' ? 'GetItem pets' : 'Query pets';
@@ -39,13 +49,16 @@ export async function measureRequestsPerCall(run: BenchRun, endpoint: string, mo
   for (const op of operations) {
     for (const impl of implementations) {
       const counter = new RequestCounter(tableLabels);
-      const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: benchRegion, credentials: dummyCredentials }), { marshallOptions: { removeUndefinedValues: true } });
+      const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: benchRegion, credentials: dummyCredentials }), {
+        marshallOptions: { removeUndefinedValues: true },
+      });
       const db = countingClient(client, counter);
       const contender = operationContender(impl, op, 'count', moduleOf(bundleName(impl, op)).createHandler(benchDependencies(db)));
       for (let i = 0; i < n; i++) {
         const { event, context } = contender.next(i);
         const result = await contender.handler(event, context);
-        if (result.statusCode !== contender.expectedStatus) throw new Error(`${contender.id} answered ${result.statusCode}: ${result.body}`);
+        if (result.statusCode !== contender.expectedStatus)
+          throw new Error(`${contender.id} answered ${result.statusCode}: ${result.body}`);
       }
       perRequest.set(contender.id, new Map([...counter.counts].map(([kind, count]) => [kind, count / n])));
       db.destroy();

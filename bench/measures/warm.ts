@@ -3,8 +3,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BuiltBundle } from '../support/bundling';
 import { bundleName, expectedStatus, type Implementation, implementations, type Operation, operations } from '../support/contenders';
-import { RequestCounter, stubClient } from '../support/dynamodb-requests';
 import { benchRegion, dummyCredentials } from '../support/dynamodb';
+import { RequestCounter, stubClient } from '../support/dynamodb-requests';
 import { lambdaContext, requests, restProxyEvent } from '../support/events';
 import { benchTableNames } from '../support/lambda-environment';
 import { type Contender, measureInterleaved, type ProxyHandler } from '../support/measure';
@@ -22,7 +22,8 @@ export interface LoadedBundle {
 /** Imports a bundle as Lambda does; `instance` makes a second, separate copy of its module state. */
 export async function loadBundle(bundle: BuiltBundle, instance = ''): Promise<LoadedBundle> {
   const module = (await import(`${pathToFileURL(bundle.file).href}${instance ? `?${instance}` : ''}`)) as Partial<LoadedBundle>;
-  if (typeof module.handler !== 'function' || typeof module.createHandler !== 'function') throw new Error(`${bundle.name} does not export handler and createHandler`);
+  if (typeof module.handler !== 'function' || typeof module.createHandler !== 'function')
+    throw new Error(`${bundle.name} does not export handler and createHandler`);
   return module as LoadedBundle;
 }
 
@@ -50,7 +51,11 @@ export function operationContender(impl: Implementation, op: Operation, phase: s
 }
 
 /** Latency of every implementation of each operation, interleaved within the operation. */
-async function summaries(run: BenchRun, phase: string, makeHandler: (impl: Implementation, op: Operation) => ProxyHandler): Promise<Map<string, Summary>> {
+async function summaries(
+  run: BenchRun,
+  phase: string,
+  makeHandler: (impl: Implementation, op: Operation) => ProxyHandler,
+): Promise<Map<string, Summary>> {
   const result = new Map<string, Summary>();
   const { warmIterations: iterations, warmup } = run.settings;
   for (const op of operations) {
@@ -69,11 +74,20 @@ export async function measureWarmStubbed(run: BenchRun, moduleOf: (name: string)
   run.progress('warm latency in process against a stubbed DynamoDB client (createHandler with a stub)');
   const counter = new RequestCounter(tableLabels);
   const stubbed = await summaries(run, 'stub', (impl, op) => {
-    const db = stubClient(DynamoDBDocumentClient.from(new DynamoDBClient({ region: benchRegion, credentials: dummyCredentials })), counter, benchTableNames);
+    const db = stubClient(
+      DynamoDBDocumentClient.from(new DynamoDBClient({ region: benchRegion, credentials: dummyCredentials })),
+      counter,
+      benchTableNames,
+    );
     return moduleOf(bundleName(impl, op)).createHandler(benchDependencies(db));
   });
   for (const op of operations) {
-    const [ours, plain, express, floor] = implementations.map((impl) => stubbed.get(`${impl}:${op}`) as Summary) as [Summary, Summary, Summary, Summary];
+    const [ours, plain, express, floor] = implementations.map((impl) => stubbed.get(`${impl}:${op}`) as Summary) as [
+      Summary,
+      Summary,
+      Summary,
+      Summary,
+    ];
     const cell = (summary: Summary) => `${fmt.us(summary.p50)} / ${fmt.us(summary.p99)}`;
     const vsExpress = ours.p50 / express.p50;
     run.rows.push({
@@ -84,7 +98,13 @@ export async function measureWarmStubbed(run: BenchRun, moduleOf: (name: string)
       floor: cell(floor),
       ratio: `${formatRatio(ours.p50 / plain.p50)} plain, ${formatRatio(vsExpress)} Express (p50)`,
       target: '≤ 0.50× Express',
-      met: ratioTarget(run, `warm overhead (stub) ${op} ÷ Express`, vsExpress, 0.5, `p50 ${fmt.us(ours.p50)} µs vs ${fmt.us(express.p50)} µs`),
+      met: ratioTarget(
+        run,
+        `warm overhead (stub) ${op} ÷ Express`,
+        vsExpress,
+        0.5,
+        `p50 ${fmt.us(ours.p50)} µs vs ${fmt.us(express.p50)} µs`,
+      ),
     });
   }
 }
@@ -98,7 +118,12 @@ export async function measureWarmOnDynamoDbLocal(run: BenchRun, moduleOf: (name:
   run.progress('warm latency against DynamoDB Local (the bundled handler, configured from the environment)');
   const local = await summaries(run, 'local', (impl, op) => moduleOf(bundleName(impl, op)).handler);
   for (const op of operations) {
-    const [ours, plain, express, floor] = implementations.map((impl) => local.get(`${impl}:${op}`) as Summary) as [Summary, Summary, Summary, Summary];
+    const [ours, plain, express, floor] = implementations.map((impl) => local.get(`${impl}:${op}`) as Summary) as [
+      Summary,
+      Summary,
+      Summary,
+      Summary,
+    ];
     const cell = (summary: Summary) => `${fmt.ms(summary.p50)} / ${fmt.ms(summary.p99)}`;
     const [baseline, name, limit] = op === 'createPet' ? [plain, 'plain', 1.15] : [floor, 'floor', 1.2];
     const ratio = ours.p50 / baseline.p50;
@@ -110,7 +135,13 @@ export async function measureWarmOnDynamoDbLocal(run: BenchRun, moduleOf: (name:
       floor: cell(floor),
       ratio: `${formatRatio(ours.p50 / plain.p50)} plain, ${formatRatio(ours.p50 / express.p50)} Express, ${formatRatio(ours.p50 / floor.p50)} floor (p50)`,
       target: `≤ ${formatRatio(limit)} ${name}`,
-      met: ratioTarget(run, `warm on DynamoDB Local ${op} ÷ ${name}`, ratio, limit, `p50 ${fmt.ms(ours.p50)} ms vs ${fmt.ms(baseline.p50)} ms`),
+      met: ratioTarget(
+        run,
+        `warm on DynamoDB Local ${op} ÷ ${name}`,
+        ratio,
+        limit,
+        `p50 ${fmt.ms(ours.p50)} ms vs ${fmt.ms(baseline.p50)} ms`,
+      ),
     });
   }
 }

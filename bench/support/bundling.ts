@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { lambdaBundling } from '../../lib/lambda-bundling';
 
 /**
@@ -49,7 +49,13 @@ export interface BuiltBundle {
  * `ours: false` builds a baseline: the stack's options without our own aliases
  * (the environment-only credentials), i.e. what NodejsFunction gives a team by default.
  */
-export async function bundleFunction(options: { name: string; entry: string; projectRoot: string; outDir: string; ours: boolean }): Promise<BuiltBundle> {
+export async function bundleFunction(options: {
+  name: string;
+  entry: string;
+  projectRoot: string;
+  outDir: string;
+  ours: boolean;
+}): Promise<BuiltBundle> {
   const dir = join(options.outDir, options.name);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'index.mjs');

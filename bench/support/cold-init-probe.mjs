@@ -12,8 +12,11 @@ if (!file) throw new Error('usage: node cold-init-probe.mjs <bundle file>');
 const bootMs = performance.now();
 const cpuBefore = process.cpuUsage();
 const start = performance.now();
-const loaded = /\.c?js$/.test(file) && !file.endsWith('.mjs') ? createRequire(import.meta.url)(file) : await import(pathToFileURL(file).href);
+const loaded =
+  /\.c?js$/.test(file) && !file.endsWith('.mjs') ? createRequire(import.meta.url)(file) : await import(pathToFileURL(file).href);
 const initMs = performance.now() - start;
 const cpu = process.cpuUsage(cpuBefore);
 if (typeof loaded.handler !== 'function') throw new Error(`${file} exports no handler function`);
-process.stdout.write(`${JSON.stringify({ initMs, cpuMs: (cpu.user + cpu.system) / 1000, bootMs, heapUsedBytes: process.memoryUsage().heapUsed })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ initMs, cpuMs: (cpu.user + cpu.system) / 1000, bootMs, heapUsedBytes: process.memoryUsage().heapUsed })}\n`,
+);

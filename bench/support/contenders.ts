@@ -1,5 +1,4 @@
-import { routes } from '../../definitions/routes';
-import { authorizer } from '../../definitions/routes';
+import { authorizer, routes } from '../../definitions/routes';
 
 /**
  * The contenders of the benchmark, each bundled on its own:

@@ -13,7 +13,8 @@ export class RequestCounter {
   record(command: unknown): { operation: string; table: string; input: Record<string, unknown> } {
     const input = ((command as { input?: unknown }).input ?? {}) as Record<string, unknown>;
     const operation = operationOf(command, input);
-    const table = this.tableLabels[String(input.TableName)] ?? String(input.TableName ?? Object.keys((input.RequestItems as object) ?? {})[0] ?? '?');
+    const table =
+      this.tableLabels[String(input.TableName)] ?? String(input.TableName ?? Object.keys((input.RequestItems as object) ?? {})[0] ?? '?');
     const key = `${operation} ${table}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     return { operation, table, input };
@@ -65,7 +66,10 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
     switch (operation) {
       case 'GetItem': {
         const id = Number((input.Key as { id?: unknown } | undefined)?.id);
-        return { $metadata: metadata, Item: { id, listKey: 'pets', name: `Pet ${id}`, categoryId: 3, status: 'available', createdAt: '2026-01-01T00:00:00.000Z' } };
+        return {
+          $metadata: metadata,
+          Item: { id, listKey: 'pets', name: `Pet ${id}`, categoryId: 3, status: 'available', createdAt: '2026-01-01T00:00:00.000Z' },
+        };
       }
       case 'PutItem':
         return { $metadata: metadata };
@@ -80,7 +84,13 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
           status: 'available',
           createdAt: '2026-01-01T00:00:00.000Z',
         }));
-        return { $metadata: metadata, Items, Count: Items.length, ScannedCount: Items.length, LastEvaluatedKey: { id: afterId + limit, listKey: 'pets' } };
+        return {
+          $metadata: metadata,
+          Items,
+          Count: Items.length,
+          ScannedCount: Items.length,
+          LastEvaluatedKey: { id: afterId + limit, listKey: 'pets' },
+        };
       }
       case 'UpdateItem': {
         if (input.TableName === tables.pets) {
@@ -91,7 +101,13 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
         const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
         return {
           $metadata: metadata,
-          Attributes: { pk: (input.Key as { pk?: unknown }).pk, minuteStart: values[':minute'], minuteCount: requestCount, dayCount: requestCount, lastRequestAt: values[':now'] },
+          Attributes: {
+            pk: (input.Key as { pk?: unknown }).pk,
+            minuteStart: values[':minute'],
+            minuteCount: requestCount,
+            dayCount: requestCount,
+            lastRequestAt: values[':now'],
+          },
         };
       }
       default:

@@ -5,7 +5,7 @@
  * code runs as it does in AWS. Imported first by run.ts, so that every module
  * loaded after it (the local runtime's handlers included) sees it.
  */
-import { tables, type TableName } from '../../definitions/tables';
+import { type TableName, tables } from '../../definitions/tables';
 import { tableNamesFor } from '../../local/tables';
 
 export const benchTableNames: Record<TableName, string> = tableNamesFor('bench');

@@ -72,7 +72,8 @@ export function coldInitOnce(probe: string, bundle: string, env: NodeJS.ProcessE
     child.on('error', reject);
     child.on('close', (code) => {
       const line = stdout.trim().split('\n').at(-1) ?? '';
-      if (code !== 0 || !line.startsWith('{')) return reject(new Error(`cold-init probe failed (exit ${code}): ${stderr.trim() || stdout.trim()}`));
+      if (code !== 0 || !line.startsWith('{'))
+        return reject(new Error(`cold-init probe failed (exit ${code}): ${stderr.trim() || stdout.trim()}`));
       resolve(JSON.parse(line) as ColdInitSample);
     });
   });

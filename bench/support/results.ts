@@ -9,19 +9,25 @@ import type { BenchRun } from './run-context';
 function legend(run: BenchRun): string[] {
   const { coldRuns, warmIterations, warmup } = run.settings;
   return [
-    'Ours: the functions of the route table and the authorizer; (a) plain: one handler per route and a plain authorizer, no framework, written as a careful engineer would (zod imported as a namespace, like ours); (b) Express: one app for the three routes behind @vendia/serverless-express; (c) floor: the operation\'s DynamoDB request alone (no limiter, no validation framework, no logs or metrics), the least any implementation can do.',
-    'All bundled with the CDK stack\'s esbuild options (ESM, minified, source maps, AWS SDK inside). Plain and Express do the same DynamoDB work per request as ours (limiter, id blocks), so ratios to them measure code; the ratio to the floor shows what the limiter and our code cost on top of one round trip.',
+    "Ours: the functions of the route table and the authorizer; (a) plain: one handler per route and a plain authorizer, no framework, written as a careful engineer would (zod imported as a namespace, like ours); (b) Express: one app for the three routes behind @vendia/serverless-express; (c) floor: the operation's DynamoDB request alone (no limiter, no validation framework, no logs or metrics), the least any implementation can do.",
+    "All bundled with the CDK stack's esbuild options (ESM, minified, source maps, AWS SDK inside). Plain and Express do the same DynamoDB work per request as ours (limiter, id blocks), so ratios to them measure code; the ratio to the floor shows what the limiter and our code cost on top of one round trip.",
     `Cold init: import() of each bundle in a fresh node process with the function's environment (NODE_OPTIONS=--enable-source-maps, table names, region, credentials), ${coldRuns} processes per bundle, the bundles taking turns so that noise falls on all of them alike; the median of wall time (and of the process's CPU time).`,
     `Warm: in one process, sequential invocations with API Gateway REST proxy events carrying the authorizer context (an Enterprise key: the limiter counts every request, never refuses); per operation the contenders take turns in batches of 25, ${warmup} unmeasured then ${warmIterations} measured invocations each; p50 is the median.`,
   ];
 }
 
 /** Writes bench/results/latest.md and ratios.svg (a quick run: bench/results/tmp/…), and the README's Performance section if given the README's path. */
-export function writeResults(run: BenchRun, options: { resultsDir: string; workDir: string; totalSeconds: number; machine: string; cores: string; readme?: string }): string {
+export function writeResults(
+  run: BenchRun,
+  options: { resultsDir: string; workDir: string; totalSeconds: number; machine: string; cores: string; readme?: string },
+): string {
   const command = `npm run bench${run.quick ? ' -- --quick' : ''}`;
   const table = markdownTable(run.rows);
   const notes = legend(run);
-  const targetLines = run.checks.map((check) => `- ${check.met ? 'met' : 'MISSED'}: ${check.label}${check.ratio !== undefined ? ` = ${formatRatio(check.ratio)} (target ≤ ${formatRatio(check.limit ?? 0)})` : ''} — ${check.detail}`);
+  const targetLines = run.checks.map(
+    (check) =>
+      `- ${check.met ? 'met' : 'MISSED'}: ${check.label}${check.ratio !== undefined ? ` = ${formatRatio(check.ratio)} (target ≤ ${formatRatio(check.limit ?? 0)})` : ''} — ${check.detail}`,
+  );
   const metCount = run.checks.filter((check) => check.met).length;
   const subtitle = `${command} · ${new Date().toISOString().slice(0, 10)} · ${options.cores} cores · Node.js ${process.version}`;
   const markdown = [
@@ -52,10 +58,19 @@ export function writeResults(run: BenchRun, options: { resultsDir: string; workD
   writeFileSync(latestFile, markdown);
   writeFileSync(join(outDir, run.quick ? 'ratios-quick.svg' : 'ratios.svg'), ratiosSvg(run.checks, subtitle));
   if (options.readme) {
-    const section = readmeSection({ command, table, notes, machine: options.machine, minutes: Math.max(1, Math.round(options.totalSeconds / 60)), met: `${metCount} of ${run.checks.length}` });
+    const section = readmeSection({
+      command,
+      table,
+      notes,
+      machine: options.machine,
+      minutes: Math.max(1, Math.round(options.totalSeconds / 60)),
+      met: `${metCount} of ${run.checks.length}`,
+    });
     writeFileSync(options.readme, replaceSection(readFileSync(options.readme, 'utf8'), '## Performance', section));
   }
-  process.stdout.write(`\n${table}\n\n${notes.join('\n')}\n\nTargets: ${metCount} of ${run.checks.length} met\n${targetLines.join('\n')}\n\n`);
+  process.stdout.write(
+    `\n${table}\n\n${notes.join('\n')}\n\nTargets: ${metCount} of ${run.checks.length} met\n${targetLines.join('\n')}\n\n`,
+  );
   return latestFile;
 }
 
@@ -64,7 +79,7 @@ function readmeSection(parts: { command: string; table: string; notes: string[];
     '## Performance',
     '',
     `\`${parts.command}\` (about ${parts.minutes} minutes; \`-- --quick\` for a smoke run) builds our functions, two baselines and the floor written in \`bench/baselines/\` —`,
-    '(a) one plain handler per route, (b) one Express app behind `@vendia/serverless-express`, (c) the operation\'s DynamoDB request alone — with the esbuild options of the CDK stack, and',
+    "(a) one plain handler per route, (b) one Express app behind `@vendia/serverless-express`, (c) the operation's DynamoDB request alone — with the esbuild options of the CDK stack, and",
     'measures them side by side in one run, interleaved, so that the ratios hold on a busy machine. It needs Java (DynamoDB Local), like `npm test`.',
     `Results of the run below (${parts.machine}):`,
     '',
@@ -82,17 +97,17 @@ function readmeSection(parts: { command: string; table: string; notes: string[];
 
 /** How our functions get where they are: the same every run, so written here once. */
 const whatMakesTheDifference = [
-  '**Reads in one round trip of wall time.** `getPet` and `listPets` send the limiter\'s update and their read together',
+  "**Reads in one round trip of wall time.** `getPet` and `listPets` send the limiter's update and their read together",
   '(`functions/http/api-handler.ts`: an operation whose route grants only `GetItem`/`Query` outside the rate-limit table).',
   'The verdict still decides the answer: a refused request answers 429 with the same headers as before and what was read is',
   'dropped (a refusal costs a read, never a count); a failed count answers 503. On DynamoDB Local the two requests share the',
-  'machine\'s cores with the client, so the overlap saves less than on DynamoDB, where each is a network round trip.',
+  "machine's cores with the client, so the overlap saves less than on DynamoDB, where each is a network round trip.",
   '',
-  '**Cold start.** Our bundles resolve SDK credentials from the environment only, where Lambda puts the execution role\'s',
+  "**Cold start.** Our bundles resolve SDK credentials from the environment only, where Lambda puts the execution role's",
   '(an esbuild alias in `lib/lambda-bundling.ts` swaps `@aws-sdk/credential-provider-node` for `functions/runtime/environment-credentials.ts`):',
-  'the rest of the SDK\'s default chain (SSO, profiles, STS and SSO clients, instance metadata) is never used in Lambda but is',
-  'about 135 KiB parsed at every cold start. The baselines keep NodejsFunction\'s default bundling, as a team would. The',
-  'Powertools logger and metrics are built at their first use, and zod is imported as a namespace (`import * as z from \'zod\'`)',
+  "the rest of the SDK's default chain (SSO, profiles, STS and SSO clients, instance metadata) is never used in Lambda but is",
+  "about 135 KiB parsed at every cold start. The baselines keep NodejsFunction's default bundling, as a team would. The",
+  "Powertools logger and metrics are built at their first use, and zod is imported as a namespace (`import * as z from 'zod'`)",
   'by every function and baseline, which lets esbuild drop the parts they do not use.',
   '',
 ];

@@ -14,8 +14,24 @@ export interface BenchSettings {
   autocannonSeconds: number;
 }
 
-export const fullSettings: BenchSettings = { coldRuns: 31, warmIterations: 2_000, warmup: 200, countedRequests: 500, largeList: 100_000, listIterations: 2_000, autocannonSeconds: 10 };
-export const quickSettings: BenchSettings = { coldRuns: 5, warmIterations: 300, warmup: 50, countedRequests: 200, largeList: 10_000, listIterations: 300, autocannonSeconds: 3 };
+export const fullSettings: BenchSettings = {
+  coldRuns: 31,
+  warmIterations: 2_000,
+  warmup: 200,
+  countedRequests: 500,
+  largeList: 100_000,
+  listIterations: 2_000,
+  autocannonSeconds: 10,
+};
+export const quickSettings: BenchSettings = {
+  coldRuns: 5,
+  warmIterations: 300,
+  warmup: 50,
+  countedRequests: 200,
+  largeList: 10_000,
+  listIterations: 300,
+  autocannonSeconds: 3,
+};
 
 /** What every measure reads (settings, bundles) and adds to (rows of the table, targets, notes). */
 export interface BenchRun {
@@ -32,7 +48,9 @@ export function progressReporter(): (message: string) => void {
   const startedAt = performance.now();
   return (message) => {
     const seconds = Math.round((performance.now() - startedAt) / 1000);
-    process.stderr.write(`[bench ${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}] ${message}\n`);
+    process.stderr.write(
+      `[bench ${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}] ${message}\n`,
+    );
   };
 }
 

@@ -29,8 +29,10 @@ export interface OperationContract {
 }
 
 /** The parsed value of one part of the request, `undefined` when the operation takes none. */
-export type RequestPart<Contract extends OperationContract, Part extends keyof OperationContract['request']> =
-  Contract['request'][Part] extends z.ZodType ? z.output<Contract['request'][Part]> : undefined;
+export type RequestPart<
+  Contract extends OperationContract,
+  Part extends keyof OperationContract['request'],
+> = Contract['request'][Part] extends z.ZodType ? z.output<Contract['request'][Part]> : undefined;
 
 /** Keeps the literal types of a contract (its schemas) while checking its shape. */
 export function defineOperation<const Contract extends OperationContract>(contract: Contract): Contract {

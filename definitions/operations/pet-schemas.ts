@@ -1,7 +1,7 @@
 // The namespace import lets esbuild drop the parts of zod we do not use (half the bundle).
 import * as z from 'zod';
-import { errorCodes } from '../error-codes';
 import { MAX_ID, newPetSchema, petStatusSchema } from '../../functions/domain/pet';
+import { errorCodes } from '../error-codes';
 
 /**
  * The bodies the API sends, as zod schemas. functions/ builds pets with

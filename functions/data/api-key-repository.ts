@@ -1,11 +1,11 @@
 import {
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   ScanCommand,
   TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
+  type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { limitsFor, type PlanLimits, type PlanName } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
@@ -52,9 +52,7 @@ export class ApiKeyRepository {
 
   async insert(record: ApiKeyRecord): Promise<void> {
     await dynamoCall(() =>
-      this.db.send(
-        new PutCommand({ TableName: this.tableName, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' }),
-      ),
+      this.db.send(new PutCommand({ TableName: this.tableName, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' })),
     );
   }
 
@@ -86,9 +84,7 @@ export class ApiKeyRepository {
     const records: ApiKeyRecord[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await dynamoCall(() =>
-        this.db.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
-      );
+      const page = await dynamoCall(() => this.db.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })));
       records.push(...((page.Items ?? []) as ApiKeyRecord[]));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
@@ -102,7 +98,12 @@ export class ApiKeyRepository {
    */
   async changePlan(record: ApiKeyRecord, change: { plan: PlanName; customLimits?: PlanLimits }, updatedAt: string): Promise<ApiKeyRecord> {
     const { customLimits: _previous, ...rest } = record;
-    const after: ApiKeyRecord = { ...rest, plan: change.plan, updatedAt, ...(change.customLimits ? { customLimits: change.customLimits } : {}) };
+    const after: ApiKeyRecord = {
+      ...rest,
+      plan: change.plan,
+      updatedAt,
+      ...(change.customLimits ? { customLimits: change.customLimits } : {}),
+    };
     await this.updateWithCounters(
       record,
       {
@@ -180,7 +181,9 @@ export class ApiKeyRepository {
   /** Updates the record only if it is still as it was read, together with its counters. */
   private async updateWithCounters(
     record: ApiKeyRecord,
-    update: Required<Pick<UpdateCommand['input'], 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>>,
+    update: Required<
+      Pick<UpdateCommand['input'], 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>
+    >,
     counterUpdates: ReturnType<ApiKeyRepository['counterUpdates']>,
   ): Promise<void> {
     await this.transact(record.keyId, [

@@ -7,8 +7,8 @@ import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import type { NewPet, Pet } from '../domain/pet';
 import type { PetDraft } from '../domain/pets';
 import type { Clock } from '../runtime/clock';
-import { dynamoCall } from './dynamo-errors';
 import { logger } from '../runtime/logger';
+import { dynamoCall } from './dynamo-errors';
 
 export interface IdempotentCreateRequest {
   /** Keys are remembered per API key: two clients may pick the same Idempotency-Key. */
@@ -90,7 +90,10 @@ export class IdempotentCreate {
     });
     const drafted = record.pet.id === draft.pet.id;
     if (record.requestHash !== requestHash) {
-      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body; use a new key for a new pet.');
+      throw new ApiError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request body; use a new key for a new pet.',
+      );
     }
     if (record.status === 'COMPLETED') return { pet: record.pet, drafted };
     if (!drafted && record.leaseUntil > this.clock()) {
@@ -146,19 +149,26 @@ export class IdempotentCreate {
 
   private async release(record: IdempotencyRecord): Promise<void> {
     await this.updateRecord(record, 'SET leaseUntil = :zero', { ':zero': 0 }).catch((error: unknown) =>
-      logger.warn('idempotency lease not released; it runs out with the function timeout', { error: error instanceof Error ? error : String(error) }),
+      logger.warn('idempotency lease not released; it runs out with the function timeout', {
+        error: error instanceof Error ? error : String(error),
+      }),
     );
   }
 
   private async complete(record: IdempotencyRecord): Promise<void> {
     // The pet is stored: the client gets it. If this fails, a later replay finds
     // the record in progress and repeats the (idempotent) pet write instead.
-    await this.updateRecord(record, 'SET #status = :completed', { ':completed': 'COMPLETED' }, { '#status': 'status' }).catch((error: unknown) =>
-      logger.warn('idempotency record not marked completed', { error: error instanceof Error ? error : String(error) }),
+    await this.updateRecord(record, 'SET #status = :completed', { ':completed': 'COMPLETED' }, { '#status': 'status' }).catch(
+      (error: unknown) => logger.warn('idempotency record not marked completed', { error: error instanceof Error ? error : String(error) }),
     );
   }
 
-  private async updateRecord(record: IdempotencyRecord, expression: string, values: Record<string, unknown>, names?: Record<string, string>): Promise<void> {
+  private async updateRecord(
+    record: IdempotencyRecord,
+    expression: string,
+    values: Record<string, unknown>,
+    names?: Record<string, string>,
+  ): Promise<void> {
     await dynamoCall(() =>
       this.db.send(
         new UpdateCommand({

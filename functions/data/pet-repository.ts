@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { petIndexes } from '../../definitions/tables';
 import type { Pet, PetStatus } from '../domain/pet';
@@ -19,9 +19,7 @@ export class PetRepository {
   ) {}
 
   async get(id: number): Promise<Pet | undefined> {
-    const { Item } = await dynamoCall(() =>
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
-    );
+    const { Item } = await dynamoCall(() => this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })));
     return Item ? toPet(Item) : undefined;
   }
 
@@ -49,7 +47,13 @@ export class PetRepository {
       );
     } catch (error) {
       const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException' && existing && unmarshall(existing).writeToken === writeToken) return;
+      if (
+        error instanceof Error &&
+        error.name === 'ConditionalCheckFailedException' &&
+        existing &&
+        unmarshall(existing).writeToken === writeToken
+      )
+        return;
       throw error;
     }
   }

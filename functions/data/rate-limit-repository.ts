@@ -67,7 +67,11 @@ export class RateLimitRepository implements RateCounters {
     let minuteStart = windows.minuteStart;
     let sameMinute = true;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const result = await this.conditionalUpdate(keyId, windows.day, countUpdate({ keyId, limits, windows, minuteStart, sameMinute, nowSeconds, requestId }));
+      const result = await this.conditionalUpdate(
+        keyId,
+        windows.day,
+        countUpdate({ keyId, limits, windows, minuteStart, sameMinute, nowSeconds, requestId }),
+      );
       if (result.updated) return counted(limits, result.item);
       const old = result.item;
       // Our own write, repeated by the SDK after its answer was lost.
@@ -77,7 +81,8 @@ export class RateLimitRepository implements RateCounters {
         limits = { perMinute: old.keyPerMinute, perDay: Number(old.keyPerDay) };
         continue;
       }
-      if (old?.suspendedUntil !== undefined && old.suspendedUntil > nowSeconds) return { kind: 'suspended', until: old.suspendedUntil, limits };
+      if (old?.suspendedUntil !== undefined && old.suspendedUntil > nowSeconds)
+        return { kind: 'suspended', until: old.suspendedUntil, limits };
       if ((old?.dayCount ?? 0) >= limits.perDay) return { kind: 'day_exhausted', limits };
       if (old?.minuteStart === undefined || old.minuteStart < minuteStart) {
         sameMinute = false;
@@ -149,7 +154,10 @@ export class RateLimitRepository implements RateCounters {
   private async conditionalUpdate(
     keyId: string,
     day: string,
-    update: Pick<UpdateCommand['input'], 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
+    update: Pick<
+      UpdateCommand['input'],
+      'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    >,
   ): Promise<{ updated: true; item: CounterItem } | { updated: false; item: CounterItem | undefined }> {
     try {
       const { Attributes } = await dynamoCall(() =>
@@ -236,7 +244,10 @@ export function keyStateUpdates(tableName: string, keyId: string, change: KeySta
       ? { expression: 'keyRevoked = :true', values: { ':true': true } }
       : 'expiresAtSeconds' in change
         ? { expression: 'keyExpiresAt = :keyExpiresAt', values: { ':keyExpiresAt': change.expiresAtSeconds } }
-        : { expression: 'keyPerMinute = :keyPerMinute, keyPerDay = :keyPerDay', values: { ':keyPerMinute': change.limits.perMinute, ':keyPerDay': change.limits.perDay } };
+        : {
+            expression: 'keyPerMinute = :keyPerMinute, keyPerDay = :keyPerDay',
+            values: { ':keyPerMinute': change.limits.perMinute, ':keyPerDay': change.limits.perDay },
+          };
   return daysBetween(fromSeconds, untilSeconds).map((day) => ({
     Update: {
       TableName: tableName,

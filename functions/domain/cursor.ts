@@ -26,8 +26,7 @@ export function encodeCursor(position: CursorPosition): string {
   return Buffer.concat([mac(payload), Buffer.from(payload)]).toString('base64url');
 }
 
-const invalidCursor = () =>
-  new ApiError('invalid_request', 'cursor is invalid: use the URL of the Link rel="next" header as it is.');
+const invalidCursor = () => new ApiError('invalid_request', 'cursor is invalid: use the URL of the Link rel="next" header as it is.');
 
 /** Decodes a cursor made for `status`; anything else is a 400 naming the cursor. */
 export function decodeCursor(cursor: string, status: PetStatus | undefined): CursorPosition {

@@ -1,6 +1,15 @@
 import type { PlanLimits } from '../../definitions/plans';
 import { ApiError } from './errors';
-import { BAN_DURATION_SECONDS, banThreshold, type CountOutcome, countedVerdict, refusedVerdict, type Verdict, type Windows, windowsAt } from './rate-limit';
+import {
+  BAN_DURATION_SECONDS,
+  banThreshold,
+  type CountOutcome,
+  countedVerdict,
+  refusedVerdict,
+  type Verdict,
+  type Windows,
+  windowsAt,
+} from './rate-limit';
 
 /**
  * The counter store the limiter needs (implemented in data/rate-limit-repository.ts).

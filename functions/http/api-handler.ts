@@ -70,7 +70,10 @@ export function createApiHandler<Contract extends OperationContract>(
     timeoutEarlyInMillis: 500,
     timeoutEarlyResponse: () => {
       // A create cut short may have written its pet: say so, never "nothing was changed".
-      throw new DependencyUnavailableError(new Error('Lambda time budget exhausted'), operationId === 'createPet' ? 'create_unknown' : 'unchanged');
+      throw new DependencyUnavailableError(
+        new Error('Lambda time budget exhausted'),
+        operationId === 'createPet' ? 'create_unknown' : 'unchanged',
+      );
     },
   }).use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
@@ -106,7 +109,10 @@ function internal(request: ApiRequest): ApiInternal {
   return request.internal as ApiInternal;
 }
 
-function responseEnvelope(operationId: OperationId, dependencies: Dependencies): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+function responseEnvelope(
+  operationId: OperationId,
+  dependencies: Dependencies,
+): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   const finish = (request: ApiRequest, startedAt: number) => {
     const response = request.response ?? errorResponse(request.error);
     request.response = { ...response, headers: { ...response.headers, ...internal(request).responseHeaders } };
@@ -166,7 +172,9 @@ function sunset(definition: Deprecation, dependencies: Dependencies): Middleware
 /** Whether an operation's function only reads outside the rate-limit table, so its logic may run alongside the count. */
 export function onlyReads(route: RouteDefinition): boolean {
   const readActions: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Query'];
-  return Object.entries(route.access).every(([table, actions]) => table === 'rateLimits' || (actions ?? []).every((action) => readActions.includes(action)));
+  return Object.entries(route.access).every(
+    ([table, actions]) => table === 'rateLimits' || (actions ?? []).every((action) => readActions.includes(action)),
+  );
 }
 
 /**
@@ -188,7 +196,9 @@ function rateLimit(
       const counting = enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock(), randomUUID());
       if (!options.overlapWithRead) return applyDecision(request, await counting);
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
-      internal(request).pendingRateLimit = Promise.allSettled([counting]).then(([outcome]) => outcome as PromiseSettledResult<RateLimitDecision>);
+      internal(request).pendingRateLimit = Promise.allSettled([counting]).then(
+        ([outcome]) => outcome as PromiseSettledResult<RateLimitDecision>,
+      );
     },
     // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
     after: (request) => settleRateLimit(request),
@@ -219,7 +229,8 @@ async function refundIfUnavailable(request: ApiRequest): Promise<void> {
   });
   // The headers were computed with this request counted; it no longer is.
   const headers = internal(request).responseHeaders;
-  if (refunded && headers['X-RateLimit-Remaining'] !== undefined) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
+  if (refunded && headers['X-RateLimit-Remaining'] !== undefined)
+    headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
 }
 
 /** Waits for a count started alongside the read, and applies its decision. */
@@ -252,7 +263,10 @@ function jsonBody(maxBodyBytes: number): MiddlewareObj<ApiEvent, ApiResult, Erro
       const raw = event.body ?? '';
       const size = event.isBase64Encoded ? Buffer.from(raw, 'base64').length : Buffer.byteLength(raw);
       if (size > maxBodyBytes) {
-        throw new ApiError('payload_too_large', `The request body is ${size} bytes; the limit is ${maxBodyBytes} bytes (${maxBodyBytes / 1024} KiB).`);
+        throw new ApiError(
+          'payload_too_large',
+          `The request body is ${size} bytes; the limit is ${maxBodyBytes} bytes (${maxBodyBytes / 1024} KiB).`,
+        );
       }
       if (size === 0) throw new ApiError('invalid_request', 'A JSON request body is required.');
       const contentType = header(event, 'Content-Type');

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { tables, type TableName } from '../../definitions/tables';
+import { type TableName, tables } from '../../definitions/tables';
 import { type Clock, systemClock } from './clock';
 
 /** Everything a handler needs from outside: injected, so tests and the local runtime choose. */

@@ -37,7 +37,10 @@ export function recordResponse(target: Metrics, response: { statusCode: number; 
   const code = errorCodeOf(response.body);
   target.singleMetric().addDimension('code', code).addMetric(metricNames.clientErrors, MetricUnit.Count, 1);
   if (response.statusCode === 429) {
-    target.singleMetric().addDimension('plan', plan ?? 'unknown').addMetric(metricNames.rateLimited, MetricUnit.Count, 1);
+    target
+      .singleMetric()
+      .addDimension('plan', plan ?? 'unknown')
+      .addMetric(metricNames.rateLimited, MetricUnit.Count, 1);
   }
 }
 

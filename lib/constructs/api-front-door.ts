@@ -14,8 +14,8 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { gatewayResponse, gatewayResponses, type GatewayResponseType } from '../../definitions/gateway-responses';
-import { authorizer, routes, stageName, type OperationId } from '../../definitions/routes';
+import { type GatewayResponseType, gatewayResponse, gatewayResponses } from '../../definitions/gateway-responses';
+import { authorizer, type OperationId, routes, stageName } from '../../definitions/routes';
 import type { StageConfig } from '../stage-config';
 import { ApiFirewall } from './api-firewall';
 
@@ -142,12 +142,16 @@ function acknowledgeAndProtect(stack: Stack, api: RestApi, config: StageConfig):
     'AwsSolutions-APIG2',
     'The operation functions validate every parameter and body (zod) and answer with the documented Error object; an API Gateway validator could only give a generic 400.',
   );
-  acknowledge('AwsSolutions-COG4', 'The contract authenticates with bearer API keys (interface spec, part 5), checked by the REQUEST authorizer; no Cognito users.');
+  acknowledge(
+    'AwsSolutions-COG4',
+    'The contract authenticates with bearer API keys (interface spec, part 5), checked by the REQUEST authorizer; no Cognito users.',
+  );
   acknowledge(
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     "API Gateway's account-wide logging role; AWS's managed policy is the documented one for it.",
   );
-  if (config.waf) return new ApiFirewall(stack, 'Firewall', { name: `petstore-${config.stage}-api`, stage: api.deploymentStage, config: config.waf });
+  if (config.waf)
+    return new ApiFirewall(stack, 'Firewall', { name: `petstore-${config.stage}-api`, stage: api.deploymentStage, config: config.waf });
   acknowledge(
     'AwsSolutions-APIG3',
     'WAF is off for this deployment (turn it on with -c <stage>WafRateLimit=…): per-key limits are enforced exactly by the API and backed by usage plans.',
@@ -164,14 +168,16 @@ function addMethods(stack: Stack, api: RestApi, props: ApiFrontDoorProps): void 
     resultsCacheTtl: Duration.seconds(authorizer.resultsCacheTtlSeconds),
   });
   for (const route of routes) {
-    api.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(props.operationTargets[route.operationId], { allowTestInvoke: false }), {
-      operationName: route.operationId,
-      authorizer: requestAuthorizer,
-      authorizationType: AuthorizationType.CUSTOM,
-      // Required so that API Gateway meters the authorizer's usageIdentifierKey
-      // against its usage plan.
-      apiKeyRequired: true,
-    });
+    api.root
+      .resourceForPath(route.path)
+      .addMethod(route.method, new LambdaIntegration(props.operationTargets[route.operationId], { allowTestInvoke: false }), {
+        operationName: route.operationId,
+        authorizer: requestAuthorizer,
+        authorizationType: AuthorizationType.CUSTOM,
+        // Required so that API Gateway meters the authorizer's usageIdentifierKey
+        // against its usage plan.
+        apiKeyRequired: true,
+      });
   }
 }
 

@@ -27,7 +27,8 @@ export class FunctionRollout extends Construct {
   constructor(scope: Construct, id: string, props: { applicationName: string; rollout: Rollout }) {
     super(scope, id);
     this.application = new LambdaApplication(this, 'Application', { applicationName: props.applicationName });
-    this.deploymentConfig = props.rollout === 'canary' ? LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES : LambdaDeploymentConfig.ALL_AT_ONCE;
+    this.deploymentConfig =
+      props.rollout === 'canary' ? LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES : LambdaDeploymentConfig.ALL_AT_ONCE;
   }
 
   /** The alias of `fn`'s current version, moved by its deployment group. */
@@ -41,7 +42,8 @@ export class FunctionRollout extends Construct {
     });
     Validations.of(group).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
-      reason: "CodeDeploy's service role for Lambda deployments; AWS's managed policy is the documented one and is limited to shifting aliases of Lambda functions.",
+      reason:
+        "CodeDeploy's service role for Lambda deployments; AWS's managed policy is the documented one and is limited to shifting aliases of Lambda functions.",
     });
     this.groups.push(group);
     return alias;

@@ -1,14 +1,14 @@
 import * as path from 'node:path';
-import { Duration, Stack, Validations, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
+import { type CfnElement, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { type DynamoDbAction, functionTimeoutSeconds } from '../../definitions/routes';
-import { tables, type TableName } from '../../definitions/tables';
 import { businessMetrics } from '../../definitions/metrics';
+import { type DynamoDbAction, functionTimeoutSeconds } from '../../definitions/routes';
+import { type TableName, tables } from '../../definitions/tables';
 import { lambdaBundling } from '../lambda-bundling';
 import { projectRoot } from '../project-root';
 
@@ -79,7 +79,8 @@ export class OperationFunction extends NodejsFunction {
     });
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Node.js 22 is the chosen runtime: the esbuild target and the local runtime match it; moving to a newer runtime is a deliberate change.',
+      reason:
+        'Node.js 22 is the chosen runtime: the esbuild target and the local runtime match it; moving to a newer runtime is a deliberate change.',
     });
     for (const [name, actions] of Object.entries(props.access) as [TableName, readonly DynamoDbAction[]][]) {
       this.allowTableActions(name, props.tables[name], actions);

@@ -1,16 +1,16 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, MathExpression, Metric, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, type IMetric, MathExpression, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { businessMetrics } from '../../definitions/metrics';
 import { planNames } from '../../definitions/plans';
 import type { OperationId } from '../../definitions/routes';
-import { tables as tableDefinitions, type TableName } from '../../definitions/tables';
-import { businessMetrics } from '../../definitions/metrics';
+import { type TableName, tables as tableDefinitions } from '../../definitions/tables';
 import { businessMetric } from '../business-metrics';
 import type { AlarmThresholds } from '../stage-config';
 
@@ -86,7 +86,9 @@ export class OperationalAlarms extends Construct {
         resources: [this.topic.topicArn],
         conditions: {
           StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:${this.props.namePrefix}-*` },
+          ArnLike: {
+            'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:${this.props.namePrefix}-*`,
+          },
         },
       }),
     );

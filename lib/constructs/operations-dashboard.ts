@@ -1,26 +1,26 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
+  type Alarm,
   AlarmStatusWidget,
   Dashboard,
   GraphWidget,
+  type IMetric,
+  type IWidget,
   LogQueryWidget,
   MathExpression,
   Metric,
   SearchExpression,
   Stats,
   TextWidget,
-  type Alarm,
-  type IMetric,
-  type IWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { planNames } from '../../definitions/plans';
-import { tables as tableDefinitions, type TableName } from '../../definitions/tables';
 import { businessMetrics } from '../../definitions/metrics';
+import { planNames } from '../../definitions/plans';
+import { type TableName, tables as tableDefinitions } from '../../definitions/tables';
 import { businessMetric } from '../business-metrics';
 import { tableIndexMetric } from './operational-alarms';
 
@@ -64,7 +64,9 @@ export class OperationsDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
     super(scope, id);
-    const rows: IWidget[][] = [introduction, alarmStates, apiRow, functionRow, capacityRow, dynamoDbRow, productRow].map((row) => row(props));
+    const rows: IWidget[][] = [introduction, alarmStates, apiRow, functionRow, capacityRow, dynamoDbRow, productRow].map((row) =>
+      row(props),
+    );
     if (props.waf) rows.push(wafRow(props.waf, Stack.of(this).region));
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
@@ -116,7 +118,7 @@ function apiRow(props: OperationsDashboardProps): IWidget[] {
 function functionRow(props: OperationsDashboardProps): IWidget[] {
   const functions = Object.entries(props.functions);
   return [
-    graph('Function errors (the authorizer\'s include every refused key)', [
+    graph("Function errors (the authorizer's include every refused key)", [
       ...functions.map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
       businessMetric(businessMetrics.names.keyStoreFailures).with({ label: 'authorizer: keys not checked (KeyStoreFailures)' }),
     ]),
@@ -226,5 +228,10 @@ function wafRow(waf: NonNullable<OperationsDashboardProps['waf']>, region: strin
       period: PERIOD,
       label,
     });
-  return [graph('WAF', [wafMetric('AllowedRequests', 'ALL', 'allowed'), wafMetric('BlockedRequests', waf.ruleMetricName, 'blocked by the per-IP rate rule')])];
+  return [
+    graph('WAF', [
+      wafMetric('AllowedRequests', 'ALL', 'allowed'),
+      wafMetric('BlockedRequests', waf.ruleMetricName, 'blocked by the per-IP rate rule'),
+    ]),
+  ];
 }

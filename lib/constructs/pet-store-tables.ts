@@ -1,7 +1,7 @@
 import { Validations } from 'aws-cdk-lib';
+import { type Attribute, AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
-import { tables, type KeyAttribute, type TableDefinition, type TableName } from '../../definitions/tables';
+import { type KeyAttribute, type TableDefinition, type TableName, tables } from '../../definitions/tables';
 import { type DataProtection, tablesWorthRestoring } from '../stage-config';
 
 function attribute(key: KeyAttribute): Attribute {

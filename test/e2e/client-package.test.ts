@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../openapi/contract-files';
-import { type TestApi, startTestApi } from '../support/api';
+import { startTestApi, type TestApi } from '../support/api';
 
 /**
  * client/ is a package of its own: `npm pack` builds and packs it, the tarball
@@ -36,14 +36,28 @@ afterAll(async () => {
 it('packs built ESM with declarations, its README and package.json, and no TypeScript source', async () => {
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.trim().split('\n').sort();
-  expect(files).toEqual(expect.arrayContaining(['package/README.md', 'package/package.json', 'package/dist/index.js', 'package/dist/index.d.ts']));
+  expect(files).toEqual(
+    expect.arrayContaining(['package/README.md', 'package/package.json', 'package/dist/index.js', 'package/dist/index.d.ts']),
+  );
   expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
   const installed = join(app, 'node_modules', '@petstore', 'client');
-  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { name: string; version: string; exports: unknown; type: string };
-  expect(manifest).toMatchObject({ name: '@petstore/client', version: '1.0.0', type: 'module', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } } });
+  const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+    exports: unknown;
+    type: string;
+  };
+  expect(manifest).toMatchObject({
+    name: '@petstore/client',
+    version: '1.0.0',
+    type: 'module',
+    exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } },
+  });
   // Built output imports nothing but itself: no server code, no dependency.
   for (const file of readdirSync(join(installed, 'dist')).filter((name) => name.endsWith('.js'))) {
-    const imports = [...readFileSync(join(installed, 'dist', file), 'utf8').matchAll(/from\s+["']([^"']+)["']/g)].map(([, target]) => target);
+    const imports = [...readFileSync(join(installed, 'dist', file), 'utf8').matchAll(/from\s+["']([^"']+)["']/g)].map(
+      ([, target]) => target,
+    );
     for (const target of imports) expect(target).toMatch(/^\.\/[\w-]+\.js$/);
   }
 });
@@ -66,14 +80,17 @@ try {
 console.log(JSON.stringify({ created: created.map((pet) => pet.id), listed, notFound }));
 `,
   );
-  const { stdout } = await run(process.execPath, ['main.js'], { cwd: app, env: { ...process.env, API_URL: api.url, API_KEY: await api.issueKey('business') } });
+  const { stdout } = await run(process.execPath, ['main.js'], {
+    cwd: app,
+    env: { ...process.env, API_URL: api.url, API_KEY: await api.issueKey('business') },
+  });
   const result = JSON.parse(stdout.trim()) as { created: number[]; listed: number[]; notFound: unknown };
   expect(result.created).toHaveLength(3);
   expect(result.listed).toEqual(result.created);
   expect(result.notFound).toEqual({ status: 404, code: 'not_found' });
 }, 60_000);
 
-it('its declarations type a consumer that resolves modules as Node.js does (NodeNext), and the reference page\'s client examples, with TypeScript 5', async () => {
+it("its declarations type a consumer that resolves modules as Node.js does (NodeNext), and the reference page's client examples, with TypeScript 5", async () => {
   writeFileSync(
     join(app, 'check.ts'),
     `import { PetStoreClient, PetStoreError, type ErrorCode, type Pet } from '@petstore/client';
@@ -100,7 +117,22 @@ export async function first(): Promise<Pet | undefined> {
     writeFileSync(join(app, `sample-${operation.operationId}.ts`), sample?.source ?? '');
   }
   const tsc = join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(projectRoot, 'node_modules', '@types'), 'check.ts', ...samples.map((operation) => `sample-${operation.operationId}.ts`)];
+  const flags = [
+    '--noEmit',
+    '--strict',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--types',
+    'node',
+    '--typeRoots',
+    join(projectRoot, 'node_modules', '@types'),
+    'check.ts',
+    ...samples.map((operation) => `sample-${operation.operationId}.ts`),
+  ];
   const result = await run(process.execPath, [tsc, ...flags], { cwd: app }).catch((error: { stdout: string }) => error);
   expect(result.stdout).toBe('');
 }, 60_000);

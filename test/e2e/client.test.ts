@@ -1,7 +1,7 @@
 import { type Pet, PetStoreClient, type PetStoreClientOptions, PetStoreError, type RetryEvent } from '../../client';
-import { type TestApi, startTestApi } from '../support/api';
-import { atInstant, beforeGetPetSunset, testInstant } from '../support/dynamo';
+import { startTestApi, type TestApi } from '../support/api';
 import { contractCheckedFetch } from '../support/contract';
+import { atInstant, beforeGetPetSunset, testInstant } from '../support/dynamo';
 
 /**
  * The typed client (client/) against the local API over real HTTP. Every
@@ -32,7 +32,11 @@ function clientFor(target: TestApi, apiKey: string, options: Partial<PetStoreCli
     apiKey,
     fetch: async (input, init) => {
       const request = new Request(input, init);
-      const entry: Recorded['requests'][number] = { method: request.method, url: request.url, idempotencyKey: request.headers.get('idempotency-key') };
+      const entry: Recorded['requests'][number] = {
+        method: request.method,
+        url: request.url,
+        idempotencyKey: request.headers.get('idempotency-key'),
+      };
       requests.push(entry);
       const response = await checked(request);
       entry.status = response.status;
@@ -80,7 +84,9 @@ it('creates 80 pets in one burst on a Free key (60 a minute) with no error, wait
     const startedAt = own.clock.now;
     const { client, requests, sleeps, retries } = clientFor(own, await own.issueKey('free'));
 
-    const created = await Promise.all(Array.from({ length: 80 }, (_, index) => client.createPet({ name: `Burst ${index}`, categoryId: 2 })));
+    const created = await Promise.all(
+      Array.from({ length: 80 }, (_, index) => client.createPet({ name: `Burst ${index}`, categoryId: 2 })),
+    );
 
     expect(created).toHaveLength(80);
     expect(new Set(created.map((pet) => pet.id)).size).toBe(80);
@@ -148,7 +154,9 @@ it('throws a typed PetStoreError with the Error object, the status and the heade
   expect(error.headers.get('x-ratelimit-limit')).toBe('300');
   expect(requests).toHaveLength(1);
 
-  await atInstant(api.clock, beforeGetPetSunset, () => expect(client.getPet(987654321)).rejects.toMatchObject({ status: 404, code: 'not_found' }));
+  await atInstant(api.clock, beforeGetPetSunset, () =>
+    expect(client.getPet(987654321)).rejects.toMatchObject({ status: 404, code: 'not_found' }),
+  );
   const stranger = clientFor(api, 'psk_0000000000000000000000000000000000000000000').client;
   const unauthorized = (await stranger.listPets().catch((caught: unknown) => caught)) as PetStoreError;
   expect(unauthorized).toMatchObject({ status: 401, code: 'unauthorized' });

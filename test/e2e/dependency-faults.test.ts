@@ -47,7 +47,10 @@ describe('DynamoDB stopped mid-run, then restarted', () => {
   });
 
   it('answers 503 with Retry-After on every operation while DynamoDB is down, and recovers without a restart of the API', async () => {
-    const before = await fetch(`${api.url}/pets`, { ...postJson({ name: 'Before', categoryId: 1 }), headers: { ...auth(), 'Content-Type': 'application/json' } });
+    const before = await fetch(`${api.url}/pets`, {
+      ...postJson({ name: 'Before', categoryId: 1 }),
+      headers: { ...auth(), 'Content-Type': 'application/json' },
+    });
     expect(before.status).toBe(201);
     const existing = (await before.json()) as { id: number };
 
@@ -55,7 +58,11 @@ describe('DynamoDB stopped mid-run, then restarted', () => {
     const requests = [
       () => fetch(`${api.url}/pets`, { headers: auth() }),
       () => fetch(`${api.url}/pets/${existing.id}`, { headers: auth() }),
-      () => fetch(`${api.url}/pets`, { ...postJson({ name: 'During', categoryId: 1 }), headers: { ...auth(), 'Content-Type': 'application/json' } }),
+      () =>
+        fetch(`${api.url}/pets`, {
+          ...postJson({ name: 'During', categoryId: 1 }),
+          headers: { ...auth(), 'Content-Type': 'application/json' },
+        }),
       () =>
         fetch(`${api.url}/pets`, {
           ...postJson({ name: 'During', categoryId: 1 }),
@@ -74,12 +81,17 @@ describe('DynamoDB stopped mid-run, then restarted', () => {
     expect(unchecked.response.status).toBe(503);
 
     dynamo = await startDynamoDbLocal({ dataDir, port });
-    const after = await fetch(`${api.url}/pets`, { ...postJson({ name: 'After', categoryId: 1 }), headers: { ...auth(), 'Content-Type': 'application/json' } });
+    const after = await fetch(`${api.url}/pets`, {
+      ...postJson({ name: 'After', categoryId: 1 }),
+      headers: { ...auth(), 'Content-Type': 'application/json' },
+    });
     expect(after.status).toBe(201);
 
     // Nothing half-written: exactly the two pets that were answered 201.
     const { Items = [] } = await api.dependencies.db.send(new ScanCommand({ TableName: tableNames.pets }));
-    const names = Items.filter((item) => Number(item.id) > 0).map((item) => item.name).sort();
+    const names = Items.filter((item) => Number(item.id) > 0)
+      .map((item) => item.name)
+      .sort();
     expect(names).toEqual(['After', 'Before']);
   });
 });
@@ -105,7 +117,9 @@ describe('DynamoDB that accepts connections but never answers', () => {
   });
 
   it('answers 503 with Retry-After within the budget instead of hanging', async () => {
-    const { response, elapsedMs, body } = await timed(fetch(`${api.url}/pets`, { headers: { Authorization: `Bearer psk_${'B'.repeat(43)}` } }));
+    const { response, elapsedMs, body } = await timed(
+      fetch(`${api.url}/pets`, { headers: { Authorization: `Bearer psk_${'B'.repeat(43)}` } }),
+    );
     expect(response.status).toBe(503);
     expect(body).toMatchObject({ code: 'service_unavailable', status: 503 });
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);

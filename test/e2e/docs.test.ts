@@ -22,7 +22,8 @@ const page = join(outputDir, 'index.html');
 let browser: Browser;
 
 beforeAll(async () => {
-  const script = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.docs ?? '';
+  const script =
+    (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.docs ?? '';
   expect(script).toContain(OUTPUT);
   const run = spawnSync('sh', ['-c', script.replaceAll(OUTPUT, JSON.stringify(page))], {
     cwd: projectRoot,
@@ -34,7 +35,15 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 120_000);
 
@@ -70,8 +79,12 @@ it('loads every image, requests nothing outside the file, and renders every desc
   await tab.getByText('requests per minute').first().waitFor({ timeout: 20_000 });
   // The attribution logo mounts after the first render: wait until every image has settled.
   // (Browser-side code as text: the project's TypeScript has no DOM types.)
-  await tab.waitForFunction('document.images.length > 0 && [...document.images].every((image) => image.complete)', undefined, { timeout: 20_000 });
-  const broken = await tab.evaluate('[...document.images].filter((image) => image.naturalWidth === 0).map((image) => image.src.slice(0, 80))');
+  await tab.waitForFunction('document.images.length > 0 && [...document.images].every((image) => image.complete)', undefined, {
+    timeout: 20_000,
+  });
+  const broken = await tab.evaluate(
+    '[...document.images].filter((image) => image.naturalWidth === 0).map((image) => image.src.slice(0, 80))',
+  );
   expect(broken).toEqual([]);
   expect(outside).toEqual([]);
   const text = await tab.locator('body').innerText();
@@ -84,29 +97,35 @@ it('loads every image, requests nothing outside the file, and renders every desc
   await tab.close();
 });
 
-it.each(routes.map((route) => [route.operationId, route]))('shows a curl example and a @petstore/client example for %s', async (_, route) => {
-  const { page: tab } = await open(`#/pets/${route.operationId.toLowerCase()}`);
-  const section = sectionOf(tab, route.operationId);
-  await section.getByText('curl', { exact: true }).first().waitFor({ timeout: 20_000 });
-  expect(await section.innerText()).toContain('Authorization: Bearer $PET_STORE_API_KEY');
-  // The samples' languages are a dropdown: curl first, then the client.
-  await section.getByRole('button', { name: 'curl', exact: true }).first().click();
-  await tab.getByRole('menuitem').filter({ hasText: '@petstore/client' }).first().click();
-  await section.getByText("from '@petstore/client'").first().waitFor({ timeout: 10_000 });
-  expect(await section.innerText()).toContain('new PetStoreClient(');
-  await tab.close();
-});
+it.each(routes.map((route) => [route.operationId, route]))(
+  'shows a curl example and a @petstore/client example for %s',
+  async (_, route) => {
+    const { page: tab } = await open(`#/pets/${route.operationId.toLowerCase()}`);
+    const section = sectionOf(tab, route.operationId);
+    await section.getByText('curl', { exact: true }).first().waitFor({ timeout: 20_000 });
+    expect(await section.innerText()).toContain('Authorization: Bearer $PET_STORE_API_KEY');
+    // The samples' languages are a dropdown: curl first, then the client.
+    await section.getByRole('button', { name: 'curl', exact: true }).first().click();
+    await tab.getByRole('menuitem').filter({ hasText: '@petstore/client' }).first().click();
+    await section.getByText("from '@petstore/client'").first().waitFor({ timeout: 10_000 });
+    expect(await section.innerText()).toContain('new PetStoreClient(');
+    await tab.close();
+  },
+);
 
-it.each(routes.map((route) => [route.operationId, route]))('renders the operation %s with its summary, method and path', async (_, route) => {
-  const { page: tab, errors } = await open(`#/pets/${route.operationId.toLowerCase()}`);
-  const section = sectionOf(tab, route.operationId);
-  await section.getByText(route.summary).first().waitFor({ timeout: 20_000 });
-  const text = await section.innerText();
-  expect(text).toContain(route.method);
-  expect(text).toContain(route.path);
-  expect(errors).toEqual([]);
-  await tab.close();
-});
+it.each(routes.map((route) => [route.operationId, route]))(
+  'renders the operation %s with its summary, method and path',
+  async (_, route) => {
+    const { page: tab, errors } = await open(`#/pets/${route.operationId.toLowerCase()}`);
+    const section = sectionOf(tab, route.operationId);
+    await section.getByText(route.summary).first().waitFor({ timeout: 20_000 });
+    const text = await section.innerText();
+    expect(text).toContain(route.method);
+    expect(text).toContain(route.path);
+    expect(errors).toEqual([]);
+    await tab.close();
+  },
+);
 
 it('renders the deprecation notice of getPet, with its sunset', async () => {
   const { page: tab, errors } = await open('#/pets/getpet');

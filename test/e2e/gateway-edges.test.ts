@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { errorCodes } from '../../definitions/error-codes';
-import { type TestApi, startTestApi } from '../support/api';
+import { startTestApi, type TestApi } from '../support/api';
 
 /**
  * What the local gateway answers at the edges API Gateway decides
@@ -58,7 +58,13 @@ function expectErrorObject(status: number, body: string, code: keyof typeof erro
 }
 
 it('builds Link from the address the gateway serves, not from a forged Host or X-Forwarded-Proto', async () => {
-  for (const name of ['Link one', 'Link two']) await api.call('/pets', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, categoryId: 1 }) });
+  for (const name of ['Link one', 'Link two'])
+    await api.call('/pets', {
+      method: 'POST',
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name, categoryId: 1 }),
+    });
   const forged = await send('GET', '/v1/pets?limit=1', {
     Authorization: `Bearer ${key}`,
     Host: 'evil.example',
@@ -90,7 +96,12 @@ it('answers a method Node does not know (FOO) like any unknown method: a 404 Err
 });
 
 it('answers a body past 10 MB with a 413 Error object and does not leave the connection hanging', async () => {
-  const answer = await send('POST', '/v1/pets', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, Buffer.alloc(10 * 1024 * 1024 + 1, 0x20));
+  const answer = await send(
+    'POST',
+    '/v1/pets',
+    { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    Buffer.alloc(10 * 1024 * 1024 + 1, 0x20),
+  );
   expectErrorObject(answer.status, answer.body, 'payload_too_large');
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DOCUMENT_PATH, projectRoot } from '../../openapi/contract-files';
-import { type TestApi, startTestApi } from '../support/api';
+import { startTestApi, type TestApi } from '../support/api';
 
 /**
  * Clients generated from openapi/openapi.json by two independent generators —
@@ -25,15 +25,35 @@ beforeAll(async () => {
   apiKey = await api.issueKey('business');
   symlinkSync(join(projectRoot, 'node_modules'), join(folder, 'node_modules'), 'dir');
   copyFileSync(join(projectRoot, DOCUMENT_PATH), join(folder, 'openapi.json'));
-  for (const script of ['openapi-fetch-script.ts', 'hey-api-script.ts']) copyFileSync(join(__dirname, '..', 'fixtures', 'generated-clients', script), join(folder, script));
+  for (const script of ['openapi-fetch-script.ts', 'hey-api-script.ts'])
+    copyFileSync(join(__dirname, '..', 'fixtures', 'generated-clients', script), join(folder, script));
   writeFileSync(
     join(folder, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', lib: ['ES2022', 'DOM'], module: 'preserve', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] } }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        lib: ['ES2022', 'DOM'],
+        module: 'preserve',
+        moduleResolution: 'bundler',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+      },
+    }),
   );
   // Generation is asynchronous: the API serves from this very process.
   // As client/openapi-types.ts is generated: a field with a default (NewPet.status) stays optional to send.
-  await run(process.execPath, [bin('openapi-typescript/bin/cli.js'), 'openapi.json', '--default-non-nullable=false', '--output', 'schema.d.ts'], { cwd: folder });
-  await run(process.execPath, [bin('@hey-api/openapi-ts/bin/run.js'), '--input', 'openapi.json', '--output', 'hey-api', '--client', '@hey-api/client-fetch'], { cwd: folder });
+  await run(
+    process.execPath,
+    [bin('openapi-typescript/bin/cli.js'), 'openapi.json', '--default-non-nullable=false', '--output', 'schema.d.ts'],
+    { cwd: folder },
+  );
+  await run(
+    process.execPath,
+    [bin('@hey-api/openapi-ts/bin/run.js'), '--input', 'openapi.json', '--output', 'hey-api', '--client', '@hey-api/client-fetch'],
+    { cwd: folder },
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -44,7 +64,9 @@ afterAll(async () => {
 it('both generated clients and the scripts that use them type-check with TypeScript 5', async () => {
   const { stdout } = await run(process.execPath, [bin('typescript/bin/tsc'), '--version']);
   expect(stdout).toMatch(/^Version 5\./);
-  const check = await run(process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: folder }).catch((error: { stdout: string }) => error);
+  const check = await run(process.execPath, [bin('typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: folder }).catch(
+    (error: { stdout: string }) => error,
+  );
   expect(check.stdout).toBe('');
 }, 120_000);
 
@@ -58,10 +80,16 @@ interface ScriptResult {
   notFound: unknown;
 }
 
-it.each([['openapi-typescript + openapi-fetch', 'openapi-fetch-script.ts'], ['@hey-api/openapi-ts', 'hey-api-script.ts']])(
+it.each([
+  ['openapi-typescript + openapi-fetch', 'openapi-fetch-script.ts'],
+  ['@hey-api/openapi-ts', 'hey-api-script.ts'],
+])(
   '%s: creates 45 pets, pages through all of them, gets one, and reads a typed 400 and 404',
   async (_, script) => {
-    const { stdout } = await run(process.execPath, [bin('tsx/dist/cli.mjs'), script], { cwd: folder, env: { ...process.env, API_URL: api.url, API_KEY: apiKey } });
+    const { stdout } = await run(process.execPath, [bin('tsx/dist/cli.mjs'), script], {
+      cwd: folder,
+      env: { ...process.env, API_URL: api.url, API_KEY: apiKey },
+    });
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ScriptResult;
     expect(result.created).toHaveLength(45);
     expect(result.seen).toEqual([...result.created].sort((a, b) => a - b));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { errorCodes } from '../../definitions/error-codes';
-import { type TestApi, startTestApi } from '../support/api';
+import { startTestApi, type TestApi } from '../support/api';
 import { atInstant, beforeGetPetSunset } from '../support/dynamo';
 
 /**
@@ -53,7 +53,29 @@ async function countPets(): Promise<number> {
 const asText = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined'));
 
 const nasty = fc.oneof(
-  fc.constantFrom(-0, 0, 1e308, -1e308, 1.5, 2 ** 53, 2 ** 63, Number.MAX_SAFE_INTEGER, 'NaN', 'Infinity', '-0', '1', '', ' ', '\u0000', '\u202e', '🐶', null, true, [], {}),
+  fc.constantFrom(
+    -0,
+    0,
+    1e308,
+    -1e308,
+    1.5,
+    2 ** 53,
+    2 ** 63,
+    Number.MAX_SAFE_INTEGER,
+    'NaN',
+    'Infinity',
+    '-0',
+    '1',
+    '',
+    ' ',
+    '\u0000',
+    '\u202e',
+    '🐶',
+    null,
+    true,
+    [],
+    {},
+  ),
   fc.string({ unit: 'binary', maxLength: 120 }),
   fc.integer(),
   fc.double(),
@@ -83,7 +105,19 @@ it(`POST /pets: ${runs} hostile bodies — never a 5xx, valid Error objects, and
       fc.oneof(
         { weight: 8, arbitrary: payload.map((value) => JSON.stringify(value) ?? 'undefined') },
         // Raw text: duplicate keys, truncated JSON, prototype keys spelled out, deep nesting.
-        { weight: 1, arbitrary: fc.constantFrom('{"name":"a","name":"b","categoryId":1}', '{"__proto__":{"admin":true},"name":"x","categoryId":1}', '{"name":', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]', 'null', '"text"', '1e999', '\uFEFF{}') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            '{"name":"a","name":"b","categoryId":1}',
+            '{"__proto__":{"admin":true},"name":"x","categoryId":1}',
+            '{"name":',
+            '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
+            'null',
+            '"text"',
+            '1e999',
+            '\uFEFF{}',
+          ),
+        },
         { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }) },
       ),
       fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/xml', ''),
@@ -110,7 +144,11 @@ it('POST /pets: bodies of 1 MB and 16 KiB + 1 byte are refused with 413 and writ
 });
 
 it(`GET /pets: ${runs} hostile query strings — 200 or a 400 Error object, never a 5xx`, async () => {
-  const value = fc.oneof(nasty.map(asText), fc.string({ maxLength: 30 }), fc.constantFrom('1', '100', '101', '0', '-1', '1e2', '0x10', '١', 'available', 'sold', ''));
+  const value = fc.oneof(
+    nasty.map(asText),
+    fc.string({ maxLength: 30 }),
+    fc.constantFrom('1', '100', '101', '0', '-1', '1e2', '0x10', '١', 'available', 'sold', ''),
+  );
   await fc.assert(
     fc.asyncProperty(
       fc.dictionary(fc.oneof(fc.constantFrom('limit', 'status', 'cursor'), fc.string({ maxLength: 8 })), value, { maxKeys: 4 }),
@@ -125,20 +163,32 @@ it(`GET /pets: ${runs} hostile query strings — 200 or a 400 Error object, neve
 
 it(`GET /pets/{petId}: ${runs} hostile ids — 200, 404 or a 400 Error object, never a 5xx`, async () => {
   await fc.assert(
-    fc.asyncProperty(fc.oneof(nasty.map(asText), fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), fc.bigInt().map(String)), async (petId) => {
-      const response = await atInstant(api.clock, beforeGetPetSunset, () => api.call(`/pets/${encodeURIComponent(petId)}`, { key }));
-      // An id with a "/" in it is another (unknown) route: 404 from the gateway.
-      await expectWellFormed(response, [200, 400, 404]);
-    }),
+    fc.asyncProperty(
+      fc.oneof(nasty.map(asText), fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), fc.bigInt().map(String)),
+      async (petId) => {
+        const response = await atInstant(api.clock, beforeGetPetSunset, () => api.call(`/pets/${encodeURIComponent(petId)}`, { key }));
+        // An id with a "/" in it is another (unknown) route: 404 from the gateway.
+        await expectWellFormed(response, [200, 400, 404]);
+      },
+    ),
     { numRuns: runs },
   );
 });
 
 it(`Authorization: ${runs} hostile header values — always a 401 Error object with WWW-Authenticate`, async () => {
-  const headerSafe = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 120 });
+  const headerSafe = fc.string({
+    unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)),
+    minLength: 1,
+    maxLength: 120,
+  });
   await fc.assert(
     fc.asyncProperty(
-      fc.oneof(headerSafe, headerSafe.map((token) => `Bearer ${token}`), headerSafe.map((token) => `bearer psk_${token}`), fc.constant(`Bearer ${key.slice(0, -1)}x`)),
+      fc.oneof(
+        headerSafe,
+        headerSafe.map((token) => `Bearer ${token}`),
+        headerSafe.map((token) => `bearer psk_${token}`),
+        fc.constant(`Bearer ${key.slice(0, -1)}x`),
+      ),
       async (authorization) => {
         fc.pre(authorization.trim() !== '' && !authorization.includes(key));
         const response = await api.call('/pets', { key: null, headers: { Authorization: authorization } });
@@ -153,31 +203,79 @@ it(`Authorization: ${runs} hostile header values — always a 401 Error object w
 describe('names a person cannot see, or that display as something else', () => {
   const hidden = ['\u200b\u200b\u200b', '\ufeff', '\u200d', 'abc\u202Eexe.txt', '\uffff', '\u2066Rex\u2069', 'Rex\ufdd0', '\u3164'];
 
-  it.each(hidden.map((name) => [JSON.stringify(name), name]))('POST /pets with name %s → 400 naming name, and nothing is written', async (_, name) => {
-    const before = await countPets();
-    const response = await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, categoryId: 1 }), key });
-    const body = (await expectWellFormed(response, [400])) as { message: string };
-    expect(body.message).toMatch(/^name /);
-    expect(await countPets()).toBe(before);
-  });
+  it.each(hidden.map((name) => [JSON.stringify(name), name]))(
+    'POST /pets with name %s → 400 naming name, and nothing is written',
+    async (_, name) => {
+      const before = await countPets();
+      const response = await api.call('/pets', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name, categoryId: 1 }),
+        key,
+      });
+      const body = (await expectWellFormed(response, [400])) as { message: string };
+      expect(body.message).toMatch(/^name /);
+      expect(await countPets()).toBe(before);
+    },
+  );
 
   it.each(['Rex 🐕', 'Émile', '李'])('POST /pets with name %s → 201, the name kept as sent', async (name) => {
-    const response = await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, categoryId: 1 }), key });
+    const response = await api.call('/pets', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name, categoryId: 1 }),
+      key,
+    });
     expect(await expectWellFormed(response, [201])).toMatchObject({ name });
   });
 
   it(`${Math.min(runs, 300)} names of whitespace, format and zero-width characters only, or with a bidi control or noncharacter → 400 naming name`, async () => {
-    const invisible = fc.constantFrom(' ', '\u00a0', '\u3000', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u034f', '\u3164');
-    const forbidden = fc.constantFrom('\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\ufdd0', '\ufdef', '\ufffe', '\uffff', '\u{1fffe}', '\u{10ffff}');
+    const invisible = fc.constantFrom(
+      ' ',
+      '\u00a0',
+      '\u3000',
+      '\u200b',
+      '\u200c',
+      '\u200d',
+      '\u2060',
+      '\ufeff',
+      '\u00ad',
+      '\u034f',
+      '\u3164',
+    );
+    const forbidden = fc.constantFrom(
+      '\u202a',
+      '\u202b',
+      '\u202c',
+      '\u202d',
+      '\u202e',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\ufdd0',
+      '\ufdef',
+      '\ufffe',
+      '\uffff',
+      '\u{1fffe}',
+      '\u{10ffff}',
+    );
     const before = await countPets();
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
           fc.array(invisible, { minLength: 1, maxLength: 12 }).map((characters) => characters.join('')),
-          fc.tuple(fc.string({ unit: 'grapheme', maxLength: 10 }), forbidden, fc.string({ unit: 'grapheme', maxLength: 10 })).map((parts) => parts.join('')),
+          fc
+            .tuple(fc.string({ unit: 'grapheme', maxLength: 10 }), forbidden, fc.string({ unit: 'grapheme', maxLength: 10 }))
+            .map((parts) => parts.join('')),
         ),
         async (name) => {
-          const response = await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name, categoryId: 1 }), key });
+          const response = await api.call('/pets', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ name, categoryId: 1 }),
+            key,
+          });
           const body = (await expectWellFormed(response, [400])) as { message: string };
           expect(body.message).toMatch(/^name /);
         },

@@ -1,4 +1,4 @@
-import { type TestApi, postJson, startTestApi } from '../support/api';
+import { postJson, startTestApi, type TestApi } from '../support/api';
 
 /** Decision 11: Idempotency-Key on POST /v1/pets, over HTTP on DynamoDB Local. */
 let api: TestApi;
@@ -50,7 +50,9 @@ it('keeps keys of different API keys apart', async () => {
 
 it('turns 50 concurrent POSTs with one key into exactly one pet; the rest are identical 201 replays or 409', async () => {
   const before = await petCount();
-  const responses = await Promise.all(Array.from({ length: 50 }, () => api.call('/pets', withKey('burst-1', { name: 'Burst', categoryId: 2 }))));
+  const responses = await Promise.all(
+    Array.from({ length: 50 }, () => api.call('/pets', withKey('burst-1', { name: 'Burst', categoryId: 2 }))),
+  );
   const statuses = responses.map((response) => response.status);
   expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
   const created = await Promise.all(responses.filter((response) => response.status === 201).map((response) => response.json()));

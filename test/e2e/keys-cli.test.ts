@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { authorizer } from '../../definitions/routes';
+import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { freePort } from '../../local/dynamodb-local';
 import { writeLocalEndpoint } from '../../local/local-endpoint';
-import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { type TestApi, startTestApi } from '../support/api';
+import { startTestApi, type TestApi } from '../support/api';
 import { TestClock, testDay, testEndpoint, testInstant } from '../support/dynamo';
 
 /**
@@ -94,15 +94,23 @@ it('issues, re-plans, rotates and revokes a key, each taking effect on the API a
 
   // set-plan: the next request gets the new limits, though the authorizer's answer is still cached.
   const moved = await succeeds(['set-plan', keyId, 'free']);
-  expect(moved).toContain(`${keyId} in local (npm start) moved from Pro (300/min, 10,000/day) to Free (60/min, 1,000/day): the new limits apply from its next request on.`);
+  expect(moved).toContain(
+    `${keyId} in local (npm start) moved from Pro (300/min, 10,000/day) to Free (60/min, 1,000/day): the new limits apply from its next request on.`,
+  );
   clock.advance(1_000);
   const afterMove = await call(secret);
   expect(afterMove.status).toBe(200);
   expect(limitOf(afterMove)).toBe(60);
 
   // rotate: both keys work during the grace, only the successor after it.
-  const rotated = JSON.parse(await succeeds(['rotate', keyId, '--grace', '24h', '--json'])) as IssuedJson & { replaces: { keyId: string; expiresAt: string } };
-  expect(rotated).toMatchObject({ plan: 'free', status: 'active', replaces: { keyId, expiresAt: new Date(clock.now + 86_400_000).toISOString() } });
+  const rotated = JSON.parse(await succeeds(['rotate', keyId, '--grace', '24h', '--json'])) as IssuedJson & {
+    replaces: { keyId: string; expiresAt: string };
+  };
+  expect(rotated).toMatchObject({
+    plan: 'free',
+    status: 'active',
+    replaces: { keyId, expiresAt: new Date(clock.now + 86_400_000).toISOString() },
+  });
   const successor = rotated.secret;
   expect(successor).not.toBe(secret);
   expect((await call(secret)).status).toBe(200);
@@ -115,7 +123,9 @@ it('issues, re-plans, rotates and revokes a key, each taking effect on the API a
 
   // revoke: the very next request is refused, though the authorizer's answer is still cached.
   const revoked = await succeeds(['revoke', rotated.keyId]);
-  expect(revoked).toContain(`Revoked ${rotated.keyId} (${rotated.displayPrefix}…, Free, owner Acme Ltd) in local (npm start): its next request is refused with 401.`);
+  expect(revoked).toContain(
+    `Revoked ${rotated.keyId} (${rotated.displayPrefix}…, Free, owner Acme Ltd) in local (npm start): its next request is refused with 401.`,
+  );
   clock.advance(1_000);
   const refused = await call(successor);
   expect(refused.status).toBe(401);
@@ -126,7 +136,10 @@ it('issues, re-plans, rotates and revokes a key, each taking effect on the API a
   expect(usage).toMatch(new RegExp(String.raw`^${testDay(0)}\s+3\s+${testDay(0)}T12:00:01Z$`, 'm'));
   expect(usage).toMatch(new RegExp(String.raw`^${testDay(1)}\s+0\s+-$`, 'm'));
   expect(usage).toContain('Total: 3 requests in 2 days.');
-  const successorUsage = JSON.parse(await succeeds(['usage', rotated.keyId, '--days', '2', '--json'])) as { days: { day: string; requests: number }[]; total: number };
+  const successorUsage = JSON.parse(await succeeds(['usage', rotated.keyId, '--days', '2', '--json'])) as {
+    days: { day: string; requests: number }[];
+    total: number;
+  };
   expect(successorUsage.days.map(({ day, requests }) => [day, requests])).toEqual([
     [testDay(0), 1],
     [testDay(1), 1],
@@ -179,7 +192,9 @@ it('lists keys as a table, filtered by plan and status', async () => {
   const [header, ...rows] = table.trimEnd().split('\n');
   expect(header).toMatch(/^ID\s+PREFIX\s+PLAN\s+LIMITS\s+OWNER\s+STATUS\s+CREATED\s+EXPIRES$/);
   expect(rows.every((row) => /\benterprise\b/.test(row))).toBe(true);
-  expect(rows.find((row) => row.startsWith(enterprise.keyId))).toMatch(new RegExp(String.raw`enterprise\s+5,000\/min, 2,000,000\/day\s+Umbrella\s+active\s+${testDay(3)}T09:00:00Z\s+-$`));
+  expect(rows.find((row) => row.startsWith(enterprise.keyId))).toMatch(
+    new RegExp(String.raw`enterprise\s+5,000\/min, 2,000,000\/day\s+Umbrella\s+active\s+${testDay(3)}T09:00:00Z\s+-$`),
+  );
 
   const revoked = JSON.parse(await succeeds(['list', '--status', 'revoked', '--json'])) as { keyId: string; status: string }[];
   expect(revoked.map((key) => key.keyId)).toContain(free.keyId);
@@ -198,7 +213,10 @@ it('moves an enterprise key to other limits, and refuses limits on the other pla
   clock.advance(1_000);
   expect(limitOf(await call(issued.secret))).toBe(3);
   expect(await succeeds(['set-plan', issued.keyId, 'enterprise', '--per-minute', '3', '--per-day', '100'])).toContain('nothing changed');
-  expectOneLineError(await keys(['set-plan', issued.keyId, 'pro', '--per-minute', '3']), /--per-minute and --per-day are for enterprise keys only/);
+  expectOneLineError(
+    await keys(['set-plan', issued.keyId, 'pro', '--per-minute', '3']),
+    /--per-minute and --per-day are for enterprise keys only/,
+  );
 });
 
 describe('a Free key changed while the gateway still caches its authorizer answer: the next request already knows', () => {
@@ -249,18 +267,42 @@ describe('a Free key changed while the gateway still caches its authorizer answe
 describe('errors a person can act on: one line on stderr, exit code 1, nothing changed', () => {
   it('an unknown key id', async () => {
     const unknown = 'key_0000000000000000';
-    for (const args of [['show', unknown], ['rotate', unknown], ['revoke', unknown], ['usage', unknown], ['set-plan', unknown, 'pro']]) {
-      expectOneLineError(await keys(args), /^error: No key "key_0000000000000000" in local \(npm start\): `petstore-keys list` shows the key ids/);
+    for (const args of [
+      ['show', unknown],
+      ['rotate', unknown],
+      ['revoke', unknown],
+      ['usage', unknown],
+      ['set-plan', unknown, 'pro'],
+    ]) {
+      expectOneLineError(
+        await keys(args),
+        /^error: No key "key_0000000000000000" in local \(npm start\): `petstore-keys list` shows the key ids/,
+      );
     }
   });
 
   it('a bad plan, a missing option, a bad number or duration', async () => {
-    expectOneLineError(await keys(['issue', '--plan', 'gold', '--owner', 'x']), /argument 'gold' is invalid\. Allowed choices are free, pro, business, enterprise/);
+    expectOneLineError(
+      await keys(['issue', '--plan', 'gold', '--owner', 'x']),
+      /argument 'gold' is invalid\. Allowed choices are free, pro, business, enterprise/,
+    );
     expectOneLineError(await keys(['issue', '--plan', 'pro']), /required option '--owner <name>' not specified/);
-    expectOneLineError(await keys(['issue', '--plan', 'enterprise', '--owner', 'x']), /An enterprise key needs its own limits: pass --per-minute N and --per-day N/);
-    expectOneLineError(await keys(['issue', '--plan', 'enterprise', '--owner', 'x', '--per-minute', '-1', '--per-day', '5']), /--per-minute/);
-    expectOneLineError(await keys(['set-plan', 'key_0000000000000000', 'platinum']), /value 'platinum' is invalid for argument 'plan'\. Allowed choices are free, pro, business, enterprise/);
-    expectOneLineError(await keys(['rotate', 'key_0000000000000000', '--grace', 'tomorrow']), /--grace must be a duration such as 90s, 30m, 24h or 7d/);
+    expectOneLineError(
+      await keys(['issue', '--plan', 'enterprise', '--owner', 'x']),
+      /An enterprise key needs its own limits: pass --per-minute N and --per-day N/,
+    );
+    expectOneLineError(
+      await keys(['issue', '--plan', 'enterprise', '--owner', 'x', '--per-minute', '-1', '--per-day', '5']),
+      /--per-minute/,
+    );
+    expectOneLineError(
+      await keys(['set-plan', 'key_0000000000000000', 'platinum']),
+      /value 'platinum' is invalid for argument 'plan'\. Allowed choices are free, pro, business, enterprise/,
+    );
+    expectOneLineError(
+      await keys(['rotate', 'key_0000000000000000', '--grace', 'tomorrow']),
+      /--grace must be a duration such as 90s, 30m, 24h or 7d/,
+    );
     expectOneLineError(await keys(['usage', 'key_0000000000000000', '--days', '36']), /--days must be from 1 to 35/);
     expectOneLineError(await keys(['list', '--stage', 'dev']), /argument 'dev' is invalid\. Allowed choices are staging, production/);
     expectOneLineError(await keys(['list', '--region', 'eu-west-1']), /--region chooses where a deployed stage is: use it with --stage/);
@@ -272,12 +314,18 @@ describe('errors a person can act on: one line on stderr, exit code 1, nothing c
     expectOneLineError(await keys(['rotate', issued.keyId]), new RegExp(`${issued.keyId} was rotated already and stops working at`));
     await succeeds(['revoke', issued.keyId]);
     expectOneLineError(await keys(['rotate', issued.keyId]), new RegExp(`${issued.keyId} is revoked: only an active key can be rotated`));
-    expectOneLineError(await keys(['set-plan', issued.keyId, 'free']), new RegExp(`${issued.keyId} is revoked: its plan can no longer change`));
+    expectOneLineError(
+      await keys(['set-plan', issued.keyId, 'free']),
+      new RegExp(`${issued.keyId} is revoked: its plan can no longer change`),
+    );
     expect(await succeeds(['revoke', issued.keyId])).toContain('was revoked already; nothing changed');
   });
 
   it('npm start is not running: no endpoint file, or one left behind by a killed npm start', async () => {
-    expectOneLineError(await keys(['list'], { endpointFile: join(scratch, 'missing.json') }), /^error: npm start is not running: start it in another terminal/);
+    expectOneLineError(
+      await keys(['list'], { endpointFile: join(scratch, 'missing.json') }),
+      /^error: npm start is not running: start it in another terminal/,
+    );
     const stale = join(scratch, 'stale-endpoint.json');
     writeLocalEndpoint({ dynamoEndpoint: `http://127.0.0.1:${await freePort()}`, tablePrefix: 'petstore-local' }, stale);
     expectOneLineError(await keys(['show', 'key_0000000000000000'], { endpointFile: stale }), /^error: npm start is not running/);
@@ -294,20 +342,29 @@ describe('--help', () => {
     'set-plan': ['--per-minute <n>', '--per-day <n>'],
     usage: ['--days <n>', '--json'],
   };
-  const expectedArguments: Record<string, string[]> = { show: ['id'], rotate: ['id'], revoke: ['id'], 'set-plan': ['id', 'plan'], usage: ['id'] };
+  const expectedArguments: Record<string, string[]> = {
+    show: ['id'],
+    rotate: ['id'],
+    revoke: ['id'],
+    'set-plan': ['id', 'plan'],
+    usage: ['id'],
+  };
 
   it('lists every command', async () => {
     const help = await succeeds(['--help']);
     for (const command of Object.keys(expectedOptions)) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
   });
 
-  it.each(Object.keys(expectedOptions))('of %s lists its arguments, its options and the target options, and nothing else', async (command) => {
-    const help = await succeeds([command, '--help']);
-    const options = help.slice(help.indexOf('Options:'));
-    const listed = [...options.matchAll(/^ {2}(?:-\w, )?(--[\w-]+(?: <[^>]+>)?)/gm)].map((match) => match[1]);
-    expect(listed.sort()).toEqual([...expectedOptions[command]!, '--stage <stage>', '--region <region>', '--help'].sort());
-    for (const argument of expectedArguments[command] ?? []) expect(help).toMatch(new RegExp(`^  ${argument} `, 'm'));
-  });
+  it.each(Object.keys(expectedOptions))(
+    'of %s lists its arguments, its options and the target options, and nothing else',
+    async (command) => {
+      const help = await succeeds([command, '--help']);
+      const options = help.slice(help.indexOf('Options:'));
+      const listed = [...options.matchAll(/^ {2}(?:-\w, )?(--[\w-]+(?: <[^>]+>)?)/gm)].map((match) => match[1]);
+      expect(listed.sort()).toEqual([...expectedOptions[command]!, '--stage <stage>', '--region <region>', '--help'].sort());
+      for (const argument of expectedArguments[command] ?? []) expect(help).toMatch(new RegExp(`^  ${argument} `, 'm'));
+    },
+  );
 
   it('states the choices and defaults', async () => {
     // Help wraps to the terminal's width: compare with the line breaks folded.
@@ -324,8 +381,12 @@ describe('--help', () => {
     const help = spawnSync('npx', ['--offline', 'petstore-keys', '--help'], { cwd: projectRoot, encoding: 'utf8' });
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Usage: petstore-keys [options] [command]');
-    const bad = spawnSync('node', [join(projectRoot, 'admin', 'petstore-keys.js'), 'issue', '--plan', 'gold', '--owner', 'x'], { encoding: 'utf8' });
+    const bad = spawnSync('node', [join(projectRoot, 'admin', 'petstore-keys.js'), 'issue', '--plan', 'gold', '--owner', 'x'], {
+      encoding: 'utf8',
+    });
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toBe("error: option '--plan <plan>' argument 'gold' is invalid. Allowed choices are free, pro, business, enterprise.\n");
+    expect(bad.stderr).toBe(
+      "error: option '--plan <plan>' argument 'gold' is invalid. Allowed choices are free, pro, business, enterprise.\n",
+    );
   });
 });

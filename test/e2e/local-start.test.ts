@@ -40,7 +40,10 @@ function otherLocalAddress(): string {
   return external?.address ?? '127.0.0.2';
 }
 
-function run(command: string[], env: Record<string, string>): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
+function run(
+  command: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, command, { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -102,7 +105,10 @@ it('with AWS_ENDPOINT_URL_DYNAMODB, npm start runs on that DynamoDB, makes its t
 
   // The tool told the endpoint by the variable (its endpoint file is elsewhere, empty)…
   const elsewhere = mkdtempSync(join(tmpdir(), 'petstore-keys-'));
-  const issued = await keysTool(['issue', '--plan', 'free', '--owner', 'Acme Ltd', '--json'], { AWS_ENDPOINT_URL_DYNAMODB: endpoint, PETSTORE_LOCAL_DIR: elsewhere });
+  const issued = await keysTool(['issue', '--plan', 'free', '--owner', 'Acme Ltd', '--json'], {
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    PETSTORE_LOCAL_DIR: elsewhere,
+  });
   rmSync(elsewhere, { recursive: true, force: true });
   expect({ code: issued.code, stderr: issued.stderr }).toEqual({ code: 0, stderr: '' });
   const { keyId, secret } = JSON.parse(issued.stdout) as { keyId: string; secret: string };
@@ -145,7 +151,11 @@ it('HOST opts into other interfaces with a warning; the development key stays an
 it('an AWS_ENDPOINT_URL_DYNAMODB that does not answer: npm start stops with a message naming it, and serves nothing', async () => {
   const endpoint = `http://127.0.0.1:${await freePort()}`;
   const port = await freePort();
-  const started = run(['--import', 'tsx', 'local/start.ts'], { PETSTORE_LOCAL_DIR: scratch, PORT: String(port), AWS_ENDPOINT_URL_DYNAMODB: endpoint });
+  const started = run(['--import', 'tsx', 'local/start.ts'], {
+    PETSTORE_LOCAL_DIR: scratch,
+    PORT: String(port),
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+  });
   running.add(started.child);
   expect(await started.exited).toBe(1);
   running.delete(started.child);

@@ -1,5 +1,5 @@
 import { errorCodes } from '../../definitions/error-codes';
-import { type TestApi, postJson, startTestApi } from '../support/api';
+import { postJson, startTestApi, type TestApi } from '../support/api';
 import { beforeGetPetSunset } from '../support/dynamo';
 
 /**
@@ -70,20 +70,32 @@ describe('POST /v1/pets (createPet)', () => {
   });
 
   it('answers 400 for malformed JSON and for a missing body', async () => {
-    await expectError(await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":' }), 400, 'invalid_request');
+    await expectError(
+      await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":' }),
+      400,
+      'invalid_request',
+    );
     await expectError(await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' } }), 400, 'invalid_request');
   });
 
   it('answers 415 when the body is not declared as JSON', async () => {
     const body = JSON.stringify({ name: 'Rex', categoryId: 1 });
-    await expectError(await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body }), 415, 'unsupported_media_type');
+    await expectError(
+      await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body }),
+      415,
+      'unsupported_media_type',
+    );
     const accepted = await api.call('/pets', { method: 'POST', headers: { 'content-type': 'Application/JSON; charset=utf-8' }, body });
     expect(accepted.status).toBe(201);
   });
 
   it('answers 413 for a body over 16 KiB', async () => {
     const body = JSON.stringify({ name: 'Rex', categoryId: 1, padding: 'x'.repeat(16 * 1024) });
-    await expectError(await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }), 413, 'payload_too_large');
+    await expectError(
+      await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }),
+      413,
+      'payload_too_large',
+    );
   });
 });
 
@@ -149,10 +161,13 @@ describe('GET /v1/pets/{petId} (getPet, deprecated)', () => {
     expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
   });
 
-  it.each(['abc', '0', '-1', '1.5', '01', '9007199254740992', '99999999999999999999', '%20'])('answers 400 naming petId for %s', async (petId) => {
-    const error = await expectError(await api.call(`/pets/${petId}`), 400, 'invalid_request');
-    expect(error.message).toContain('petId');
-  });
+  it.each(['abc', '0', '-1', '1.5', '01', '9007199254740992', '99999999999999999999', '%20'])(
+    'answers 400 naming petId for %s',
+    async (petId) => {
+      const error = await expectError(await api.call(`/pets/${petId}`), 400, 'invalid_request');
+      expect(error.message).toContain('petId');
+    },
+  );
 
   it('answers 410 gone from the sunset instant on, and 200 just before it', async () => {
     const created = await createPet();

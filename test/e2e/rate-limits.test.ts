@@ -1,5 +1,5 @@
 import { BAN_DURATION_SECONDS } from '../../functions/domain/rate-limit';
-import { type TestApi, postJson, startTestApi } from '../support/api';
+import { postJson, startTestApi, type TestApi } from '../support/api';
 import { atInstant, beforeGetPetSunset, getPetSunset, TestClock, testInstant } from '../support/dynamo';
 
 /**
@@ -52,7 +52,12 @@ it('serves the key again at the next minute, with fresh headers', async () => {
   clock.set(testInstant(0, '11:01:00'));
   const next = await api.call('/pets', { key });
   expect(next.status).toBe(200);
-  expect(headersOf(next)).toEqual({ limit: 60, remaining: 59, reset: Date.parse(testInstant(0, '11:02:00')) / 1000, retryAfter: undefined });
+  expect(headersOf(next)).toEqual({
+    limit: 60,
+    remaining: 59,
+    reset: Date.parse(testInstant(0, '11:02:00')) / 1000,
+    retryAfter: undefined,
+  });
 });
 
 it('puts rate-limit headers on every answer to an identified caller: 201, 400, 404, 410 and 429', async () => {
@@ -78,7 +83,11 @@ it('refuses request 1,001 of a UTC day with quota_exceeded until midnight, and s
   for (let minute = 0; minute < 20; minute++) {
     clock.now = dayStart + minute * 60_000;
     const batch = await Promise.all(Array.from({ length: 50 }, () => api.call('/pets?limit=1', { key })));
-    expect(await Promise.all(batch.filter((response) => response.status !== 200).map(async (response) => `${response.status} ${await response.text()}`))).toEqual([]);
+    expect(
+      await Promise.all(
+        batch.filter((response) => response.status !== 200).map(async (response) => `${response.status} ${await response.text()}`),
+      ),
+    ).toEqual([]);
   }
   clock.now = dayStart + 20 * 60_000 + 30_000;
   const last = await api.call('/pets', { key });

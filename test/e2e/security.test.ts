@@ -4,7 +4,7 @@ import { authorizer } from '../../definitions/routes';
 import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
 import { hashApiKey } from '../../functions/domain/api-keys';
 import { logger } from '../../functions/runtime/logger';
-import { type TestApi, postJson, startTestApi } from '../support/api';
+import { postJson, startTestApi, type TestApi } from '../support/api';
 import { atInstant, beforeGetPetSunset, TestClock } from '../support/dynamo';
 
 /** Secrets stay secret: logs, error messages, key checks, revocation. */
@@ -46,7 +46,9 @@ it('logs one JSON line per request with the request id and key id, and never a s
     output.restore();
     logger.setLogLevel('SILENT');
   }
-  const requestLines = output.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.message === 'request');
+  const requestLines = output.lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((entry) => entry.message === 'request');
   expect(requestLines.map((entry) => entry.statusCode)).toEqual([201, 400, 404]);
   for (const entry of requestLines) {
     expect(entry).toMatchObject({ requestId: expect.any(String), keyId: expect.stringMatching(/^key_/), operation: expect.any(String) });
@@ -85,7 +87,8 @@ it('checks keys by their hash: a near-miss and a far-miss key cost the same sing
         : Reflect.get(target, property, receiver),
   });
   const authorize = createAuthorizer({ ...api.dependencies, db: recordingDb });
-  const event = (token: string) => ({ type: 'REQUEST', methodArn: 'arn:aws:execute-api:r:1:api/v1/GET/pets', headers: { Authorization: `Bearer ${token}` } }) as never;
+  const event = (token: string) =>
+    ({ type: 'REQUEST', methodArn: 'arn:aws:execute-api:r:1:api/v1/GET/pets', headers: { Authorization: `Bearer ${token}` } }) as never;
   const nearMiss = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
   const farMiss = `psk_${'Z'.repeat(43)}`;
   for (const token of [nearMiss, farMiss]) {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { projectRoot } from '../../lib/project-root';
-import { type TestApi, startTestApi } from '../support/api';
+import { startTestApi, type TestApi } from '../support/api';
 import { beforeGetPetSunset, TestClock } from '../support/dynamo';
 
 /**
@@ -19,9 +19,14 @@ afterAll(() => api.close());
 
 function smoke(args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(join(projectRoot, 'node_modules', '.bin', 'tsx'), [join(projectRoot, 'scripts', 'smoke.ts'), ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` });
-    });
+    execFile(
+      join(projectRoot, 'node_modules', '.bin', 'tsx'),
+      [join(projectRoot, 'scripts', 'smoke.ts'), ...args],
+      { timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 

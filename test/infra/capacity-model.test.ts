@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import {
+  awsLimits,
   BEGIN_MARKER,
   END_MARKER,
-  awsLimits,
   hotKey,
   queryReadUnits,
   renderCapacityTables,
@@ -29,7 +29,11 @@ test('the first hard wall is the byList partition: 1,000 creates per second, at 
   expect(hard[0]!.component.limit).toBe(awsLimits.partitionWriteUnits);
   expect(hard[0]!.multiple).toBeCloseTo(10);
   // Nothing grows into a limit before it but a surge the table adapts to.
-  expect(walls().filter((wall) => wall.multiple < hard[0]!.multiple).every((wall) => wall.component.kind === 'surge')).toBe(true);
+  expect(
+    walls()
+      .filter((wall) => wall.multiple < hard[0]!.multiple)
+      .every((wall) => wall.component.kind === 'surge'),
+  ).toBe(true);
 });
 
 test('one key needs sharded counters beyond 60× a Business key', () => {

@@ -43,7 +43,10 @@ it('looks for exactly the stacks the CDK app synthesizes, under the names it giv
 
 it.each([...deployedStages])('finds every id it needs among the outputs of the %s stack', async (stage) => {
   // CloudFormation answers with the synthesized outputs, each value standing in for its resolved id.
-  const cloudFormation = new CloudFormationClient({ region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' } });
+  const cloudFormation = new CloudFormationClient({
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
+  });
   const mock = mockClient(cloudFormation);
   // Only the stack the app synthesized answers: the tool must ask for that one.
   mock.on(DescribeStacksCommand, { StackName: synthesizedStackNames[stage] }).resolves({
@@ -52,7 +55,10 @@ it.each([...deployedStages])('finds every id it needs among the outputs of the %
         StackName: synthesizedStackNames[stage],
         StackStatus: 'CREATE_COMPLETE',
         CreationTime: new Date(),
-        Outputs: Object.entries(outputs[stage]).map(([key, output]) => ({ OutputKey: key, OutputValue: `resolved:${JSON.stringify(output.Value)}` })),
+        Outputs: Object.entries(outputs[stage]).map(([key, output]) => ({
+          OutputKey: key,
+          OutputValue: `resolved:${JSON.stringify(output.Value)}`,
+        })),
       },
     ],
   });

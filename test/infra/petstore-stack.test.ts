@@ -5,21 +5,21 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, Validations, type CfnElement } from 'aws-cdk-lib';
+import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { gatewayResponse, gatewayResponses, type GatewayResponseType } from '../../definitions/gateway-responses';
-import { planNames, plans, type PlanName } from '../../definitions/plans';
-import { authorizer, routes, stageName, type DynamoDbAction, type RouteDefinition } from '../../definitions/routes';
-import { tables, type TableDefinition, type TableName } from '../../definitions/tables';
+import { type GatewayResponseType, gatewayResponse, gatewayResponses } from '../../definitions/gateway-responses';
 import { businessMetrics } from '../../definitions/metrics';
+import { type PlanName, planNames, plans } from '../../definitions/plans';
+import { authorizer, type DynamoDbAction, type RouteDefinition, routes, stageName } from '../../definitions/routes';
+import { type TableDefinition, type TableName, tables } from '../../definitions/tables';
+import { usagePlanLimits } from '../../definitions/usage-plan-limits';
+import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import type { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';
-import { stageNames, stages, tablesWorthRestoring, type StageName } from '../../lib/stage-config';
-import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';
-import { usagePlanLimits } from '../../definitions/usage-plan-limits';
+import { type StageName, stageNames, stages, tablesWorthRestoring } from '../../lib/stage-config';
 
 type Json = Record<string, any>;
 
@@ -96,7 +96,11 @@ const fixedPlans = (Object.keys(plans) as PlanName[]).flatMap((name) => {
   return limits === 'custom' ? [] : [{ name, limits }];
 });
 const functionSpecs: { id: string; access: RouteDefinition['access']; fn: (b: Built) => IConstruct }[] = [
-  ...routes.map((route) => ({ id: route.operationId, access: route.access, fn: (b: Built) => b.stack.operationFunctions[route.operationId] })),
+  ...routes.map((route) => ({
+    id: route.operationId,
+    access: route.access,
+    fn: (b: Built) => b.stack.operationFunctions[route.operationId],
+  })),
   { id: 'authorizer', access: authorizer.access, fn: (b: Built) => b.stack.authorizerFunction },
 ];
 
@@ -125,13 +129,19 @@ const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [val
 
 /** Every rule id acknowledged anywhere in the stack (Validations.acknowledge), with its reason. */
 function acknowledgments(stack: PetStoreStack): { id: string; reason: string; path: string }[] {
-  return stack.node.findAll().flatMap((construct) =>
-    construct.node.metadata
-      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((entry) =>
-        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({ id: id.replace(/^annotation::/i, ''), reason, path: construct.node.path })),
-      ),
-  );
+  return stack.node
+    .findAll()
+    .flatMap((construct) =>
+      construct.node.metadata
+        .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((entry) =>
+          Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+            id: id.replace(/^annotation::/i, ''),
+            reason,
+            path: construct.node.path,
+          })),
+        ),
+    );
 }
 
 interface AlarmMetric {
@@ -145,7 +155,14 @@ interface AlarmMetric {
 function alarmMetrics(alarm: Json): AlarmMetric[] {
   const dims = (list: Json[] | undefined) => Object.fromEntries((list ?? []).map((d) => [d.Name, d.Value]));
   if (alarm.MetricName) {
-    return [{ namespace: alarm.Namespace, metricName: alarm.MetricName, dimensions: dims(alarm.Dimensions), stat: alarm.Statistic ?? alarm.ExtendedStatistic }];
+    return [
+      {
+        namespace: alarm.Namespace,
+        metricName: alarm.MetricName,
+        dimensions: dims(alarm.Dimensions),
+        stat: alarm.Statistic ?? alarm.ExtendedStatistic,
+      },
+    ];
   }
   return (alarm.Metrics as Json[])
     .filter((m) => m.MetricStat)
@@ -158,7 +175,8 @@ function alarmMetrics(alarm: Json): AlarmMetric[] {
 }
 
 /** The expression whose value the alarm compares with its threshold. */
-const alarmExpression = (alarm: Json): string | undefined => (alarm.Metrics as Json[] | undefined)?.find((m) => m.Expression && m.ReturnData !== false)?.Expression;
+const alarmExpression = (alarm: Json): string | undefined =>
+  (alarm.Metrics as Json[] | undefined)?.find((m) => m.Expression && m.ReturnData !== false)?.Expression;
 
 /**
  * The dashboard body as JSON: CloudFormation joins it from strings and
@@ -184,7 +202,9 @@ function dashboardBody(b: Built): Json {
 /** Every metric line of every graph of the dashboard, as JSON text for matching. */
 function dashboardMetricLines(b: Built): string[] {
   const widgets = dashboardBody(b).widgets as Json[];
-  return widgets.filter((w) => w.type === 'metric').flatMap((w) => (w.properties.metrics as unknown[][]).map((line) => JSON.stringify(line)));
+  return widgets
+    .filter((w) => w.type === 'metric')
+    .flatMap((w) => (w.properties.metrics as unknown[][]).map((line) => JSON.stringify(line)));
 }
 
 /** Every Allow statement of every policy attached to the role, as "action on resource" pairs. */
@@ -253,7 +273,9 @@ describe.each(stageNames)('%s stack', (stage) => {
       const props = stageResources[0]![1].Properties;
       expect(props.StageName).toBe(stageName);
       expect(props.TracingEnabled).toBe(true);
-      expect(props.MethodSettings).toEqual(expect.arrayContaining([expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', MetricsEnabled: true })]));
+      expect(props.MethodSettings).toEqual(
+        expect.arrayContaining([expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', MetricsEnabled: true })]),
+      );
       const accessLogGroup = props.AccessLogSetting.DestinationArn['Fn::GetAtt'][0];
       expect(b().resources[accessLogGroup]?.Type).toBe('AWS::Logs::LogGroup');
       const format = JSON.parse(props.AccessLogSetting.Format);
@@ -284,27 +306,32 @@ describe.each(stageNames)('%s stack', (stage) => {
     });
 
     test('has exactly one method per route', () => {
-      const methods = ofType(b(), 'AWS::ApiGateway::Method').map(([, m]) => `${m.Properties.HttpMethod} ${resourcePath(b(), m.Properties.ResourceId.Ref)}`);
+      const methods = ofType(b(), 'AWS::ApiGateway::Method').map(
+        ([, m]) => `${m.Properties.HttpMethod} ${resourcePath(b(), m.Properties.ResourceId.Ref)}`,
+      );
       expect(methods.sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
     });
 
-    test.each(routes.map((route) => [route.operationId, route] as const))('%s: verb, path, authorizer, API key, integration', (_, route) => {
-      const authorizerId = ofType(b(), 'AWS::ApiGateway::Authorizer')[0]![0];
-      const matching = ofType(b(), 'AWS::ApiGateway::Method').filter(
-        ([, m]) => m.Properties.HttpMethod === route.method && resourcePath(b(), m.Properties.ResourceId.Ref) === route.path,
-      );
-      expect(matching).toHaveLength(1);
-      const props = matching[0]![1].Properties;
-      expect(props).toMatchObject({
-        OperationName: route.operationId,
-        AuthorizationType: 'CUSTOM',
-        AuthorizerId: { Ref: authorizerId },
-        ApiKeyRequired: true,
-        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
-      });
-      // Wired to this route's function, through its live alias, not another's.
-      expect(JSON.stringify(props.Integration.Uri)).toContain(`"${aliasId(b(), b().stack.operationFunctions[route.operationId])}"`);
-    });
+    test.each(routes.map((route) => [route.operationId, route] as const))(
+      '%s: verb, path, authorizer, API key, integration',
+      (_, route) => {
+        const authorizerId = ofType(b(), 'AWS::ApiGateway::Authorizer')[0]![0];
+        const matching = ofType(b(), 'AWS::ApiGateway::Method').filter(
+          ([, m]) => m.Properties.HttpMethod === route.method && resourcePath(b(), m.Properties.ResourceId.Ref) === route.path,
+        );
+        expect(matching).toHaveLength(1);
+        const props = matching[0]![1].Properties;
+        expect(props).toMatchObject({
+          OperationName: route.operationId,
+          AuthorizationType: 'CUSTOM',
+          AuthorizerId: { Ref: authorizerId },
+          ApiKeyRequired: true,
+          Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+        });
+        // Wired to this route's function, through its live alias, not another's.
+        expect(JSON.stringify(props.Integration.Uri)).toContain(`"${aliasId(b(), b().stack.operationFunctions[route.operationId])}"`);
+      },
+    );
 
     test('answers every gateway response type of definitions/gateway-responses.ts with its Error object', () => {
       const types = Object.keys(gatewayResponses) as GatewayResponseType[];
@@ -332,21 +359,24 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(names.sort()).toEqual(fixedPlans.map(({ name }) => `petstore-${stage}-${name}`).sort());
     });
 
-    test.each(fixedPlans.map((plan) => [plan.name, plan] as const))('%s: throttle and daily quota derive from plans.ts and never undercut the contract', (name, { limits }) => {
-      const plan = ofType(b(), 'AWS::ApiGateway::UsagePlan').find(([, p]) => p.Properties.UsagePlanName === `petstore-${stage}-${name}`)!;
-      const props = plan[1].Properties;
-      const derived = usagePlanLimits(limits);
-      expect(props.Throttle).toEqual({ RateLimit: derived.rateLimit, BurstLimit: derived.burstLimit });
-      expect(props.Quota).toEqual({ Limit: derived.dailyQuota, Period: 'DAY' });
-      // A contract-abiding client may send a minute's worth at the end of one
-      // fixed window and another at the start of the next.
-      expect(props.Throttle.BurstLimit).toBeGreaterThanOrEqual(2 * limits.perMinute);
-      expect(props.Throttle.RateLimit * 60).toBeGreaterThanOrEqual(limits.perMinute);
-      expect(props.Quota.Limit).toBeGreaterThanOrEqual(limits.perDay);
-      const restApiId = ofType(b(), 'AWS::ApiGateway::RestApi')[0]![0];
-      const stageId = ofType(b(), 'AWS::ApiGateway::Stage')[0]![0];
-      expect(props.ApiStages).toEqual([expect.objectContaining({ ApiId: { Ref: restApiId }, Stage: { Ref: stageId } })]);
-    });
+    test.each(fixedPlans.map((plan) => [plan.name, plan] as const))(
+      '%s: throttle and daily quota derive from plans.ts and never undercut the contract',
+      (name, { limits }) => {
+        const plan = ofType(b(), 'AWS::ApiGateway::UsagePlan').find(([, p]) => p.Properties.UsagePlanName === `petstore-${stage}-${name}`)!;
+        const props = plan[1].Properties;
+        const derived = usagePlanLimits(limits);
+        expect(props.Throttle).toEqual({ RateLimit: derived.rateLimit, BurstLimit: derived.burstLimit });
+        expect(props.Quota).toEqual({ Limit: derived.dailyQuota, Period: 'DAY' });
+        // A contract-abiding client may send a minute's worth at the end of one
+        // fixed window and another at the start of the next.
+        expect(props.Throttle.BurstLimit).toBeGreaterThanOrEqual(2 * limits.perMinute);
+        expect(props.Throttle.RateLimit * 60).toBeGreaterThanOrEqual(limits.perMinute);
+        expect(props.Quota.Limit).toBeGreaterThanOrEqual(limits.perDay);
+        const restApiId = ofType(b(), 'AWS::ApiGateway::RestApi')[0]![0];
+        const stageId = ofType(b(), 'AWS::ApiGateway::Stage')[0]![0];
+        expect(props.ApiStages).toEqual([expect.objectContaining({ ApiId: { Ref: restApiId }, Stage: { Ref: stageId } })]);
+      },
+    );
   });
 
   describe('functions', () => {
@@ -365,33 +395,47 @@ describe.each(stageNames)('%s stack', (stage) => {
       }
     });
 
-    test.each(functionSpecs.map((spec) => [spec.id, spec] as const))('%s: environment names exactly the tables it may use; own log group', (_, spec) => {
-      const fn = b().resources[logicalId(b(), spec.fn(b()))]!;
-      const tableVars = Object.fromEntries(
-        (Object.keys(spec.access) as TableName[]).map((table) => [tables[table].envVar, { Ref: logicalId(b(), b().stack.tables[table]) }]),
-      );
-      expect(fn.Properties.Environment.Variables).toEqual({
-        NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'petstore',
-        ...tableVars,
-      });
-      const logGroup = b().resources[fn.Properties.LoggingConfig.LogGroup.Ref]!;
-      expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
-      expect(logGroup.Properties.RetentionInDays).toBe(config.logRetention);
-    });
+    test.each(functionSpecs.map((spec) => [spec.id, spec] as const))(
+      '%s: environment names exactly the tables it may use; own log group',
+      (_, spec) => {
+        const fn = b().resources[logicalId(b(), spec.fn(b()))]!;
+        const tableVars = Object.fromEntries(
+          (Object.keys(spec.access) as TableName[]).map((table) => [
+            tables[table].envVar,
+            { Ref: logicalId(b(), b().stack.tables[table]) },
+          ]),
+        );
+        expect(fn.Properties.Environment.Variables).toEqual({
+          NODE_OPTIONS: '--enable-source-maps',
+          POWERTOOLS_SERVICE_NAME: 'petstore',
+          ...tableVars,
+        });
+        const logGroup = b().resources[fn.Properties.LoggingConfig.LogGroup.Ref]!;
+        expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+        expect(logGroup.Properties.RetentionInDays).toBe(config.logRetention);
+      },
+    );
 
-    test.each(functionSpecs.map((spec) => [spec.id, spec] as const))('%s: IAM allows exactly the DynamoDB actions of its access map', (_, spec) => {
-      const fn = b().resources[logicalId(b(), spec.fn(b()))]!;
-      const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
-      const role = b().resources[roleId]!;
-      // No AWS-managed policy (AWSLambdaBasicExecutionRole grants logs on every log group), no inline extras.
-      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
-      expect(role.Properties.Policies).toBeUndefined();
-      expect(grantedPairs(b(), roleId, (action) => action.startsWith('dynamodb:') || action === '*')).toEqual(expectedPairs(b(), spec.access));
-      // Logs only into its own log group.
-      const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref as string;
-      expect(grantedPairs(b(), roleId, (action) => action.startsWith('logs:'))).toEqual([`logs:CreateLogStream on ${logGroupId}`, `logs:PutLogEvents on ${logGroupId}`]);
-    });
+    test.each(functionSpecs.map((spec) => [spec.id, spec] as const))(
+      '%s: IAM allows exactly the DynamoDB actions of its access map',
+      (_, spec) => {
+        const fn = b().resources[logicalId(b(), spec.fn(b()))]!;
+        const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+        const role = b().resources[roleId]!;
+        // No AWS-managed policy (AWSLambdaBasicExecutionRole grants logs on every log group), no inline extras.
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+        expect(role.Properties.Policies).toBeUndefined();
+        expect(grantedPairs(b(), roleId, (action) => action.startsWith('dynamodb:') || action === '*')).toEqual(
+          expectedPairs(b(), spec.access),
+        );
+        // Logs only into its own log group.
+        const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref as string;
+        expect(grantedPairs(b(), roleId, (action) => action.startsWith('logs:'))).toEqual([
+          `logs:CreateLogStream on ${logGroupId}`,
+          `logs:PutLogEvents on ${logGroupId}`,
+        ]);
+      },
+    );
 
     test('no policy anywhere grants dynamodb:*, Scan, BatchWriteItem or * (DeleteItem only where the route table lists it: idempotency records)', () => {
       for (const [, policy] of ofType(b(), 'AWS::IAM::Policy')) {
@@ -428,7 +472,11 @@ describe.each(stageNames)('%s stack', (stage) => {
           Projection: { ProjectionType: 'ALL' },
         });
       }
-      const keyAttributes = [definition.partitionKey, definition.sortKey, ...definition.indexes.flatMap((index) => [index.partitionKey, index.sortKey])];
+      const keyAttributes = [
+        definition.partitionKey,
+        definition.sortKey,
+        ...definition.indexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+      ];
       for (const key of keyAttributes) {
         if (key) expect(props.AttributeDefinitions).toContainEqual({ AttributeName: key.name, AttributeType: key.type });
       }
@@ -440,15 +488,18 @@ describe.each(stageNames)('%s stack', (stage) => {
     });
 
     if (stage === 'production') {
-      test.each(tableNames)('%s: point-in-time recovery only if worth restoring, deletion protection, retained on delete and replace', (name) => {
-        const table = b().resources[logicalId(b(), b().stack.tables[name])]!;
-        const worthRestoring = ['pets', 'apiKeys'].includes(name);
-        expect(tablesWorthRestoring.includes(name)).toBe(worthRestoring);
-        expect(table.Properties.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled ?? false).toBe(worthRestoring);
-        expect(table.Properties.DeletionProtectionEnabled).toBe(true);
-        expect(table.DeletionPolicy).toBe('Retain');
-        expect(table.UpdateReplacePolicy).toBe('Retain');
-      });
+      test.each(tableNames)(
+        '%s: point-in-time recovery only if worth restoring, deletion protection, retained on delete and replace',
+        (name) => {
+          const table = b().resources[logicalId(b(), b().stack.tables[name])]!;
+          const worthRestoring = ['pets', 'apiKeys'].includes(name);
+          expect(tablesWorthRestoring.includes(name)).toBe(worthRestoring);
+          expect(table.Properties.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled ?? false).toBe(worthRestoring);
+          expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+          expect(table.DeletionPolicy).toBe('Retain');
+          expect(table.UpdateReplacePolicy).toBe('Retain');
+        },
+      );
     } else {
       test.each(tableNames)('%s: disposable (no PITR, no deletion protection, deleted with the stack)', (name) => {
         const table = b().resources[logicalId(b(), b().stack.tables[name])]!;
@@ -500,15 +551,25 @@ describe.each(stageNames)('%s stack', (stage) => {
     test('5xx rate: 5xx as a percentage of requests, from the stage thresholds', () => {
       const alarms = watching(b(), 'AWS/ApiGateway', '5XXError');
       expect(alarms).toHaveLength(1);
-      expect(alarmMetrics(alarms[0]!.props).map((m) => m.metricName).sort()).toEqual(['5XXError', 'Count']);
-      expect(alarmExpression(alarms[0]!.props)).toBe(`IF(requests >= ${config.alarms.serverErrorMinRequests}, 100 * FILL(errors, 0) / requests, 0)`);
+      expect(
+        alarmMetrics(alarms[0]!.props)
+          .map((m) => m.metricName)
+          .sort(),
+      ).toEqual(['5XXError', 'Count']);
+      expect(alarmExpression(alarms[0]!.props)).toBe(
+        `IF(requests >= ${config.alarms.serverErrorMinRequests}, 100 * FILL(errors, 0) / requests, 0)`,
+      );
       expect(alarms[0]!.props.Threshold).toBe(config.alarms.serverErrorRatePercent);
     });
 
     test('p99 latency, from the stage thresholds', () => {
       const alarms = watching(b(), 'AWS/ApiGateway', 'Latency');
       expect(alarms).toHaveLength(1);
-      expect(alarms[0]!.props).toMatchObject({ ExtendedStatistic: 'p99', Threshold: config.alarms.latencyP99Ms, EvaluationPeriods: config.alarms.latencyPeriods });
+      expect(alarms[0]!.props).toMatchObject({
+        ExtendedStatistic: 'p99',
+        Threshold: config.alarms.latencyP99Ms,
+        EvaluationPeriods: config.alarms.latencyPeriods,
+      });
     });
 
     test('errors of every operation function and throttles of every function, the authorizer included', () => {
@@ -526,9 +587,15 @@ describe.each(stageNames)('%s stack', (stage) => {
     });
 
     test('the authorizer alarm watches KeyStoreFailures (keys that could not be checked), not refused keys', () => {
-      const alarms = watching(b(), businessMetrics.namespace, businessMetrics.names.keyStoreFailures, { service: businessMetrics.serviceName });
+      const alarms = watching(b(), businessMetrics.namespace, businessMetrics.names.keyStoreFailures, {
+        service: businessMetrics.serviceName,
+      });
       expect(alarms).toHaveLength(1);
-      expect(alarms[0]!.props).toMatchObject({ AlarmName: `${config.stackName}-authorizerKeyStoreFailures`, Threshold: config.alarms.functionErrors, Statistic: 'Sum' });
+      expect(alarms[0]!.props).toMatchObject({
+        AlarmName: `${config.stackName}-authorizerKeyStoreFailures`,
+        Threshold: config.alarms.functionErrors,
+        Statistic: 'Sum',
+      });
       expect(alarms[0]!.props.AlarmDescription).toMatch(/503/);
       expect(alarms[0]!.props.AlarmDescription).not.toMatch(/\b500\b/);
     });
@@ -544,10 +611,19 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(policies[0]![1].Properties.Topics).toEqual([{ Ref: topicId }]);
       const statements = policies[0]![1].Properties.PolicyDocument.Statement as Json[];
       expect(statements).toContainEqual(
-        expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Principal: '*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 'sns:Publish',
+          Principal: '*',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
       );
       const allow = statements.find((statement) => statement.Effect === 'Allow')!;
-      expect(allow).toMatchObject({ Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' }, Resource: { Ref: topicId } });
+      expect(allow).toMatchObject({
+        Action: 'sns:Publish',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Resource: { Ref: topicId },
+      });
       expect(allow.Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
       expect(JSON.stringify(allow.Condition.ArnLike['aws:SourceArn'])).toContain(`:alarm:${config.stackName}-*`);
     });
@@ -574,7 +650,10 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(metrics.map((m) => m.dimensions)).toEqual(planNames.map((plan) => ({ plan, service: businessMetrics.serviceName })));
       expect(metrics.every((m) => m.stat === 'Sum')).toBe(true);
       expect(alarmExpression(alarms[0]!.props)).toBe(planNames.map((plan) => `FILL(${plan}, 0)`).join(' + '));
-      expect(alarms[0]!.props).toMatchObject({ Threshold: config.alarms.rateLimitedPerFiveMinutes, EvaluationPeriods: config.alarms.rateLimitedPeriods });
+      expect(alarms[0]!.props).toMatchObject({
+        Threshold: config.alarms.rateLimitedPerFiveMinutes,
+        EvaluationPeriods: config.alarms.rateLimitedPeriods,
+      });
     });
 
     test('the byList index nearing the limit of its one partition', () => {
@@ -594,7 +673,8 @@ describe.each(stageNames)('%s stack', (stage) => {
   });
 
   describe('rollout', () => {
-    const expectedConfig = config.rollout === 'canary' ? 'CodeDeployDefault.LambdaCanary10Percent5Minutes' : 'CodeDeployDefault.LambdaAllAtOnce';
+    const expectedConfig =
+      config.rollout === 'canary' ? 'CodeDeployDefault.LambdaCanary10Percent5Minutes' : 'CodeDeployDefault.LambdaAllAtOnce';
 
     test(`every function is published as a version behind the "${LIVE_ALIAS}" alias, and API Gateway invokes only aliases`, () => {
       const versions = ofType(b(), 'AWS::Lambda::Version');
@@ -620,13 +700,19 @@ describe.each(stageNames)('%s stack', (stage) => {
     test(`${stage} deploys ${config.rollout === 'canary' ? 'by canary (10 % for 5 minutes), rolling back on the 5xx-rate and latency alarms' : 'at once'}`, () => {
       const groups = ofType(b(), 'AWS::CodeDeploy::DeploymentGroup');
       expect(groups).toHaveLength(functionSpecs.length);
-      const alarmIds = (name: string) => ofType(b(), 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties.AlarmName === `${config.stackName}-${name}`).map(([id]) => id);
+      const alarmIds = (name: string) =>
+        ofType(b(), 'AWS::CloudWatch::Alarm')
+          .filter(([, a]) => a.Properties.AlarmName === `${config.stackName}-${name}`)
+          .map(([id]) => id);
       for (const [, group] of groups) {
         expect(group.Properties.DeploymentConfigName).toBe(expectedConfig);
         expect(group.Properties.AlarmConfiguration.Enabled).toBe(true);
         const watched = (group.Properties.AlarmConfiguration.Alarms as Json[]).map((alarm) => alarm.Name.Ref).sort();
         expect(watched).toEqual([...alarmIds('Api5xxRate'), ...alarmIds('ApiLatencyP99')].sort());
-        expect(group.Properties.AutoRollbackConfiguration).toEqual({ Enabled: true, Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM']) });
+        expect(group.Properties.AutoRollbackConfiguration).toEqual({
+          Enabled: true,
+          Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM']),
+        });
       }
     });
   });
@@ -635,21 +721,29 @@ describe.each(stageNames)('%s stack', (stage) => {
     test("API Gateway's execution log group belongs to the stack, with the stage's retention, before the stage exists", () => {
       const restApiId = ofType(b(), 'AWS::ApiGateway::RestApi')[0]![0];
       const [stageId, stageResource] = ofType(b(), 'AWS::ApiGateway::Stage')[0]!;
-      const execution = ofType(b(), 'AWS::Logs::LogGroup').filter(([, group]) => JSON.stringify(group.Properties.LogGroupName ?? '').includes('API-Gateway-Execution-Logs_'));
+      const execution = ofType(b(), 'AWS::Logs::LogGroup').filter(([, group]) =>
+        JSON.stringify(group.Properties.LogGroupName ?? '').includes('API-Gateway-Execution-Logs_'),
+      );
       expect(execution).toHaveLength(1);
       const [executionId, group] = execution[0]!;
-      expect(group.Properties.LogGroupName).toEqual({ 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: restApiId }, `/${stageName}`]] });
+      expect(group.Properties.LogGroupName).toEqual({
+        'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: restApiId }, `/${stageName}`]],
+      });
       expect(group.Properties.RetentionInDays).toBe(config.logRetention);
       expect(asArray(stageResource.DependsOn ?? [])).toContain(executionId);
       expect(stageId).toBeDefined();
       const props = stageResource.Properties;
-      expect(props.MethodSettings).toEqual(expect.arrayContaining([expect.objectContaining({ LoggingLevel: 'ERROR', DataTraceEnabled: false })]));
+      expect(props.MethodSettings).toEqual(
+        expect.arrayContaining([expect.objectContaining({ LoggingLevel: 'ERROR', DataTraceEnabled: false })]),
+      );
     });
 
     test(`the authorizer may take at most ${config.authorizerReservedConcurrency} concurrent executions; the operations share the rest`, () => {
       for (const spec of functionSpecs) {
         const fn = b().resources[logicalId(b(), spec.fn(b()))]!;
-        expect(fn.Properties.ReservedConcurrentExecutions).toBe(spec.id === 'authorizer' ? config.authorizerReservedConcurrency : undefined);
+        expect(fn.Properties.ReservedConcurrentExecutions).toBe(
+          spec.id === 'authorizer' ? config.authorizerReservedConcurrency : undefined,
+        );
       }
       // Below the region's default 1,000, leaving the required 100 unreserved.
       expect(config.authorizerReservedConcurrency).toBeLessThanOrEqual(900);
@@ -692,7 +786,9 @@ describe.each(stageNames)('%s stack', (stage) => {
         ['Latency', 'p50'],
         ['Latency', 'p99'],
       ]) {
-        expect(lines.filter((line) => line.includes(`"AWS/ApiGateway","${metricName}",${api}`) && line.includes(`"stat":"${stat}"`))).toHaveLength(1);
+        expect(
+          lines.filter((line) => line.includes(`"AWS/ApiGateway","${metricName}",${api}`) && line.includes(`"stat":"${stat}"`)),
+        ).toHaveLength(1);
       }
     });
 
@@ -706,7 +802,9 @@ describe.each(stageNames)('%s stack', (stage) => {
         expect(lines.filter((line) => line.includes(`"AWS/Lambda","Duration",${fn}`))).toHaveLength(2);
       }
       // Beside the authorizer's Errors (which every refused key raises): the keys it could not check.
-      expect(lines.filter((line) => line.includes(`"${businessMetrics.namespace}","${businessMetrics.names.keyStoreFailures}"`))).toHaveLength(1);
+      expect(
+        lines.filter((line) => line.includes(`"${businessMetrics.namespace}","${businessMetrics.names.keyStoreFailures}"`)),
+      ).toHaveLength(1);
     });
 
     test('DynamoDB throttles of every table and index', () => {
@@ -731,14 +829,21 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(search).toContain(`{${namespace},code,service}`);
       expect(search).toContain(names.clientErrors);
       for (const plan of planNames) {
-        expect(lines.filter((line) => line.includes(`"${namespace}","${names.rateLimited}"`) && line.includes(`"plan","${plan}"`))).toHaveLength(1);
+        expect(
+          lines.filter((line) => line.includes(`"${namespace}","${names.rateLimited}"`) && line.includes(`"plan","${plan}"`)),
+        ).toHaveLength(1);
       }
     });
   });
 
   describe('custom domain and WAF', () => {
     test('off by default: no domain, no web ACL, ApiUrl on execute-api, APIG3 acknowledged with its reason', () => {
-      for (const type of ['AWS::ApiGateway::DomainName', 'AWS::ApiGateway::BasePathMapping', 'AWS::WAFv2::WebACL', 'AWS::WAFv2::WebACLAssociation']) {
+      for (const type of [
+        'AWS::ApiGateway::DomainName',
+        'AWS::ApiGateway::BasePathMapping',
+        'AWS::WAFv2::WebACL',
+        'AWS::WAFv2::WebACLAssociation',
+      ]) {
         expect(ofType(b(), type)).toHaveLength(0);
       }
       expect(JSON.stringify(b().outputs.ApiUrl?.Value)).toContain('.execute-api.');
@@ -838,7 +943,9 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(b().outputs.AccessLogGroupName?.Value).toEqual({ Ref: accessLogGroup });
       for (const spec of functionSpecs) {
         const fn = b().resources[logicalId(b(), spec.fn(b()))]!;
-        expect(b().outputs[`${spec.id[0]!.toUpperCase()}${spec.id.slice(1)}LogGroupName`]?.Value).toEqual(fn.Properties.LoggingConfig.LogGroup);
+        expect(b().outputs[`${spec.id[0]!.toUpperCase()}${spec.id.slice(1)}LogGroupName`]?.Value).toEqual(
+          fn.Properties.LoggingConfig.LogGroup,
+        );
       }
     });
   });
@@ -846,6 +953,9 @@ describe.each(stageNames)('%s stack', (stage) => {
 
 test('staging rehearses production: both stages have the same kinds and numbers of resources', () => {
   // Logical ids of permissions and deployments embed the stack name; compare types.
-  const shape = (b: Built) => Object.values(b.resources).map((resource) => resource.Type as string).sort();
+  const shape = (b: Built) =>
+    Object.values(b.resources)
+      .map((resource) => resource.Type as string)
+      .sort();
   expect(shape(built.staging)).toEqual(shape(built.production));
 });

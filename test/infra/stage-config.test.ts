@@ -4,17 +4,25 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { plans } from '../../definitions/plans';
-import { assumptions, awsLimits } from '../../scripts/capacity-model';
 import { minimumWafRequestsPerIpPerMinute, stageConfigFromContext, stageEnvironment, stageNames, stages } from '../../lib/stage-config';
+import { assumptions, awsLimits } from '../../scripts/capacity-model';
 
 const contextOf = (values: Record<string, unknown>) => (key: string) => values[key];
 const certificate = (region: string) => `arn:aws:acm:${region}:123456789012:certificate/0f3e4c1a-1111-4b5c-9d8e-7f6a5b4c3d2e`;
 
 describe('the stage table', () => {
   test('production keeps its data; staging is disposable', () => {
-    expect(stages.production.dataProtection).toEqual({ removalPolicy: RemovalPolicy.RETAIN, pointInTimeRecovery: true, deletionProtection: true });
+    expect(stages.production.dataProtection).toEqual({
+      removalPolicy: RemovalPolicy.RETAIN,
+      pointInTimeRecovery: true,
+      deletionProtection: true,
+    });
     expect(stages.production.terminationProtection).toBe(true);
-    expect(stages.staging.dataProtection).toEqual({ removalPolicy: RemovalPolicy.DESTROY, pointInTimeRecovery: false, deletionProtection: false });
+    expect(stages.staging.dataProtection).toEqual({
+      removalPolicy: RemovalPolicy.DESTROY,
+      pointInTimeRecovery: false,
+      deletionProtection: false,
+    });
     expect(stages.staging.terminationProtection).toBe(false);
   });
 
@@ -25,7 +33,7 @@ describe('the stage table', () => {
     expect(config).toEqual(stages[stage]);
   });
 
-  test('production throttle: at least twice today\'s peak (SCALING.md), well under the account limit it shares with staging', () => {
+  test("production throttle: at least twice today's peak (SCALING.md), well under the account limit it shares with staging", () => {
     const peakRps = (assumptions.businessKeysAtPeak * businessPerMinute) / 60;
     const throttle = stages.production.throttle!;
     expect(throttle.rateLimit).toBeGreaterThanOrEqual(2 * peakRps);
@@ -33,7 +41,7 @@ describe('the stage table', () => {
     expect(throttle.burstLimit).toBeLessThan(5_000);
   });
 
-  test('the authorizer\'s reserved concurrency serves a key flood at the stage throttle (20 ms a call) and leaves the region most of its pool', () => {
+  test("the authorizer's reserved concurrency serves a key flood at the stage throttle (20 ms a call) and leaves the region most of its pool", () => {
     for (const stage of stageNames) {
       const { throttle, authorizerReservedConcurrency } = stages[stage];
       expect(authorizerReservedConcurrency).toBeGreaterThanOrEqual((throttle!.rateLimit * assumptions.durationsMs.authorizer) / 1000);
@@ -68,16 +76,24 @@ describe('stageConfigFromContext', () => {
 
   test('a domain without its certificate, or the reverse, fails', () => {
     expect(() => stageConfigFromContext('production', contextOf({ productionDomainName: 'api.example.com' }))).toThrow(/needs both/);
-    expect(() => stageConfigFromContext('production', contextOf({ productionCertificateArn: certificate('eu-west-1') }))).toThrow(/needs both/);
+    expect(() => stageConfigFromContext('production', contextOf({ productionCertificateArn: certificate('eu-west-1') }))).toThrow(
+      /needs both/,
+    );
   });
 
   test('a malformed domain or certificate ARN fails', () => {
     expect(() =>
-      stageConfigFromContext('staging', contextOf({ stagingDomainName: 'https://api.example.com/', stagingCertificateArn: certificate('eu-west-1') })),
+      stageConfigFromContext(
+        'staging',
+        contextOf({ stagingDomainName: 'https://api.example.com/', stagingCertificateArn: certificate('eu-west-1') }),
+      ),
     ).toThrow(/host name/);
-    expect(() => stageConfigFromContext('staging', contextOf({ stagingDomainName: 'api.example.com', stagingCertificateArn: 'arn:aws:iam::123456789012:role/x' }))).toThrow(
-      /ACM certificate ARN/,
-    );
+    expect(() =>
+      stageConfigFromContext(
+        'staging',
+        contextOf({ stagingDomainName: 'api.example.com', stagingCertificateArn: 'arn:aws:iam::123456789012:role/x' }),
+      ),
+    ).toThrow(/ACM certificate ARN/);
   });
 
   test("a certificate of another region than the stage's fails (a regional domain needs its own region's)", () => {
@@ -95,8 +111,12 @@ describe('stageConfigFromContext', () => {
   test('a WAF limit that could refuse what the contract allows one key fails', () => {
     const largestPerMinute = Math.max(...Object.values(plans).map(({ limits }) => (limits === 'custom' ? 0 : limits.perMinute)));
     expect(minimumWafRequestsPerIpPerMinute).toBe(2 * largestPerMinute);
-    expect(() => stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: String(minimumWafRequestsPerIpPerMinute - 1) }))).toThrow(/WafRateLimit must be/);
-    expect(stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: String(minimumWafRequestsPerIpPerMinute) })).waf).toBeDefined();
+    expect(() =>
+      stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: String(minimumWafRequestsPerIpPerMinute - 1) })),
+    ).toThrow(/WafRateLimit must be/);
+    expect(
+      stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: String(minimumWafRequestsPerIpPerMinute) })).waf,
+    ).toBeDefined();
     for (const bad of ['abc', '1e4', '-5', '3000.5']) {
       expect(() => stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: bad }))).toThrow(/WafRateLimit/);
     }
@@ -111,6 +131,9 @@ describe('stageEnvironment', () => {
       account: '222222222222',
       region: 'eu-west-1',
     });
-    expect(stageEnvironment('production', contextOf({ stagingRegion: 'eu-west-1' }), {})).toEqual({ account: undefined, region: undefined });
+    expect(stageEnvironment('production', contextOf({ stagingRegion: 'eu-west-1' }), {})).toEqual({
+      account: undefined,
+      region: undefined,
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { ApiKeyChangedError, ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
-import { windowsAt } from '../../functions/domain/rate-limit';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
+import { windowsAt } from '../../functions/domain/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
 
@@ -21,7 +21,12 @@ beforeAll(async () => {
 afterAll(() => dependencies.db.destroy());
 
 async function stored(plan: ApiKeyRecord['plan'] = 'pro'): Promise<ApiKeyRecord> {
-  const { record } = generateApiKey({ plan, owner: 'Acme', now: at('2029-06-01T12:00:00Z'), ...(plan === 'enterprise' ? { customLimits: { perMinute: 10, perDay: 100 } } : {}) });
+  const { record } = generateApiKey({
+    plan,
+    owner: 'Acme',
+    now: at('2029-06-01T12:00:00Z'),
+    ...(plan === 'enterprise' ? { customLimits: { perMinute: 10, perDay: 100 } } : {}),
+  });
   await keys.insert(record);
   return record;
 }
@@ -45,7 +50,11 @@ it('changes a plan, sets or removes custom limits, and refuses a record changed 
   expect(moved.customLimits).toBeUndefined();
   await expect(keys.changePlan(record, { plan: 'free' }, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
   expect(await keys.findById(record.keyId)).toEqual(moved);
-  const back = await keys.changePlan(moved, { plan: 'enterprise', customLimits: { perMinute: 20, perDay: 200 } }, '2029-06-01T12:03:00.000Z');
+  const back = await keys.changePlan(
+    moved,
+    { plan: 'enterprise', customLimits: { perMinute: 20, perDay: 200 } },
+    '2029-06-01T12:03:00.000Z',
+  );
   expect(back.customLimits).toEqual({ perMinute: 20, perDay: 200 });
 });
 
@@ -97,6 +106,10 @@ describe('key changes reach the functions through the counters, across midnight'
     const record = await stored('pro');
     expect(await count(record, `${day(0)}T12:00:01Z`)).toMatchObject({ kind: 'counted', limits: { perMinute: 300 } });
     await keys.changePlan(record, { plan: 'free' }, `${day(0)}T12:00:02.000Z`);
-    expect(await count(record, `${day(0)}T12:00:03Z`)).toMatchObject({ kind: 'counted', minuteCount: 2, limits: { perMinute: 60, perDay: 1_000 } });
+    expect(await count(record, `${day(0)}T12:00:03Z`)).toMatchObject({
+      kind: 'counted',
+      minuteCount: 2,
+      limits: { perMinute: 60, perDay: 1_000 },
+    });
   });
 });

@@ -39,7 +39,10 @@ async function authorize(deps: Dependencies, authorization: string | undefined) 
   let outcome: string;
   try {
     const metrics = new Metrics({ namespace: businessMetrics.namespace, serviceName: businessMetrics.serviceName });
-    outcome = await createHandler(deps, metrics)(event(authorization)).then(
+    outcome = await createHandler(
+      deps,
+      metrics,
+    )(event(authorization)).then(
       () => 'allowed',
       (error: Error) => error.message,
     );

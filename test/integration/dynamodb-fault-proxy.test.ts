@@ -64,7 +64,9 @@ it('applies a fault to the matching calls only, after `skip`, for `times` calls'
   proxy.inject({ kind: 'throttling', operation: 'PutItem', table, skip: 1, times: 1 });
   await viaProxy.send(new GetCommand({ TableName: table, Key: { id: 'other-operation' } }));
   await viaProxy.send(new PutCommand({ TableName: table, Item: { id: 'skipped' } }));
-  await expect(viaProxy.send(new PutCommand({ TableName: table, Item: { id: 'refused' } }))).rejects.toMatchObject({ name: 'ThrottlingException' });
+  await expect(viaProxy.send(new PutCommand({ TableName: table, Item: { id: 'refused' } }))).rejects.toMatchObject({
+    name: 'ThrottlingException',
+  });
   await viaProxy.send(new PutCommand({ TableName: table, Item: { id: 'after' } }));
   expect(proxy.calls.map((call) => [call.operation, call.fault ?? null, call.forwarded])).toEqual([
     ['GetItem', null, true],

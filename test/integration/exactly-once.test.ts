@@ -4,7 +4,7 @@ import { DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { beforeGetPetSunset, TestClock, testEndpoint } from '../support/dynamo';
-import { DynamoDbFaultProxy, type FaultKind, faultKinds, type FaultRule } from '../support/dynamodb-fault-proxy';
+import { DynamoDbFaultProxy, type FaultKind, type FaultRule, faultKinds } from '../support/dynamodb-fault-proxy';
 
 /**
  * Every fault of the proxy — an answer that comes after the SDK gave up, an
@@ -50,7 +50,11 @@ interface Answer {
 async function send(path: string, key: string, init: RequestInit = {}): Promise<Answer> {
   const response = await api.call(path, { ...init, key });
   const remaining = response.headers.get('x-ratelimit-remaining');
-  return { status: response.status, body: (await response.json()) as Answer['body'], remaining: remaining === null ? undefined : Number(remaining) };
+  return {
+    status: response.status,
+    body: (await response.json()) as Answer['body'],
+    remaining: remaining === null ? undefined : Number(remaining),
+  };
 }
 
 /** Sends until an answer is neither a 5xx nor a 409 (or MAX_ATTEMPTS), as a retrying client does. */
@@ -66,7 +70,12 @@ async function untilServed(request: (attempt: number) => Promise<Answer>): Promi
 
 async function petsNamed(name: string): Promise<{ id: number }[]> {
   const { Items = [] } = await direct.send(
-    new ScanCommand({ TableName: api.dependencies.tableNames.pets, FilterExpression: '#name = :name', ExpressionAttributeNames: { '#name': 'name' }, ExpressionAttributeValues: { ':name': name } }),
+    new ScanCommand({
+      TableName: api.dependencies.tableNames.pets,
+      FilterExpression: '#name = :name',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':name': name },
+    }),
   );
   return Items as { id: number }[];
 }
@@ -170,7 +179,9 @@ it('a first PutItem on the pets table answered 2.5 s late: a create with Idempot
   const key = await api.issueKey('free');
   proxy.inject({ kind: 'late', operation: 'PutItem', table: tables().pets, times: 1, delayMs: 2_500 });
   const init = postJson({ name: 'Late Rex', categoryId: 1 });
-  const answers = await untilServed(() => send('/pets', key, { ...init, headers: { ...(init.headers as Record<string, string>), 'Idempotency-Key': '"k1"' } }));
+  const answers = await untilServed(() =>
+    send('/pets', key, { ...init, headers: { ...(init.headers as Record<string, string>), 'Idempotency-Key': '"k1"' } }),
+  );
   expect(answers.at(-1)!.status).toBe(201);
   expect(await petsNamed('Late Rex')).toHaveLength(1);
   expect(proxy.forwarded('PutItem', tables().pets).length).toBeGreaterThanOrEqual(2);

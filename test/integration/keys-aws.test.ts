@@ -10,10 +10,10 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
-import { type PlanName } from '../../definitions/plans';
+import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
+import type { PlanName } from '../../definitions/plans';
 import type { TableName } from '../../definitions/tables';
 import { usagePlanLimits } from '../../definitions/usage-plan-limits';
-import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { localCredentials } from '../../local/local-api';
@@ -168,7 +168,12 @@ async function expectAgreement(): Promise<void> {
   }
   expect([...gateway.apiKeys.values()].map((key) => key.name).sort()).toEqual(metered.map(apiKeyName).sort());
   const ownPlans = [...gateway.usagePlans.values()].filter((plan) => !Object.values(fixedPlanIds).includes(plan.id));
-  expect(ownPlans.map((plan) => plan.name).sort()).toEqual(metered.filter((record) => record.plan === 'enterprise').map(ownPlanName).sort());
+  expect(ownPlans.map((plan) => plan.name).sort()).toEqual(
+    metered
+      .filter((record) => record.plan === 'enterprise')
+      .map(ownPlanName)
+      .sort(),
+  );
 }
 
 describe('issue', () => {
@@ -225,7 +230,10 @@ describe('issue', () => {
     dynamoFaults.add('PutItemCommand');
     gateway.failNext(DeleteApiKeyCommand);
     const run = await keys(['issue', '--plan', 'free', '--owner', 'Acme Ltd']);
-    expectOneLineError(run, /Undoing the API Gateway change failed too: still to do by hand in API Gateway: delete API key petstore-staging-key_\w+/);
+    expectOneLineError(
+      run,
+      /Undoing the API Gateway change failed too: still to do by hand in API Gateway: delete API key petstore-staging-key_\w+/,
+    );
   });
 });
 
@@ -304,7 +312,14 @@ describe('revoke', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain(`Revoked ${record.keyId}`);
     expect(run.stdout).toContain('in staging (PetStore-Staging)');
-    expect(writes).toEqual(['UpdateApiKeyCommand', 'DeleteUsagePlanKeyCommand', 'TransactWriteItemsCommand', 'DeleteApiKeyCommand', 'UpdateUsagePlanCommand', 'DeleteUsagePlanCommand']);
+    expect(writes).toEqual([
+      'UpdateApiKeyCommand',
+      'DeleteUsagePlanKeyCommand',
+      'TransactWriteItemsCommand',
+      'DeleteApiKeyCommand',
+      'UpdateUsagePlanCommand',
+      'DeleteUsagePlanCommand',
+    ]);
     expect((await keysTable.findById(record.keyId))!.status).toBe('revoked');
     await expectAgreement();
   });
@@ -351,9 +366,13 @@ describe('errors an operator can act on', () => {
   });
 
   it('no AWS credentials, or expired ones', async () => {
-    cloudFormationMock.on(DescribeStacksCommand).rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
+    cloudFormationMock
+      .on(DescribeStacksCommand)
+      .rejects(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
     expectOneLineError(await keys(['list']), /^error: No usable AWS credentials: set AWS_PROFILE/);
-    cloudFormationMock.on(DescribeStacksCommand).rejects(serviceError('ExpiredToken', 'The security token included in the request is expired'));
+    cloudFormationMock
+      .on(DescribeStacksCommand)
+      .rejects(serviceError('ExpiredToken', 'The security token included in the request is expired'));
     expectOneLineError(await keys(['list']), /^error: Your AWS credentials have expired/);
   });
 
@@ -361,7 +380,10 @@ describe('errors an operator can act on', () => {
     cloudFormationMock.on(DescribeStacksCommand).resolves({
       Stacks: [{ StackName: 'PetStore-Staging', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: [] }],
     });
-    expectOneLineError(await keys(['list']), /^error: Stack PetStore-Staging \(UPDATE_COMPLETE\) has no output RestApiId: deploy the current version/);
+    expectOneLineError(
+      await keys(['list']),
+      /^error: Stack PetStore-Staging \(UPDATE_COMPLETE\) has no output RestApiId: deploy the current version/,
+    );
   });
 
   it('an unknown key id', async () => {

@@ -39,14 +39,28 @@ async function invokeGetPet(credentials: Record<string, string>): Promise<{ stat
   const event = restProxyEvent(requests.getPet('key_bundle_test', 424242));
   const { stdout } = await run(process.execPath, [join(workDir, 'invoke.mjs'), bundle.file, JSON.stringify(event)], {
     // No HOME with ~/.aws, no profile: only what is given here.
-    env: { PATH: process.env.PATH, HOME: workDir, AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_DYNAMODB: testEndpoint(), POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...tableEnvironment, ...credentials },
+    env: {
+      PATH: process.env.PATH,
+      HOME: workDir,
+      AWS_REGION: 'us-east-1',
+      AWS_ENDPOINT_URL_DYNAMODB: testEndpoint(),
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...tableEnvironment,
+      ...credentials,
+    },
   });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
 }
 
 it('leaves the SDK credential chain out of the bundle and resolves credentials from the environment instead', () => {
   const inputs = Object.keys(bundle.metafile.inputs);
-  expect(inputs.filter((input) => /@aws-sdk\/(credential-provider-node|credential-provider-ini|credential-provider-sso|nested-clients)\//.test(input))).toEqual([]);
+  expect(
+    inputs.filter((input) =>
+      /@aws-sdk\/(credential-provider-node|credential-provider-ini|credential-provider-sso|nested-clients)\//.test(input),
+    ),
+  ).toEqual([]);
   expect(inputs).toContain('functions/runtime/environment-credentials.ts');
 });
 

@@ -50,11 +50,20 @@ function commandLine(pid: number): string {
 
 /** The test suite's own global setup, in a process of its own that we then kill without warning. */
 async function startRunAndKillIt(): Promise<{ pid: number; port: number; endpoint: string }> {
-  const run = spawn(process.execPath, ['-r', 'tsx/cjs', '-e', "require('./test/support/global-setup.ts').default().then(() => console.log(process.env.TEST_DYNAMODB_ENDPOINT))"], {
-    cwd: projectRoot,
-    env: { ...process.env, TEST_DYNAMODB_PID_DIR: pidDirectory },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const run = spawn(
+    process.execPath,
+    [
+      '-r',
+      'tsx/cjs',
+      '-e',
+      "require('./test/support/global-setup.ts').default().then(() => console.log(process.env.TEST_DYNAMODB_ENDPOINT))",
+    ],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, TEST_DYNAMODB_PID_DIR: pidDirectory },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.push(run);
   let stdout = '';
   await new Promise<void>((resolve, reject) => {

@@ -25,7 +25,10 @@ it('keeps pets and keys across a restart of DynamoDB Local and the API', async (
     const first = await start();
     const key = await issueTestKey(first.api.dependencies, 'business');
     const auth = { Authorization: `Bearer ${key}` };
-    const created = await fetch(`${first.api.url}/pets`, { ...postJson({ name: 'Persistent', categoryId: 9 }), headers: { ...auth, 'Content-Type': 'application/json' } });
+    const created = await fetch(`${first.api.url}/pets`, {
+      ...postJson({ name: 'Persistent', categoryId: 9 }),
+      headers: { ...auth, 'Content-Type': 'application/json' },
+    });
     expect(created.status).toBe(201);
     const pet = (await created.json()) as { id: number };
     await first.stop();

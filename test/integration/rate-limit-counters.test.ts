@@ -40,7 +40,14 @@ describe('through a proxy that answers a refusal write late', () => {
     const key = await api.issueKey('enterprise', { perMinute: 3, perDay: 1_000 });
     for (let served = 0; served < 3; served++) expect((await api.call('/pets', { key })).status).toBe(200);
     // A refused request makes two writes on the counters: the count (refused by its condition), then the refusal.
-    proxy.inject({ kind: 'late', operation: 'UpdateItem', table: api.dependencies.tableNames.rateLimits, skip: 1, times: 1, delayMs: 1_300 });
+    proxy.inject({
+      kind: 'late',
+      operation: 'UpdateItem',
+      table: api.dependencies.tableNames.rateLimits,
+      skip: 1,
+      times: 1,
+      delayMs: 1_300,
+    });
     const codes: string[] = [];
     for (let refused = 0; refused < 3; refused++) {
       const response = await api.call('/pets', { key });

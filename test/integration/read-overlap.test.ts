@@ -28,7 +28,12 @@ let throttle: { command: string; table: string } | undefined;
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables(), () => NOW);
-  await dependencies.db.send(new PutCommand({ TableName: dependencies.tableNames.pets, Item: { id: 7, listKey: 'pets', name: 'Rex', categoryId: 1, status: 'available', createdAt: new Date(NOW).toISOString() } }));
+  await dependencies.db.send(
+    new PutCommand({
+      TableName: dependencies.tableNames.pets,
+      Item: { id: 7, listKey: 'pets', name: 'Rex', categoryId: 1, status: 'available', createdAt: new Date(NOW).toISOString() },
+    }),
+  );
   // Every request still goes to DynamoDB Local; this only records when each was in flight, or throttles one on purpose.
   const send = dependencies.db.send.bind(dependencies.db) as (command: unknown) => Promise<unknown>;
   (dependencies.db as unknown as { send: typeof send }).send = async (command) => {
@@ -40,7 +45,11 @@ beforeAll(async () => {
       if (throttle && throttle.command === name && throttle.table === table) {
         throttle = undefined;
         // The shape of the SDK's error for DynamoDB throttling (HTTP 400, a client fault by name).
-        throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ProvisionedThroughputExceededException', $fault: 'client', $metadata: { httpStatusCode: 400 } });
+        throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+          name: 'ProvisionedThroughputExceededException',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 400 },
+        });
       }
       return await send(command);
     } finally {
@@ -55,7 +64,10 @@ beforeEach(() => {
 });
 
 let keySequence = 0;
-function event(keyId: string, request: { path: string; resource: string; pathParameters?: Record<string, string>; query?: Record<string, string> }): APIGatewayProxyEvent {
+function event(
+  keyId: string,
+  request: { path: string; resource: string; pathParameters?: Record<string, string>; query?: Record<string, string> },
+): APIGatewayProxyEvent {
   return {
     resource: request.resource,
     path: request.path,
@@ -81,12 +93,18 @@ function event(keyId: string, request: { path: string; resource: string; pathPar
 const context = { awsRequestId: 'test', getRemainingTimeInMillis: () => 10_000 } as Context;
 
 const operations: { name: string; handler: () => Handler; request: Parameters<typeof event>[1] }[] = [
-  { name: 'getPet', handler: () => createGetPet(dependencies), request: { path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' } } },
+  {
+    name: 'getPet',
+    handler: () => createGetPet(dependencies),
+    request: { path: '/pets/7', resource: '/pets/{petId}', pathParameters: { petId: '7' } },
+  },
   { name: 'listPets', handler: () => createListPets(dependencies), request: { path: '/pets', resource: '/pets', query: { limit: '5' } } },
 ];
 
 async function counters(keyId: string) {
-  const { Item } = await dependencies.db.send(new GetCommand({ TableName: dependencies.tableNames.rateLimits, Key: { pk: counterKey(keyId, DAY) }, ConsistentRead: true }));
+  const { Item } = await dependencies.db.send(
+    new GetCommand({ TableName: dependencies.tableNames.rateLimits, Key: { pk: counterKey(keyId, DAY) }, ConsistentRead: true }),
+  );
   return { minuteCount: Item?.minuteCount, dayCount: Item?.dayCount, refusedCount: Item?.refusedCount };
 }
 
@@ -134,7 +152,8 @@ describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => 
     const keyId = `key_refused_invalid_${name}_${++keySequence}`;
     const handler = makeHandler();
     for (let i = 0; i < PER_MINUTE; i++) await handler(event(keyId, request), context);
-    const invalid = name === 'getPet' ? { ...request, path: '/pets/x', pathParameters: { petId: 'x' } } : { ...request, query: { limit: '0' } };
+    const invalid =
+      name === 'getPet' ? { ...request, path: '/pets/x', pathParameters: { petId: 'x' } } : { ...request, query: { limit: '0' } };
     expect((await handler(event(keyId, invalid), context)).statusCode).toBe(429);
   });
 

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { PetRepository } from '../../functions/data/pet-repository';
 import { createHandler as createGetPet } from '../../functions/get-pet/handler';
-import { createHandler as createListPets } from '../../functions/list-pets/handler';
 import { stageBaseUrl } from '../../functions/http/request';
+import { createHandler as createListPets } from '../../functions/list-pets/handler';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';
 
@@ -43,7 +43,12 @@ const viaCustomDomain = (resourcePathWithValues: string): Arrival => ({
 
 function awsEvent(arrival: Arrival, resource: string, extra: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
   // Headers a client controls: none of them may end up in a URL we build.
-  const headers = { Host: 'evil.example', 'X-Forwarded-Proto': 'javascript', 'X-Forwarded-Host': 'evil.example', Accept: 'application/json' };
+  const headers = {
+    Host: 'evil.example',
+    'X-Forwarded-Proto': 'javascript',
+    'X-Forwarded-Host': 'evil.example',
+    Accept: 'application/json',
+  };
   return {
     resource,
     path: arrival.path,
@@ -122,7 +127,9 @@ describe('Link headers built from the request context', () => {
 
 describe('stageBaseUrl', () => {
   it('has no prefix behind a custom domain mapped with an empty base path', () => {
-    expect(stageBaseUrl(awsEvent({ domainName: 'api.example.com', path: '/pets', requestPath: '/pets' }, '/pets'))).toBe('https://api.example.com');
+    expect(stageBaseUrl(awsEvent({ domainName: 'api.example.com', path: '/pets', requestPath: '/pets' }, '/pets'))).toBe(
+      'https://api.example.com',
+    );
   });
 
   it('keeps a trailing slash from changing the prefix', () => {
@@ -130,10 +137,14 @@ describe('stageBaseUrl', () => {
   });
 
   it('uses plain HTTP only for the local gateway on localhost', () => {
-    expect(stageBaseUrl(awsEvent({ domainName: 'localhost:3000', path: '/pets', requestPath: '/v1/pets' }, '/pets'))).toBe('http://localhost:3000/v1');
+    expect(stageBaseUrl(awsEvent({ domainName: 'localhost:3000', path: '/pets', requestPath: '/v1/pets' }, '/pets'))).toBe(
+      'http://localhost:3000/v1',
+    );
   });
 
   it('refuses a request context without a domain name rather than guessing one', () => {
-    expect(() => stageBaseUrl(awsEvent({ domainName: 'evil.example/x', path: '/pets', requestPath: '/v1/pets' }, '/pets'))).toThrow(/domainName/);
+    expect(() => stageBaseUrl(awsEvent({ domainName: 'evil.example/x', path: '/pets', requestPath: '/v1/pets' }, '/pets'))).toThrow(
+      /domainName/,
+    );
   });
 });

@@ -1,5 +1,5 @@
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { PlanLimits, PlanName } from '../../definitions/plans';
+import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import type { Dependencies, DynamoDbCallBudget } from '../../functions/runtime/dependencies';
 import { type LocalApi, startLocalApi } from '../../local/local-api';

@@ -67,23 +67,31 @@ export class ContractValidator {
     const { pathname } = new URL(url);
     const prefix = `/${stageName}`;
     const resourcePath = pathname.startsWith(`${prefix}/`) ? pathname.slice(prefix.length) : undefined;
-    const route = resourcePath === undefined ? undefined : this.compiledRoutes.find((candidate) => candidate.route.method === method.toUpperCase() && candidate.pattern.test(resourcePath))?.route;
+    const route =
+      resourcePath === undefined
+        ? undefined
+        : this.compiledRoutes.find((candidate) => candidate.route.method === method.toUpperCase() && candidate.pattern.test(resourcePath))
+            ?.route;
     const where = `${method.toUpperCase()} ${pathname} → ${response.status}`;
 
     let pointer: string;
     if (route) {
       const operationPointer = `/paths/${escape(route.path)}/${route.method.toLowerCase()}`;
       const operation = this.at(operationPointer) as Json | undefined;
-      if (!operation || operation.operationId !== route.operationId) return { problem: `${where}: the operation ${route.operationId} of the route table is not in the document` };
+      if (!operation || operation.operationId !== route.operationId)
+        return { problem: `${where}: the operation ${route.operationId} of the route table is not in the document` };
       const responses = (operation.responses ?? {}) as Json;
       if (!(String(response.status) in responses)) {
-        return { problem: `${where}: status ${response.status} is not documented for ${route.operationId} (documented: ${Object.keys(responses).join(', ')})` };
+        return {
+          problem: `${where}: status ${response.status} is not documented for ${route.operationId} (documented: ${Object.keys(responses).join(', ')})`,
+        };
       }
       pointer = `${operationPointer}/responses/${response.status}`;
     } else {
       const answer = this.document[UNKNOWN_ROUTE_RESPONSE] as Json | undefined;
       if (!answer) return { problem: `${where}: the document has no ${UNKNOWN_ROUTE_RESPONSE}` };
-      if (answer['x-status'] !== response.status) return { problem: `${where}: an unknown route must answer ${String(answer['x-status'])}` };
+      if (answer['x-status'] !== response.status)
+        return { problem: `${where}: an unknown route must answer ${String(answer['x-status'])}` };
       pointer = `/${UNKNOWN_ROUTE_RESPONSE}`;
     }
     return { pointer, where };
@@ -104,7 +112,8 @@ export class ContractValidator {
       const schemaPointer = `${pointer}/headers/${escape(name)}/schema`;
       const schema = this.at(schemaPointer) as Json;
       const validate = this.validator(schemaPointer);
-      if (!validate(headerValue(value, schema))) problems.push(`header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors)}`);
+      if (!validate(headerValue(value, schema)))
+        problems.push(`header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(validate.errors)}`);
     }
     response.headers.forEach((_, name) => {
       const lower = name.toLowerCase();
@@ -119,7 +128,8 @@ export class ContractValidator {
       return problems;
     }
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-    if (!(mediaType in content)) return [...problems, `Content-Type ${JSON.stringify(mediaType)} is not documented (${Object.keys(content).join(', ')})`];
+    if (!(mediaType in content))
+      return [...problems, `Content-Type ${JSON.stringify(mediaType)} is not documented (${Object.keys(content).join(', ')})`];
     let body: unknown;
     try {
       body = JSON.parse(response.body);
@@ -127,7 +137,8 @@ export class ContractValidator {
       return [...problems, `the body is not JSON: ${response.body.slice(0, 100)}`];
     }
     const validate = this.validator(`${pointer}/content/${escape(mediaType)}/schema`);
-    if (!validate(body)) problems.push(`body ${JSON.stringify(body).slice(0, 300)}: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}`);
+    if (!validate(body))
+      problems.push(`body ${JSON.stringify(body).slice(0, 300)}: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}`);
     return problems;
   }
 
@@ -169,7 +180,12 @@ export async function expectResponseToMatchContract(method: string, requestUrl: 
   const problems = contract.violations(method, url, { status: response.status, headers: response.headers, body });
   if (problems.length > 0) throw new Error(`The response breaks the OpenAPI document:\n- ${problems.join('\n- ')}`);
   const pointer = contract.bodySchemaPointer(method, url, response.status, response.headers.get('content-type'));
-  if (pointer) checkedBodies.push({ pointer, value: JSON.parse(body), label: `${method.toUpperCase()} ${new URL(url).pathname} → ${response.status}` });
+  if (pointer)
+    checkedBodies.push({
+      pointer,
+      value: JSON.parse(body),
+      label: `${method.toUpperCase()} ${new URL(url).pathname} → ${response.status}`,
+    });
 }
 
 // After the tests of a file that checked responses (every e2e file does, through test/support/api.ts).

@@ -114,10 +114,18 @@ export class DynamoDbFaultProxy {
     });
     request.on('end', () => {
       const body = Buffer.concat(chunks);
-      const operation = String(request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      const operation =
+        String(request.headers['x-amz-target'] ?? '')
+          .split('.')
+          .pop() ?? '';
       const tables = tablesOf(body);
       const fault = this.takeFault(operation, tables);
-      this.record({ operation, tables, fault: fault?.kind, forwarded: fault === undefined || fault.kind === 'late' || fault.kind === 'drop' });
+      this.record({
+        operation,
+        tables,
+        fault: fault?.kind,
+        forwarded: fault === undefined || fault.kind === 'late' || fault.kind === 'drop',
+      });
       if (fault && !['late', 'drop'].includes(fault.kind)) return refuse(fault.kind, request, response);
       this.forward(request, body, response, fault);
     });
@@ -178,7 +186,8 @@ function tablesOf(body: Buffer): string[] {
     };
     const names = new Set<string>();
     if (json.TableName) names.add(json.TableName);
-    for (const item of json.TransactItems ?? []) for (const action of Object.values(item)) if (action.TableName) names.add(action.TableName);
+    for (const item of json.TransactItems ?? [])
+      for (const action of Object.values(item)) if (action.TableName) names.add(action.TableName);
     for (const name of Object.keys(json.RequestItems ?? {})) names.add(name);
     return [...names];
   } catch {
@@ -200,6 +209,10 @@ function refuse(kind: FaultKind, request: IncomingMessage, response: ServerRespo
 
 function awsError(response: ServerResponse, status: number, name: string, message: string): void {
   const body = JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${name}`, message });
-  response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'injected' });
+  response.writeHead(status, {
+    'Content-Type': 'application/x-amz-json-1.0',
+    'Content-Length': Buffer.byteLength(body),
+    'x-amzn-RequestId': 'injected',
+  });
   response.end(body);
 }

@@ -51,7 +51,8 @@ export class FakeApiGateway {
   ) {
     this.mock = mockClient(client);
     this.handle(CreateApiKeyCommand, (input) => {
-      if ([...this.apiKeys.values()].some((key) => key.value === input.value)) throw serviceError('ConflictException', 'API key value already exists');
+      if ([...this.apiKeys.values()].some((key) => key.value === input.value))
+        throw serviceError('ConflictException', 'API key value already exists');
       const key = { id: this.id('ak'), name: input.name!, value: input.value!, enabled: input.enabled ?? false };
       this.apiKeys.set(key.id, key);
       return { id: key.id, name: key.name, enabled: key.enabled };
@@ -79,7 +80,10 @@ export class FakeApiGateway {
       const plan: FakeUsagePlan = {
         id: this.id('up'),
         name: input.name!,
-        apiStages: (input.apiStages ?? []).map((stage: { apiId?: string; stage?: string }) => ({ apiId: stage.apiId!, stage: stage.stage! })),
+        apiStages: (input.apiStages ?? []).map((stage: { apiId?: string; stage?: string }) => ({
+          apiId: stage.apiId!,
+          stage: stage.stage!,
+        })),
         throttle: input.throttle,
         quota: input.quota,
         keyIds: new Set(),
@@ -99,13 +103,17 @@ export class FakeApiGateway {
       return {};
     });
     this.handle(GetUsagePlansCommand, (input) => ({
-      items: [...this.usagePlans.values()].filter((plan) => !input.keyId || plan.keyIds.has(input.keyId)).map((plan) => this.describePlan(plan)),
+      items: [...this.usagePlans.values()]
+        .filter((plan) => !input.keyId || plan.keyIds.has(input.keyId))
+        .map((plan) => this.describePlan(plan)),
     }));
     this.handle(CreateUsagePlanKeyCommand, (input) => {
       const plan = this.usagePlan(input.usagePlanId!);
       const key = this.apiKey(input.keyId!);
       const clash = [...this.usagePlans.values()].find(
-        (other) => other.keyIds.has(key.id) && other.apiStages.some((stage) => plan.apiStages.some((mine) => mine.apiId === stage.apiId && mine.stage === stage.stage)),
+        (other) =>
+          other.keyIds.has(key.id) &&
+          other.apiStages.some((stage) => plan.apiStages.some((mine) => mine.apiId === stage.apiId && mine.stage === stage.stage)),
       );
       if (clash) throw serviceError('ConflictException', `API key ${key.id} is in usage plan ${clash.id} on the same stage`);
       plan.keyIds.add(key.id);
@@ -160,8 +168,10 @@ export class FakeApiGateway {
       const before = plan.apiStages.length;
       plan.apiStages = plan.apiStages.filter((candidate) => !(candidate.apiId === apiId && candidate.stage === stage));
       if (plan.apiStages.length === before) throw serviceError('BadRequestException', 'API stage not in the usage plan');
-    } else if (operation.op === 'replace' && operation.path === '/throttle/rateLimit') plan.throttle = { ...plan.throttle, rateLimit: number };
-    else if (operation.op === 'replace' && operation.path === '/throttle/burstLimit') plan.throttle = { ...plan.throttle, burstLimit: number };
+    } else if (operation.op === 'replace' && operation.path === '/throttle/rateLimit')
+      plan.throttle = { ...plan.throttle, rateLimit: number };
+    else if (operation.op === 'replace' && operation.path === '/throttle/burstLimit')
+      plan.throttle = { ...plan.throttle, burstLimit: number };
     else if (operation.op === 'replace' && operation.path === '/quota/limit') plan.quota = { ...plan.quota, limit: number };
     else throw serviceError('BadRequestException', `unsupported patch ${operation.op} ${operation.path}`);
   }

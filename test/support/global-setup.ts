@@ -16,7 +16,8 @@ export function pidDirectory(): string {
  */
 export default async function globalSetup(): Promise<void> {
   const leftovers = await stopLeftoverDynamoDbs(pidDirectory());
-  if (leftovers.length > 0) console.log(`Stopped ${leftovers.length} DynamoDB Local left by a killed test run (pid ${leftovers.join(', ')}).`);
+  if (leftovers.length > 0)
+    console.log(`Stopped ${leftovers.length} DynamoDB Local left by a killed test run (pid ${leftovers.join(', ')}).`);
   const dynamo = await startDynamoDbLocal({ pidFile: join(pidDirectory(), `${process.pid}.pid`) });
   process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
   (globalThis as { testDynamoDb?: typeof dynamo }).testDynamoDb = dynamo;

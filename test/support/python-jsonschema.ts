@@ -27,8 +27,16 @@ function pythonWithJsonschema(): string {
   return interpreter;
 }
 
-export function validateWithPython(cases: PythonCase[], document = join(projectRoot, 'openapi', 'openapi.json')): { patterns: number; failures: string[] } {
-  const run = spawnSync(pythonWithJsonschema(), [SCRIPT], { input: JSON.stringify({ document, cases }), encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+export function validateWithPython(
+  cases: PythonCase[],
+  document = join(projectRoot, 'openapi', 'openapi.json'),
+): { patterns: number; failures: string[] } {
+  const run = spawnSync(pythonWithJsonschema(), [SCRIPT], {
+    input: JSON.stringify({ document, cases }),
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (run.status !== 0) throw new Error(`python-jsonschema.py failed (${run.status}):\n${run.stderr}`);
   return JSON.parse(run.stdout) as { patterns: number; failures: string[] };
 }

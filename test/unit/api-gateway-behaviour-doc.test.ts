@@ -14,12 +14,26 @@ const rows = document
   .map((line) => line.split(' | ').map((cell) => cell.replace(/^\| |\s\|$/g, '')));
 
 const testSources = (['unit', 'integration', 'e2e', 'infra'] as const)
-  .flatMap((folder) => readdirSync(join(projectRoot, 'test', folder)).map((file) => readFileSync(join(projectRoot, 'test', folder, file), 'utf8')))
+  .flatMap((folder) =>
+    readdirSync(join(projectRoot, 'test', folder)).map((file) => readFileSync(join(projectRoot, 'test', folder, file), 'utf8')),
+  )
   .join('\n');
 
 it('has a row for each behaviour the issue lists', () => {
   const text = rows.map((row) => row[0]).join('\n');
-  for (const topic of ['MISSING_AUTHENTICATION_TOKEN', '401', 'cached', '10 MB', '10,240 bytes', 'HEAD', 'Trailing slash', 'queryStringParameters', 'UTF-8', '29 s', 'Gateway responses']) {
+  for (const topic of [
+    'MISSING_AUTHENTICATION_TOKEN',
+    '401',
+    'cached',
+    '10 MB',
+    '10,240 bytes',
+    'HEAD',
+    'Trailing slash',
+    'queryStringParameters',
+    'UTF-8',
+    '29 s',
+    'Gateway responses',
+  ]) {
     expect(text).toContain(topic);
   }
 });
@@ -31,7 +45,12 @@ it.each(rows.map((row) => [row[0]!.slice(0, 60), row]))('%s…: AWS source, loca
   expect(localTest.length).toBeGreaterThan(0);
   expect(assertion.length).toBeGreaterThan(0);
   // Every quoted test name is the start of a real test's name (up to any … or %s).
-  const quoted = [...`${localTest} ${assertion}`.matchAll(/"([^"]+)"/g)].map((match) => match[1]!.replace(/….*$/, '').replace(/\(300 s\).*$/, '').trim());
+  const quoted = [...`${localTest} ${assertion}`.matchAll(/"([^"]+)"/g)].map((match) =>
+    match[1]!
+      .replace(/….*$/, '')
+      .replace(/\(300 s\).*$/, '')
+      .trim(),
+  );
   expect(quoted.length).toBeGreaterThan(0);
   for (const name of quoted) {
     const fragment = name.replace(/^listPets: /, '').replace(/^Authorization: … /, '');

@@ -42,7 +42,13 @@ function proxyEvent(options: { method: string; path: string; body?: string; cont
     stageVariables: null,
     body: options.body ?? null,
     isBase64Encoded: false,
-    requestContext: { path: `/v1${options.path}`, stage: 'v1', domainName: host, requestId: 'request-1', authorizer: options.authorizer ?? null },
+    requestContext: {
+      path: `/v1${options.path}`,
+      stage: 'v1',
+      domainName: host,
+      requestId: 'request-1',
+      authorizer: options.authorizer ?? null,
+    },
   } as unknown as APIGatewayProxyEvent;
 }
 
@@ -85,7 +91,10 @@ const oversizeBody = JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 })
 
 it('refuses a request without a caller before looking at its body', async () => {
   const handler = handlerFor('createPet', beforeSunset);
-  const response = await handler(proxyEvent({ method: 'POST', path: '/pets', body: oversizeBody, contentType: 'text/plain' }), lambdaContext());
+  const response = await handler(
+    proxyEvent({ method: 'POST', path: '/pets', body: oversizeBody, contentType: 'text/plain' }),
+    lambdaContext(),
+  );
   expect(response.statusCode).toBe(401);
   expect(JSON.parse(response.body)).toMatchObject({ code: 'unauthorized' });
   expect(response.headers).toMatchObject({ 'WWW-Authenticate': 'Bearer', 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
@@ -123,7 +132,7 @@ describe('a deprecated operation (getPet)', () => {
     const counted = await handler(proxyEvent({ method: 'GET', path: '/pets/7', authorizer: proCaller }), lambdaContext());
     expect(counted.statusCode).toBe(503);
     expect(counted.headers).toHaveProperty('Deprecation');
-    });
+  });
 });
 
 describe('a counter store that hangs', () => {
@@ -150,5 +159,5 @@ describe('a counter store that hangs', () => {
     expect(Date.now() - startedAt).toBeLessThan(functionTimeoutSeconds * 1000 - 500);
     expect(response.statusCode).toBe(503);
     expect(response.headers).toMatchObject({ 'Retry-After': '2', 'Cache-Control': 'no-store', Deprecation: expect.any(String) });
-    });
+  });
 });

@@ -3,10 +3,10 @@ import {
   defaultRetryPolicy,
   fullJitter,
   linkTarget,
-  parseRetryAfterSeconds,
   PetStoreClient,
   type PetStoreClientOptions,
   PetStoreError,
+  parseRetryAfterSeconds,
   type RetryEvent,
   UnexpectedResponseError,
 } from '../../client';
@@ -20,9 +20,13 @@ const rex = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
-const error = (status: number, code: string, headers: Record<string, string> = {}) => json(status, { code, message: `${code}.`, status }, headers);
+const error = (status: number, code: string, headers: Record<string, string> = {}) =>
+  json(status, { code, message: `${code}.`, status }, headers);
 
-function scripted(answers: (Response | Error | ((request: Request) => Response | Promise<Response>))[], options: Partial<PetStoreClientOptions> = {}) {
+function scripted(
+  answers: (Response | Error | ((request: Request) => Response | Promise<Response>))[],
+  options: Partial<PetStoreClientOptions> = {},
+) {
   const requests: Request[] = [];
   const sleeps: number[] = [];
   const retries: RetryEvent[] = [];
@@ -49,12 +53,32 @@ function scripted(answers: (Response | Error | ((request: Request) => Response |
 
 describe('retries', () => {
   it('waits exactly Retry-After after a 429 or a 503 that sends one, then retries', async () => {
-    const { client, sleeps, retries } = scripted([error(429, 'rate_limited', { 'Retry-After': '17' }), error(503, 'service_unavailable', { 'Retry-After': '2' }), json(200, [rex])]);
+    const { client, sleeps, retries } = scripted([
+      error(429, 'rate_limited', { 'Retry-After': '17' }),
+      error(503, 'service_unavailable', { 'Retry-After': '2' }),
+      json(200, [rex]),
+    ]);
     expect(await client.listPets()).toEqual({ pets: [rex] });
     expect(sleeps).toEqual([17_000, 2_000]);
     expect(retries).toEqual([
-      { operation: 'listPets', attempt: 1, status: 429, code: 'rate_limited', retryAfterSeconds: 17, waitMs: 17_000, reason: 'retry-after' },
-      { operation: 'listPets', attempt: 2, status: 503, code: 'service_unavailable', retryAfterSeconds: 2, waitMs: 2_000, reason: 'retry-after' },
+      {
+        operation: 'listPets',
+        attempt: 1,
+        status: 429,
+        code: 'rate_limited',
+        retryAfterSeconds: 17,
+        waitMs: 17_000,
+        reason: 'retry-after',
+      },
+      {
+        operation: 'listPets',
+        attempt: 2,
+        status: 503,
+        code: 'service_unavailable',
+        retryAfterSeconds: 2,
+        waitMs: 2_000,
+        reason: 'retry-after',
+      },
     ]);
   });
 
@@ -81,7 +105,15 @@ describe('retries', () => {
   });
 
   it('does not retry a 4xx other than 409 and 429', async () => {
-    for (const [status, code] of [[400, 'invalid_request'], [401, 'unauthorized'], [404, 'not_found'], [410, 'gone'], [413, 'payload_too_large'], [415, 'unsupported_media_type'], [422, 'idempotency_key_reused']] as const) {
+    for (const [status, code] of [
+      [400, 'invalid_request'],
+      [401, 'unauthorized'],
+      [404, 'not_found'],
+      [410, 'gone'],
+      [413, 'payload_too_large'],
+      [415, 'unsupported_media_type'],
+      [422, 'idempotency_key_reused'],
+    ] as const) {
       const { client, requests } = scripted([error(status, code)]);
       await expect(client.listPets()).rejects.toMatchObject({ status, code });
       expect(requests).toHaveLength(1);
@@ -96,7 +128,9 @@ describe('retries', () => {
   });
 
   it('retries a 409 request_in_progress with the same Idempotency-Key, and gets the original pet', async () => {
-    const { client, requests, sleeps } = scripted([error(409, 'request_in_progress', { 'Retry-After': '1' }), json(201, rex)], { newIdempotencyKey: () => 'key-1' });
+    const { client, requests, sleeps } = scripted([error(409, 'request_in_progress', { 'Retry-After': '1' }), json(201, rex)], {
+      newIdempotencyKey: () => 'key-1',
+    });
     expect(await client.createPet({ name: 'Rex', categoryId: 1 })).toEqual(rex);
     expect(sleeps).toEqual([1_000]);
     expect(requests.map((request) => request.headers.get('idempotency-key'))).toEqual(['"key-1"', '"key-1"']);
@@ -128,7 +162,10 @@ describe('retries', () => {
     // Each answer waits until the test releases it: what is in flight is exactly what is unreleased.
     const unreleased: (() => void)[] = [];
     const answer = () => new Promise<Response>((resolve) => unreleased.push(() => resolve(json(201, rex))));
-    const { client } = scripted(Array.from({ length: 10 }, () => answer), { maxConcurrency: 3 });
+    const { client } = scripted(
+      Array.from({ length: 10 }, () => answer),
+      { maxConcurrency: 3 },
+    );
     const creates = Promise.all(Array.from({ length: 10 }, () => client.createPet({ name: 'Rex', categoryId: 1 })));
     const inFlight: number[] = [];
     for (let released = 0; released < 10; released++) {
@@ -145,7 +182,11 @@ describe('retries', () => {
     expect(decideRetry(defaultRetryPolicy, fresh, 429, 60, Math.random)).toEqual({ retry: true, waitMs: 60_000, reason: 'retry-after' });
     expect(decideRetry(defaultRetryPolicy, { ...fresh, retries: 5 }, 429, 1, Math.random)).toEqual({ retry: false });
     expect(decideRetry(defaultRetryPolicy, fresh, 400, undefined, Math.random)).toEqual({ retry: false });
-    expect(decideRetry(defaultRetryPolicy, { retries: 5, inProgressWaitedMs: 29_000 }, 409, 1, Math.random)).toEqual({ retry: true, waitMs: 1_000, reason: 'retry-after' });
+    expect(decideRetry(defaultRetryPolicy, { retries: 5, inProgressWaitedMs: 29_000 }, 409, 1, Math.random)).toEqual({
+      retry: true,
+      waitMs: 1_000,
+      reason: 'retry-after',
+    });
     expect(decideRetry(defaultRetryPolicy, { retries: 0, inProgressWaitedMs: 29_500 }, 409, 1, Math.random)).toEqual({ retry: false });
   });
 
@@ -176,11 +217,19 @@ describe('requests', () => {
 
   it('follows Link rel="next" through every page, as the URL stands', async () => {
     const next = (cursor: string) => ({ Link: `<${baseUrl}/pets?limit=1&cursor=${cursor}>; rel="next"` });
-    const { client, requests } = scripted([json(200, [rex], next('a')), json(200, [{ ...rex, id: 2 }], next('b')), json(200, [{ ...rex, id: 3 }])]);
+    const { client, requests } = scripted([
+      json(200, [rex], next('a')),
+      json(200, [{ ...rex, id: 2 }], next('b')),
+      json(200, [{ ...rex, id: 3 }]),
+    ]);
     const ids: number[] = [];
     for await (const pet of client.allPets({ limit: 1, status: 'available' })) ids.push(pet.id);
     expect(ids).toEqual([1, 2, 3]);
-    expect(requests.map((request) => request.url)).toEqual([`${baseUrl}/pets?limit=1&status=available`, `${baseUrl}/pets?limit=1&cursor=a`, `${baseUrl}/pets?limit=1&cursor=b`]);
+    expect(requests.map((request) => request.url)).toEqual([
+      `${baseUrl}/pets?limit=1&status=available`,
+      `${baseUrl}/pets?limit=1&cursor=a`,
+      `${baseUrl}/pets?limit=1&cursor=b`,
+    ]);
   });
 
   it('never sends the key to another origin through a next link', async () => {
@@ -189,7 +238,10 @@ describe('requests', () => {
   });
 
   it('reports an answer without an Error object as UnexpectedResponseError', async () => {
-    const { client } = scripted([new Response('<html>Bad gateway</html>', { status: 502 }), new Response('<html>Bad gateway</html>', { status: 400 })], { retry: { maxRetries: 1 } });
+    const { client } = scripted(
+      [new Response('<html>Bad gateway</html>', { status: 502 }), new Response('<html>Bad gateway</html>', { status: 400 })],
+      { retry: { maxRetries: 1 } },
+    );
     const thrown = (await client.listPets().catch((caught: unknown) => caught)) as UnexpectedResponseError;
     expect(thrown).toBeInstanceOf(UnexpectedResponseError);
     expect(thrown).toMatchObject({ status: 400, body: '<html>Bad gateway</html>' });

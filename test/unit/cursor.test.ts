@@ -18,11 +18,15 @@ describe('list cursor', () => {
   it('refuses any single-character change (tampering) with a 400', () => {
     const cursor = encodeCursor({ afterId: 42, status: 'available' });
     fc.assert(
-      fc.property(fc.nat({ max: cursor.length - 1 }), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), (index, replacement) => {
-        fc.pre(cursor[index] !== replacement);
-        const tampered = cursor.slice(0, index) + replacement + cursor.slice(index + 1);
-        expect(() => decodeCursor(tampered, 'available')).toThrow(ApiError);
-      }),
+      fc.property(
+        fc.nat({ max: cursor.length - 1 }),
+        fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'),
+        (index, replacement) => {
+          fc.pre(cursor[index] !== replacement);
+          const tampered = cursor.slice(0, index) + replacement + cursor.slice(index + 1);
+          expect(() => decodeCursor(tampered, 'available')).toThrow(ApiError);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

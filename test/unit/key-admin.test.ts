@@ -4,20 +4,25 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { AdminError, describeError } from '../../admin/errors';
 import { effectiveStatus, parseGrace, planChoice, validOwner, viewOf } from '../../admin/key-admin';
-import { readLocalEndpoint, removeLocalEndpoint, writeLocalEndpoint } from '../../local/local-endpoint';
 import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
 import { type ApiKeyStatus, generateApiKey, isUsable } from '../../functions/domain/api-keys';
 import { DependencyUnavailableError } from '../../functions/domain/errors';
+import { readLocalEndpoint, removeLocalEndpoint, writeLocalEndpoint } from '../../local/local-endpoint';
 
 /** The plain rules of key administration (admin/key-admin.ts) and its error messages. */
 describe('plan choice', () => {
   it('takes the fixed plans as they are, and refuses custom limits on them', () => {
     expect(planChoice('pro')).toEqual({ plan: 'pro' });
-    expect(() => planChoice('free', { perMinute: 100 })).toThrow('--per-minute and --per-day are for enterprise keys only; the Free plan allows 60/min, 1,000/day.');
+    expect(() => planChoice('free', { perMinute: 100 })).toThrow(
+      '--per-minute and --per-day are for enterprise keys only; the Free plan allows 60/min, 1,000/day.',
+    );
   });
 
   it('requires both limits for enterprise, with at least a minute’s worth per day', () => {
-    expect(planChoice('enterprise', { perMinute: 5_000, perDay: 1_000_000 })).toEqual({ plan: 'enterprise', customLimits: { perMinute: 5_000, perDay: 1_000_000 } });
+    expect(planChoice('enterprise', { perMinute: 5_000, perDay: 1_000_000 })).toEqual({
+      plan: 'enterprise',
+      customLimits: { perMinute: 5_000, perDay: 1_000_000 },
+    });
     expect(() => planChoice('enterprise', { perMinute: 5_000 })).toThrow(AdminError);
     expect(() => planChoice('enterprise')).toThrow('An enterprise key needs its own limits: pass --per-minute N and --per-day N.');
     expect(() => planChoice('enterprise', { perMinute: 100, perDay: 99 })).toThrow('--per-day (99) must be at least --per-minute (100).');
@@ -43,7 +48,19 @@ describe('rotation grace', () => {
 describe('owner', () => {
   it('is trimmed, 1 to 200 characters, without control characters', () => {
     expect(validOwner('  Acme Ltd ')).toBe('Acme Ltd');
-    for (const bad of ['', '   ', 'a'.repeat(201), 'Acme\nLtd', 'Acme\u0000', '\u200b\u200b', '\ufeff', '\u200d', 'abc\u202Eexe.txt', '\uffff']) expect(() => validOwner(bad)).toThrow(/--owner must name the customer/);
+    for (const bad of [
+      '',
+      '   ',
+      'a'.repeat(201),
+      'Acme\nLtd',
+      'Acme\u0000',
+      '\u200b\u200b',
+      '\ufeff',
+      '\u200d',
+      'abc\u202Eexe.txt',
+      '\uffff',
+    ])
+      expect(() => validOwner(bad)).toThrow(/--owner must name the customer/);
   });
 });
 
@@ -78,12 +95,24 @@ describe('error messages', () => {
   it('are one line, with what to do, for the failures an administrator meets', () => {
     const cases: [unknown, RegExp][] = [
       [new AdminError('first line\n  second line'), /^first line second line$/],
-      [Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }), /^No usable AWS credentials: set AWS_PROFILE/],
-      [Object.assign(new Error('The security token included in the request is expired'), { name: 'ExpiredTokenException' }), /^Your AWS credentials have expired/],
-      [Object.assign(new Error('User: x is not authorized to perform: apigateway:POST'), { name: 'AccessDeniedException' }), /^AWS refused the request with your credentials \(AccessDeniedException\): User: x is not authorized/],
+      [
+        Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }),
+        /^No usable AWS credentials: set AWS_PROFILE/,
+      ],
+      [
+        Object.assign(new Error('The security token included in the request is expired'), { name: 'ExpiredTokenException' }),
+        /^Your AWS credentials have expired/,
+      ],
+      [
+        Object.assign(new Error('User: x is not authorized to perform: apigateway:POST'), { name: 'AccessDeniedException' }),
+        /^AWS refused the request with your credentials \(AccessDeniedException\): User: x is not authorized/,
+      ],
       [new Error('Region is missing'), /^No AWS region: pass --region/],
       [new ApiKeyChangedError('key_1'), /^key_1 was changed by someone else while this command ran; nothing was written/],
-      [new DependencyUnavailableError(Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' })), /^DynamoDB did not answer \(Error: connect ECONNREFUSED\); nothing was written/],
+      [
+        new DependencyUnavailableError(Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' })),
+        /^DynamoDB did not answer \(Error: connect ECONNREFUSED\); nothing was written/,
+      ],
       [new TypeError('x is not a function\n    at y (z.ts:1:1)'), /^Unexpected failure \(TypeError\): x is not a function at y/],
       ['a string', /^Unexpected failure: a string$/],
     ];

@@ -15,7 +15,8 @@ const biome = path.join(projectRoot, 'node_modules', '.bin', 'biome');
 /** Each fixture: where it lives, what it contains. */
 const fixtures: Record<string, string> = {
   'functions/domain/imports-data.ts': "import { PetRepository } from '../data/pet-repository';\nexport const a = PetRepository;\n",
-  'functions/domain/imports-data-from-afar.ts': "import { PetRepository } from '../../functions/data/pet-repository';\nexport const a = PetRepository;\n",
+  'functions/domain/imports-data-from-afar.ts':
+    "import { PetRepository } from '../../functions/data/pet-repository';\nexport const a = PetRepository;\n",
   'functions/domain/imports-http.ts': "import { header } from '../http/request';\nexport const a = header;\n",
   'functions/domain/imports-middy.ts': "import middy from '@middy/core';\nexport const a = middy;\n",
   'functions/domain/imports-lambda-types.ts': "import type { Context } from 'aws-lambda';\nexport type A = Context;\n",
@@ -30,7 +31,8 @@ const fixtures: Record<string, string> = {
   'lib/constructs/allowed.ts': "import { routes } from '../../definitions/routes';\nexport const a = routes;\n",
   'local/imports-lib.ts': "import { addPetStoreStacks } from '../lib/petstore-app';\nexport const a = addPetStoreStacks;\n",
   'local/imports-functions.ts': "import { handler } from '../functions/get-pet/handler';\nexport const a = handler;\n",
-  'openapi/imports-handler.ts': "import { listPetsQuerySchema } from '../functions/list-pets/handler';\nexport const a = listPetsQuerySchema;\n",
+  'openapi/imports-handler.ts':
+    "import { listPetsQuerySchema } from '../functions/list-pets/handler';\nexport const a = listPetsQuerySchema;\n",
   'openapi/allowed.ts': "import { newPetSchema } from '../functions/domain/pet';\nexport const a = newPetSchema;\n",
   'client/imports-functions.ts': "import { newPetSchema } from '../functions/domain/pet';\nexport const a = newPetSchema;\n",
   'admin/unused-import.ts': "import { plans } from '../definitions/plans';\nexport const a = 1;\n",

@@ -14,7 +14,10 @@ it('answers INTEGRATION_TIMEOUT (503 with Retry-After) when the function does no
     routes: routes.map((route) => ({ route, handler: never })),
     authorizer: async () => ({
       principalId: 'key_1',
-      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:local:000000000000:local/v1/*' }] },
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:local:000000000000:local/v1/*' }],
+      },
     }),
     clock: () => Date.now(),
     integrationTimeoutMs: 50,

@@ -26,7 +26,10 @@ describe('the committed files are what the generator produces (run `npm run open
   it(`${CLIENT_TYPES_PATH} is up to date (the generator's own --check)`, () => {
     // openapi-typescript loads ESM-only dependencies, which jest's module system cannot:
     // run the generator in its own process.
-    const run = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'openapi/generate.ts', '--check'], { cwd: projectRoot, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [require.resolve('tsx/cli'), 'openapi/generate.ts', '--check'], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+    });
     expect(`${run.stdout}${run.stderr}`).toContain(`${CLIENT_TYPES_PATH}: up to date`);
     expect(run.status).toBe(0);
   });
@@ -38,7 +41,8 @@ describe('the committed files are what the generator produces (run `npm run open
         // As if someone allowed a new optional field in the creation payload.
         return { ...actual, newPetSchema: actual.newPetSchema.extend({ nickname: actual.newPetSchema.shape.name.optional() }) };
       });
-      const { renderDocument: renderChanged } = jest.requireActual<typeof import('../../openapi/contract-files')>('../../openapi/contract-files');
+      const { renderDocument: renderChanged } =
+        jest.requireActual<typeof import('../../openapi/contract-files')>('../../openapi/contract-files');
       const changed = renderChanged();
       expect(changed).not.toBe(committed(DOCUMENT_PATH));
       expect(JSON.parse(changed).components.schemas.NewPet.properties).toHaveProperty('nickname');
@@ -53,7 +57,11 @@ describe('what the document says', () => {
     const servers = document.servers as { url: string; variables?: Record<string, { default: string }> }[];
     const urls = servers.map((server) => server.url);
     expect(new Set(urls).size).toBe(urls.length);
-    expect(urls).toEqual(['https://{restApiId}.execute-api.{region}.amazonaws.com/v1', 'https://{domainName}/v1', 'http://localhost:3000/v1']);
+    expect(urls).toEqual([
+      'https://{restApiId}.execute-api.{region}.amazonaws.com/v1',
+      'https://{domainName}/v1',
+      'http://localhost:3000/v1',
+    ]);
     for (const server of servers) {
       // Every variable the template names has a default, so a generator can use the URL as it is.
       const named = [...server.url.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
@@ -90,7 +98,11 @@ describe('what the document says', () => {
   });
 
   it('requires the rate-limit headers on every answer of the functions, and documents Retry-After, Link and WWW-Authenticate where they come', () => {
-    const rateLimit = { 'X-RateLimit-Limit': { required: true }, 'X-RateLimit-Remaining': { required: true }, 'X-RateLimit-Reset': { required: true } };
+    const rateLimit = {
+      'X-RateLimit-Limit': { required: true },
+      'X-RateLimit-Remaining': { required: true },
+      'X-RateLimit-Reset': { required: true },
+    };
     expect(operation('listPets').responses['200']?.headers).toMatchObject({ ...rateLimit, Link: { required: false } });
     expect(operation('createPet').responses['201']?.headers).toMatchObject(rateLimit);
     for (const candidate of operations) {
@@ -98,7 +110,10 @@ describe('what the document says', () => {
       expect(candidate.responses['401']?.headers).toMatchObject({ 'WWW-Authenticate': { required: true, schema: { const: 'Bearer' } } });
       expect(candidate.responses['401']?.headers).not.toHaveProperty('X-RateLimit-Limit');
       expect(candidate.responses['429']?.headers).toMatchObject({ 'Retry-After': { required: true }, 'X-RateLimit-Limit': {} });
-      expect(candidate.responses['503']?.headers).toMatchObject({ 'Retry-After': { required: true }, 'X-RateLimit-Limit': { required: false } });
+      expect(candidate.responses['503']?.headers).toMatchObject({
+        'Retry-After': { required: true },
+        'X-RateLimit-Limit': { required: false },
+      });
     }
     expect(operation('createPet').responses['409']?.headers).toMatchObject({ 'Retry-After': { required: true } });
   });
@@ -122,7 +137,8 @@ describe('what the document says', () => {
     const createPet = operation('createPet');
     expect(Object.keys((createPet.requestBody as { content: object }).content)).toEqual(['application/json', 'application/*+json']);
     const text = JSON.stringify(document);
-    for (const candidate of operations) expect(candidate.responses['401']?.description).not.toMatch(/revoked or suspended|suspended key gets 401/);
+    for (const candidate of operations)
+      expect(candidate.responses['401']?.description).not.toMatch(/revoked or suspended|suspended key gets 401/);
     expect(JSON.stringify(document.components)).not.toMatch(/revoked or suspended/);
     expect(operation('getPet').description).toContain("Every response of this operation's function carries");
     for (const candidate of operations) expect(candidate.responses).not.toHaveProperty('403');
@@ -130,7 +146,9 @@ describe('what the document says', () => {
   });
 
   it('holds the closed set of error codes and the pet statuses', () => {
-    const schemas = (document.components as { schemas: Record<string, { properties: Record<string, { enum: unknown[] }>; enum?: unknown[] }> }).schemas;
+    const schemas = (
+      document.components as { schemas: Record<string, { properties: Record<string, { enum: unknown[] }>; enum?: unknown[] }> }
+    ).schemas;
     expect(schemas).not.toHaveProperty('Error');
     expect(schemas.ErrorObject?.properties.code?.enum).toEqual(Object.keys(errorCodes));
     expect(schemas.PetStatus?.enum).toEqual([...petStatuses]);
@@ -138,8 +156,11 @@ describe('what the document says', () => {
     for (const candidate of operations) {
       for (const [status, response] of Object.entries(candidate.responses)) {
         if (Number(status) < 400) continue;
-        const codes = Object.entries(errorCodes).filter(([, entry]) => entry.status === Number(status)).map(([code]) => code);
-        const narrowed = (response.content?.['application/json']?.schema.allOf as Record<string, { code: unknown }>[] | undefined)?.[1]?.properties;
+        const codes = Object.entries(errorCodes)
+          .filter(([, entry]) => entry.status === Number(status))
+          .map(([code]) => code);
+        const narrowed = (response.content?.['application/json']?.schema.allOf as Record<string, { code: unknown }>[] | undefined)?.[1]
+          ?.properties;
         expect(narrowed?.code).toEqual(codes.length === 1 ? { const: codes[0] } : { enum: codes });
       }
     }

@@ -10,7 +10,12 @@ it(`${DOCUMENT_PATH} passes redocly lint with no error and no warning`, () => {
   const run = spawnSync(
     process.execPath,
     [require.resolve('@redocly/cli/bin/cli.js'), 'lint', '--config', 'openapi/redocly.yaml', '--format', 'json', DOCUMENT_PATH],
-    { cwd: projectRoot, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, timeout: 120_000 },
+    {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      timeout: 120_000,
+    },
   );
   const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
     totals: { errors: number; warnings: number };
@@ -24,11 +29,29 @@ it(`${DOCUMENT_PATH} passes redocly lint with no error and no warning`, () => {
 it(`${DOCUMENT_PATH} passes spectral lint (spectral:oas) with no error`, () => {
   const run = spawnSync(
     process.execPath,
-    [require.resolve('@stoplight/spectral-cli/dist/index.js'), 'lint', '--ruleset', 'openapi/spectral.yaml', '--format', 'json', '--quiet', DOCUMENT_PATH],
+    [
+      require.resolve('@stoplight/spectral-cli/dist/index.js'),
+      'lint',
+      '--ruleset',
+      'openapi/spectral.yaml',
+      '--format',
+      'json',
+      '--quiet',
+      DOCUMENT_PATH,
+    ],
     { cwd: projectRoot, encoding: 'utf8', timeout: 120_000 },
   );
-  const findings = JSON.parse(run.stdout.slice(run.stdout.indexOf('['))) as { code: string; message: string; severity: number; path: string[] }[];
+  const findings = JSON.parse(run.stdout.slice(run.stdout.indexOf('['))) as {
+    code: string;
+    message: string;
+    severity: number;
+    path: string[];
+  }[];
   // Severity 0 is an error (1 a warning, e.g. info-contact: the API names no contact).
-  expect(findings.filter((finding) => finding.severity === 0).map((finding) => `${finding.code} at ${finding.path.join('.')}: ${finding.message}`)).toEqual([]);
+  expect(
+    findings
+      .filter((finding) => finding.severity === 0)
+      .map((finding) => `${finding.code} at ${finding.path.join('.')}: ${finding.message}`),
+  ).toEqual([]);
   expect(findings.length).toBeLessThanOrEqual(1);
 });

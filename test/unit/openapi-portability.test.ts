@@ -83,7 +83,9 @@ it("Python's jsonschema reads the name and Idempotency-Key rules as the server d
   const label = (value: string) => JSON.stringify(value);
   expect(validateWithPython(accepted.map((entry) => ({ ...entry, label: label(entry.value) }))).failures).toEqual([]);
   const { failures } = validateWithPython(refused.map((entry) => ({ ...entry, label: label(entry.value) })));
-  expect(new Set(failures.map((failure) => failure.slice(0, failure.indexOf(': '))))).toEqual(new Set(refused.map((entry) => label(entry.value))));
+  expect(new Set(failures.map((failure) => failure.slice(0, failure.indexOf(': '))))).toEqual(
+    new Set(refused.map((entry) => label(entry.value))),
+  );
 });
 
 it("Python's jsonschema refuses a body the document does not allow (the e2e check can fail)", () => {
@@ -93,5 +95,9 @@ it("Python's jsonschema refuses a body the document does not allow (the e2e chec
   expect(validateWithPython([{ pointer: page, value: Array.from({ length: 101 }, () => pet), label: 'page of 101' }]).failures).toEqual([
     expect.stringMatching(/^page of 101: .*too long/),
   ]);
-  expect(validateWithPython([{ pointer: '/components/schemas/ErrorObject', value: { code: 'teapot', message: 'x', status: 418 }, label: 'error' }]).failures.length).toBeGreaterThan(0);
+  expect(
+    validateWithPython([
+      { pointer: '/components/schemas/ErrorObject', value: { code: 'teapot', message: 'x', status: 418 }, label: 'error' },
+    ]).failures.length,
+  ).toBeGreaterThan(0);
 });

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { MAX_ID, newPetSchema, type Pet, petStatuses, toPetBody, unreadableTextReason } from '../../functions/domain/pet';
 import { petIdPathSchema } from '../../definitions/operations/get-pet';
 import { listPetsContract } from '../../definitions/operations/list-pets';
 import { parseIdempotencyKey } from '../../functions/domain/idempotency-key';
+import { MAX_ID, newPetSchema, type Pet, petStatuses, toPetBody, unreadableTextReason } from '../../functions/domain/pet';
 import { NAME_PATTERN } from '../../openapi/schemas';
 import { contract } from '../support/contract';
 
@@ -18,18 +18,45 @@ const name = contract.validator('/components/schemas/NewPet/properties/name');
 const categoryId = contract.validator('/components/schemas/NewPet/properties/categoryId');
 const pet = contract.validator('/components/schemas/Pet');
 const parameter = (path: string, method: string, parameterName: string) => {
-  const parameters = (contract as unknown as { document: { paths: Record<string, Record<string, { parameters: { name: string }[] }>> } }).document.paths[path]?.[method]?.parameters ?? [];
+  const parameters =
+    (contract as unknown as { document: { paths: Record<string, Record<string, { parameters: { name: string }[] }>> } }).document.paths[
+      path
+    ]?.[method]?.parameters ?? [];
   const index = parameters.findIndex((candidate) => candidate.name === parameterName);
   expect(index).toBeGreaterThanOrEqual(0);
   return contract.validator(`/paths/${path.replace(/\//g, '~1')}/${method}/parameters/${index}/schema`);
 };
 
-const edgeStrings = ['', ' ', '\u00a0', '\u2003x', 'a\u0000', 'a\u007f', 'a\u0085', '\ud800', 'a\udc00b', '🐶', '🐶'.repeat(100), '🐶'.repeat(101), 'x'.repeat(100), 'x'.repeat(101), '\u200b', '\ufeff', '\u202e', 'Rex'];
+const edgeStrings = [
+  '',
+  ' ',
+  '\u00a0',
+  '\u2003x',
+  'a\u0000',
+  'a\u007f',
+  'a\u0085',
+  '\ud800',
+  'a\udc00b',
+  '🐶',
+  '🐶'.repeat(100),
+  '🐶'.repeat(101),
+  'x'.repeat(100),
+  'x'.repeat(101),
+  '\u200b',
+  '\ufeff',
+  '\u202e',
+  'Rex',
+];
 
 it('names: the document and zod agree on Basic Multilingual Plane text; beyond it (and for lone surrogates) the document never refuses what zod takes', () => {
   fc.assert(
     fc.property(
-      fc.oneof(fc.constantFrom(...edgeStrings), fc.string({ unit: 'binary', maxLength: 110 }), fc.string({ unit: 'grapheme', maxLength: 110 }), fc.string({ unit: fc.constantFrom(' ', '\t', '\n', 'a', '\u0001', '\u3000'), maxLength: 5 })),
+      fc.oneof(
+        fc.constantFrom(...edgeStrings),
+        fc.string({ unit: 'binary', maxLength: 110 }),
+        fc.string({ unit: 'grapheme', maxLength: 110 }),
+        fc.string({ unit: fc.constantFrom(' ', '\t', '\n', 'a', '\u0001', '\u3000'), maxLength: 5 }),
+      ),
       (value) => {
         const serverAccepts = newPetSchema.shape.name.safeParse(value).success;
         const portable = value.isWellFormed() && [...value].every((character) => (character.codePointAt(0) ?? 0) <= 0xffff);
@@ -85,13 +112,21 @@ it('whole creation payloads: the document and zod agree', () => {
 });
 
 it('every pet the service can send matches the Pet schema', () => {
-  const validName = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((value) => newPetSchema.shape.name.safeParse(value).success);
+  const validName = fc
+    .string({ unit: 'grapheme', minLength: 1, maxLength: 40 })
+    .filter((value) => newPetSchema.shape.name.safeParse(value).success);
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: MAX_ID }), validName, fc.integer({ min: 1, max: MAX_ID }), fc.constantFrom(...petStatuses), (id, petName, category, status) => {
-      const body: Pet = toPetBody({ id, name: petName, categoryId: category, status });
-      expect(pet(body)).toBe(true);
-      expect(pet({ ...body, extra: 1 })).toBe(false);
-    }),
+    fc.property(
+      fc.integer({ min: 1, max: MAX_ID }),
+      validName,
+      fc.integer({ min: 1, max: MAX_ID }),
+      fc.constantFrom(...petStatuses),
+      (id, petName, category, status) => {
+        const body: Pet = toPetBody({ id, name: petName, categoryId: category, status });
+        expect(pet(body)).toBe(true);
+        expect(pet({ ...body, extra: 1 })).toBe(false);
+      },
+    ),
     { numRuns: 500 },
   );
 });
@@ -109,14 +144,17 @@ it('limit: the value zod parses from a decimal string is an integer the document
 it('petId: the document and the handler agree on every integer', () => {
   const petId = parameter('/pets/{petId}', 'get', 'petId');
   fc.assert(
-    fc.property(fc.oneof(fc.bigInt({ min: -10n, max: 2n ** 64n }), fc.constantFrom(0n, 1n, BigInt(MAX_ID), BigInt(MAX_ID) + 1n)), (value) => {
-      expect(petId(Number(value))).toBe(petIdPathSchema.safeParse(String(value)).success);
-    }),
+    fc.property(
+      fc.oneof(fc.bigInt({ min: -10n, max: 2n ** 64n }), fc.constantFrom(0n, 1n, BigInt(MAX_ID), BigInt(MAX_ID) + 1n)),
+      (value) => {
+        expect(petId(Number(value))).toBe(petIdPathSchema.safeParse(String(value)).success);
+      },
+    ),
     { numRuns: runs },
   );
 });
 
-it('name: the portable pattern and the server\'s rule agree on every BMP code point; beyond it the pattern never refuses what the server takes', () => {
+it("name: the portable pattern and the server's rule agree on every BMP code point; beyond it the pattern never refuses what the server takes", () => {
   const pattern = new RegExp(NAME_PATTERN, 'u');
   const serverAccepts = (name: string) => unreadableTextReason(name) === undefined;
   for (let codePoint = 0; codePoint <= 0x10ffff; codePoint++) {
@@ -146,9 +184,12 @@ it('Idempotency-Key: the document and the handler agree', () => {
   };
   fc.assert(
     // HTTP strips whitespace around a header value: only values without any reach the API.
-    fc.property(value.filter((text) => text === text.trim()), (header) => {
-      expect(idempotencyKey(header)).toBe(accepted(header));
-    }),
+    fc.property(
+      value.filter((text) => text === text.trim()),
+      (header) => {
+        expect(idempotencyKey(header)).toBe(accepted(header));
+      },
+    ),
     { numRuns: runs },
   );
 });

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { operationContracts } from '../../definitions/operations';
 import { createPetContract } from '../../definitions/operations/create-pet';
 import { routes } from '../../definitions/routes';
-import { operationContracts } from '../../definitions/operations';
 import { projectRoot } from '../../openapi/contract-files';
 
 /**
@@ -11,7 +11,11 @@ import { projectRoot } from '../../openapi/contract-files';
 it('builds the document without loading any handler, repository or runtime module', () => {
   const script = `require('./openapi/contract-files').renderDocument();
     console.log(JSON.stringify(Object.keys(require.cache).map((file) => require('node:path').relative(process.cwd(), file))));`;
-  const run = spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], { cwd: projectRoot, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), '-e', script], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(run.status).toBe(0);
   const loaded = JSON.parse(run.stdout.trim().split('\n').pop() ?? '[]') as string[];
   expect(loaded).toContain('definitions/operations/list-pets.ts');

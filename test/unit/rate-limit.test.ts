@@ -6,7 +6,14 @@
 import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
 import { ApiError } from '../../functions/domain/errors';
-import { BAN_DURATION_SECONDS, banThreshold, countedVerdict, refusedVerdict, secondsUntil, windowsAt } from '../../functions/domain/rate-limit';
+import {
+  BAN_DURATION_SECONDS,
+  banThreshold,
+  countedVerdict,
+  refusedVerdict,
+  secondsUntil,
+  windowsAt,
+} from '../../functions/domain/rate-limit';
 
 const pro: PlanLimits = { perMinute: 300, perDay: 10_000 };
 const at = (iso: string) => Date.parse(iso);
@@ -80,13 +87,21 @@ describe('a refused request', () => {
     expect(verdict.refusal).toBeInstanceOf(ApiError);
     expect(verdict.refusal).toMatchObject({ code: 'rate_limited', retryAfterSeconds: 4 });
     expect(verdict.refusal?.message).toContain('300 requests per minute');
-    expect(verdict.headers).toEqual({ 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(windows.minuteEnd) });
+    expect(verdict.headers).toEqual({
+      'X-RateLimit-Limit': '300',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(windows.minuteEnd),
+    });
   });
 
   it('over the day gets 429 quota_exceeded, retry at 00:00 UTC', () => {
     const verdict = refusedVerdict('day_exhausted', pro, windows, nowMs);
     expect(verdict.refusal).toMatchObject({ code: 'quota_exceeded', retryAfterSeconds: 41_104 });
-    expect(verdict.headers).toEqual({ 'X-RateLimit-Limit': '10000', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(windows.dayEnd) });
+    expect(verdict.headers).toEqual({
+      'X-RateLimit-Limit': '10000',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(windows.dayEnd),
+    });
   });
 
   it('of a suspended key gets 429 key_suspended, retry when the ban ends', () => {

@@ -24,7 +24,12 @@ export const newPetSchema = z.strictObject({
 });
 
 export const listQuerySchema = z.object({
-  limit: z.string().regex(/^\d{1,3}$/).transform(Number).pipe(z.number().min(1).max(100)).default(20),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/)
+    .transform(Number)
+    .pipe(z.number().min(1).max(100))
+    .default(20),
   status: z.enum(['available', 'pending', 'sold']).optional(),
   cursor: z.string().optional(),
 });
@@ -47,7 +52,9 @@ export function describeIssue(error: z.ZodError): string {
 
 export async function getPet(db: DynamoDBDocumentClient, tableName: string, id: number): Promise<Pet | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { id }, ConsistentRead: true }));
-  return Item ? { id: Number(Item.id), name: String(Item.name), categoryId: Number(Item.categoryId), status: String(Item.status) } : undefined;
+  return Item
+    ? { id: Number(Item.id), name: String(Item.name), categoryId: Number(Item.categoryId), status: String(Item.status) }
+    : undefined;
 }
 
 /** One page of pets after `afterId` in id order (the service's byList and byStatus indexes), and whether more exist. */
@@ -67,7 +74,12 @@ export async function listPets(
       Limit: query.limit + 1,
     }),
   );
-  const pets = Items.slice(0, query.limit).map((item) => ({ id: Number(item.id), name: String(item.name), categoryId: Number(item.categoryId), status: String(item.status) }));
+  const pets = Items.slice(0, query.limit).map((item) => ({
+    id: Number(item.id),
+    name: String(item.name),
+    categoryId: Number(item.categoryId),
+    status: String(item.status),
+  }));
   return { pets, hasMore: Items.length > query.limit };
 }
 

@@ -25,7 +25,12 @@ export interface RateLimitResult {
  * conditional UpdateItem per request, a second one at the first request of a
  * minute (the same work per request as the service's limiter).
  */
-export async function countRequest(db: DynamoDBDocumentClient, tableName: string, caller: BaselineCaller, nowMs: number): Promise<RateLimitResult> {
+export async function countRequest(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  caller: BaselineCaller,
+  nowMs: number,
+): Promise<RateLimitResult> {
   const minuteStart = Math.floor(nowMs / 60_000) * 60;
   const day = new Date(nowMs).toISOString().slice(0, 10);
   const key = { pk: `${caller.keyId}#${day}` };
@@ -58,8 +63,10 @@ export async function countRequest(db: DynamoDBDocumentClient, tableName: string
       new UpdateCommand({
         TableName: tableName,
         Key: key,
-        UpdateExpression: 'SET minuteStart = :minute, minuteCount = :one, dayCount = if_not_exists(dayCount, :zero) + :one, expiresAt = :expiresAt',
-        ConditionExpression: '(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayCount) OR dayCount < :perDay)',
+        UpdateExpression:
+          'SET minuteStart = :minute, minuteCount = :one, dayCount = if_not_exists(dayCount, :zero) + :one, expiresAt = :expiresAt',
+        ConditionExpression:
+          '(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayCount) OR dayCount < :perDay)',
         ExpressionAttributeValues: { ...values, ':zero': 0, ':expiresAt': minuteStart + 36 * 86_400 },
         ReturnValues: 'ALL_NEW',
       }),
@@ -69,7 +76,12 @@ export async function countRequest(db: DynamoDBDocumentClient, tableName: string
     if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') throw error;
     return {
       allowed: false,
-      headers: { 'X-RateLimit-Limit': String(caller.perMinute), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(minuteStart + 60), 'Retry-After': String(Math.max(1, minuteStart + 60 - Math.floor(nowMs / 1000))) },
+      headers: {
+        'X-RateLimit-Limit': String(caller.perMinute),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(minuteStart + 60),
+        'Retry-After': String(Math.max(1, minuteStart + 60 - Math.floor(nowMs / 1000))),
+      },
     };
   }
 }

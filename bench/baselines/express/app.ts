@@ -18,7 +18,15 @@ import {
 } from '../common/pets';
 import { callerOf, countRequest } from '../common/rate-limit';
 
-type ErrorCode = 'invalid_request' | 'unauthorized' | 'not_found' | 'gone' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'internal_error';
+type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'gone'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal_error';
 
 class HttpError extends Error {
   constructor(
@@ -58,7 +66,8 @@ export function createApp(dependencies: BaselineDependencies): express.Express {
   };
 
   const requireJson: RequestHandler = (request, _response, next) => {
-    if (!request.is(['application/json', 'application/*+json'])) throw new HttpError(415, 'unsupported_media_type', 'The request body must be sent with Content-Type: application/json.');
+    if (!request.is(['application/json', 'application/*+json']))
+      throw new HttpError(415, 'unsupported_media_type', 'The request body must be sent with Content-Type: application/json.');
     next();
   };
 
@@ -84,7 +93,12 @@ export function createApp(dependencies: BaselineDependencies): express.Express {
   app.post('/pets', rateLimit, requireJson, async (request, response) => {
     const input = newPetSchema.safeParse(request.body);
     if (!input.success) throw new HttpError(400, 'invalid_request', describeIssue(input.error));
-    const pet: Pet = { id: await nextId(), name: input.data.name, categoryId: input.data.categoryId, status: input.data.status ?? 'available' };
+    const pet: Pet = {
+      id: await nextId(),
+      name: input.data.name,
+      categoryId: input.data.categoryId,
+      status: input.data.status ?? 'available',
+    };
     await insertPet(dependencies.db, dependencies.tableNames.pets, pet);
     response.status(201).json(pet);
   });
@@ -113,11 +127,22 @@ function listRoute(dependencies: BaselineDependencies): RequestHandler {
     if (!query.success) throw new HttpError(400, 'invalid_request', describeIssue(query.error));
     const afterId = query.data.cursor === undefined ? 0 : decodeCursor(query.data.cursor, query.data.status);
     if (afterId === undefined) throw new HttpError(400, 'invalid_request', 'cursor is invalid.');
-    const page = await listPets(dependencies.db, dependencies.tableNames.pets, { afterId, limit: query.data.limit, status: query.data.status });
+    const page = await listPets(dependencies.db, dependencies.tableNames.pets, {
+      afterId,
+      limit: query.data.limit,
+      status: query.data.status,
+    });
     const last = page.pets.at(-1);
     if (page.hasMore && last) {
-      const next = new URLSearchParams({ limit: String(query.data.limit), ...(query.data.status ? { status: query.data.status } : {}), cursor: encodeCursor(last.id, query.data.status) });
-      response.set('Link', `<${request.get('X-Forwarded-Proto') ?? 'https'}://${request.get('Host') ?? 'localhost'}/v1/pets?${next}>; rel="next"`);
+      const next = new URLSearchParams({
+        limit: String(query.data.limit),
+        ...(query.data.status ? { status: query.data.status } : {}),
+        cursor: encodeCursor(last.id, query.data.status),
+      });
+      response.set(
+        'Link',
+        `<${request.get('X-Forwarded-Proto') ?? 'https'}://${request.get('Host') ?? 'localhost'}/v1/pets?${next}>; rel="next"`,
+      );
     }
     response.json(page.pets);
   };

@@ -15,13 +15,25 @@ export function createHandler(dependencies: BaselineDependencies) {
     const input = JSON.parse(event.body ?? '{}') as { name: string; categoryId: number; status?: string };
     if (next >= end) {
       const { Attributes } = await dependencies.db.send(
-        new UpdateCommand({ TableName: table, Key: { id: 0 }, UpdateExpression: 'ADD lastReservedId :count', ExpressionAttributeValues: { ':count': 100 }, ReturnValues: 'UPDATED_NEW' }),
+        new UpdateCommand({
+          TableName: table,
+          Key: { id: 0 },
+          UpdateExpression: 'ADD lastReservedId :count',
+          ExpressionAttributeValues: { ':count': 100 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
       );
       end = Number(Attributes?.lastReservedId) + 1;
       next = end - 100;
     }
     const pet = { id: next++, name: input.name, categoryId: input.categoryId, status: input.status ?? 'available' };
-    await dependencies.db.send(new PutCommand({ TableName: table, Item: { ...pet, listKey: 'pets', createdAt: new Date().toISOString() }, ConditionExpression: 'attribute_not_exists(id)' }));
+    await dependencies.db.send(
+      new PutCommand({
+        TableName: table,
+        Item: { ...pet, listKey: 'pets', createdAt: new Date().toISOString() },
+        ConditionExpression: 'attribute_not_exists(id)',
+      }),
+    );
     return { statusCode: 201, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(pet) };
   };
 }

@@ -10,9 +10,15 @@ import { type BaselineDependencies, baselineDependenciesFromEnvironment } from '
 export function createHandler(dependencies: BaselineDependencies) {
   return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const id = Number(event.pathParameters?.petId);
-    const { Item } = await dependencies.db.send(new GetCommand({ TableName: dependencies.tableNames.pets, Key: { id }, ConsistentRead: true }));
+    const { Item } = await dependencies.db.send(
+      new GetCommand({ TableName: dependencies.tableNames.pets, Key: { id }, ConsistentRead: true }),
+    );
     if (!Item) return { statusCode: 404, body: '{"code":"not_found"}' };
-    return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: Item.id, name: Item.name, categoryId: Item.categoryId, status: Item.status }) };
+    return {
+      statusCode: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: Item.id, name: Item.name, categoryId: Item.categoryId, status: Item.status }),
+    };
   };
 }
 

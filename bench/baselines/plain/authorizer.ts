@@ -29,15 +29,21 @@ export function createHandler(dependencies: Pick<BaselineDependencies, 'db' | 't
     const token = /^bearer +(psk_[A-Za-z0-9_-]{43}) *$/i.exec(authorization ?? '')?.[1];
     if (!token) throw new Error('Unauthorized');
     const keyHash = createHash('sha256').update(token).digest('hex');
-    const { Item } = await dependencies.db.send(new GetCommand({ TableName: dependencies.tableNames.apiKeys, Key: { keyHash }, ConsistentRead: true }));
+    const { Item } = await dependencies.db.send(
+      new GetCommand({ TableName: dependencies.tableNames.apiKeys, Key: { keyHash }, ConsistentRead: true }),
+    );
     const key = Item as StoredKey | undefined;
-    if (!key || key.status !== 'active' || (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= Date.now())) throw new Error('Unauthorized');
+    if (!key || key.status !== 'active' || (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= Date.now()))
+      throw new Error('Unauthorized');
     const limits = planLimits[key.plan] ?? key.customLimits;
     if (!limits) throw new Error('Unauthorized');
     const [apiPart, stage] = event.methodArn.split('/');
     return {
       principalId: key.keyId,
-      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${apiPart}/${stage}/*` }] },
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${apiPart}/${stage}/*` }],
+      },
       context: { keyId: key.keyId, plan: key.plan, perMinute: String(limits.perMinute), perDay: String(limits.perDay) },
       usageIdentifierKey: key.meteringKey,
     };

@@ -30,7 +30,12 @@ export function createHandler(dependencies: BaselineDependencies) {
       }
       const input = newPetSchema.safeParse(body);
       if (!input.success) return error(400, describeIssue(input.error), headers);
-      const pet: Pet = { id: await nextId(), name: input.data.name, categoryId: input.data.categoryId, status: input.data.status ?? 'available' };
+      const pet: Pet = {
+        id: await nextId(),
+        name: input.data.name,
+        categoryId: input.data.categoryId,
+        status: input.data.status ?? 'available',
+      };
       await insertPet(dependencies.db, dependencies.tableNames.pets, pet);
       return json(201, pet, headers);
     } catch {

@@ -17,10 +17,18 @@ export function createHandler(dependencies: BaselineDependencies) {
       if (!query.success) return error(400, describeIssue(query.error), headers);
       const afterId = query.data.cursor === undefined ? 0 : decodeCursor(query.data.cursor, query.data.status);
       if (afterId === undefined) return error(400, 'cursor is invalid.', headers);
-      const page = await listPets(dependencies.db, dependencies.tableNames.pets, { afterId, limit: query.data.limit, status: query.data.status });
+      const page = await listPets(dependencies.db, dependencies.tableNames.pets, {
+        afterId,
+        limit: query.data.limit,
+        status: query.data.status,
+      });
       const last = page.pets.at(-1);
       if (page.hasMore && last) {
-        const next = new URLSearchParams({ limit: String(query.data.limit), ...(query.data.status ? { status: query.data.status } : {}), cursor: encodeCursor(last.id, query.data.status) });
+        const next = new URLSearchParams({
+          limit: String(query.data.limit),
+          ...(query.data.status ? { status: query.data.status } : {}),
+          cursor: encodeCursor(last.id, query.data.status),
+        });
         headers.Link = `<${stageUrl(event)}/pets?${next}>; rel="next"`;
       }
       return json(200, page.pets, headers);
