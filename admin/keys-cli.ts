@@ -70,26 +70,21 @@ interface TargetOptions {
   region?: string;
 }
 
-export function createKeysProgram(context: KeysCliContext): Command {
-  const print = (text: string) => context.out(`${text}\n`);
-  const printJson = (value: unknown) => context.out(`${JSON.stringify(value, null, 2)}\n`);
-  const warn = (warnings: Warnings) => warnings.forEach((warning) => context.err(`warning: ${warning}\n`));
-
-  /** Opens the target the options name, runs the command on it, and closes it. */
-  async function onTarget<T>(options: TargetOptions, run: (target: KeyAdminTarget, now: number) => Promise<T>): Promise<T> {
-    if (options.region && !options.stage) throw new AdminError('--region chooses where a deployed stage is: use it with --stage.');
-    const target = await context.openTarget({ stage: options.stage, region: options.region });
-    try {
-      return await run(target, context.clock());
-    } finally {
-      target.close();
-    }
-  }
-
+/** What every command's action uses: output, and the target its options name. */
+interface CommandKit {
+  print: (text: string) => void;
+  printJson: (value: unknown) => void;
+  warn: (warnings: Warnings) => void;
+  onTarget: <T>(options: TargetOptions, run: (target: KeyAdminTarget, now: number) => Promise<T>) => Promise<T>;
   /** The same, for the commands that change a key: their messages say where they did. */
-  const onNamedTarget = <T extends object>(options: TargetOptions, run: (target: KeyAdminTarget, now: number) => Promise<T>) =>
-    onTarget(options, async (target, now) => ({ ...(await run(target, now)), where: target.name }));
+  onNamedTarget: <T extends object>(
+    options: TargetOptions,
+    run: (target: KeyAdminTarget, now: number) => Promise<T>,
+  ) => Promise<T & { where: string }>;
+  command: (name: string, description: string) => Command;
+}
 
+export function createKeysProgram(context: KeysCliContext): Command {
   const program = new Command('petstore-keys')
     .description(
       'Issue, list, rotate and revoke Pet Store API keys.\n' +
@@ -110,25 +105,57 @@ Examples:
   $ petstore-keys list --plan pro --status active
   $ petstore-keys rotate key_0123456789abcdef --grace 24h --stage production`,
     );
+  const kit = commandKit(program, context);
+  addIssueAndInspectCommands(kit);
+  addChangingCommands(kit);
+  addUsageCommand(kit);
+  for (const cmd of program.commands) addTargetOptions(cmd);
+  return program;
+}
 
-  const command = (name: string, description: string) => program.command(name).description(description);
-  /** The options that choose where a command works; added to every command, last in its help. */
-  const addTargetOptions = (cmd: Command) =>
-    cmd
-      .addOption(
-        new Option(
-          '--stage <stage>',
-          `work on a deployed stage (stack ${Object.values(stackNames).join(' or ')}) instead of the local npm start`,
-        ).choices(deployedStages),
-      )
-      .option('--region <region>', "AWS region of the stage's stack (default: AWS_REGION or your AWS profile's)");
+function commandKit(program: Command, context: KeysCliContext): CommandKit {
+  /** Opens the target the options name, runs the command on it, and closes it. */
+  async function onTarget<T>(options: TargetOptions, run: (target: KeyAdminTarget, now: number) => Promise<T>): Promise<T> {
+    if (options.region && !options.stage) throw new AdminError('--region chooses where a deployed stage is: use it with --stage.');
+    const target = await context.openTarget({ stage: options.stage, region: options.region });
+    try {
+      return await run(target, context.clock());
+    } finally {
+      target.close();
+    }
+  }
+  return {
+    print: (text) => context.out(`${text}\n`),
+    printJson: (value) => context.out(`${JSON.stringify(value, null, 2)}\n`),
+    warn: (warnings) => {
+      for (const warning of warnings) context.err(`warning: ${warning}\n`);
+    },
+    onTarget,
+    onNamedTarget: (options, run) => onTarget(options, async (target, now) => ({ ...(await run(target, now)), where: target.name })),
+    command: (name, description) => program.command(name).description(description),
+  };
+}
 
-  const planOption = (description: string) => new Option('--plan <plan>', description).choices(planNames);
-  const limitOptions = (cmd: Command) =>
-    cmd
-      .option('--per-minute <n>', 'requests per minute (enterprise only, required there)', positiveInteger)
-      .option('--per-day <n>', 'requests per day (enterprise only, required there)', positiveInteger);
+/** The options that choose where a command works; added to every command, last in its help. */
+function addTargetOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option(
+        '--stage <stage>',
+        `work on a deployed stage (stack ${Object.values(stackNames).join(' or ')}) instead of the local npm start`,
+      ).choices(deployedStages),
+    )
+    .option('--region <region>', "AWS region of the stage's stack (default: AWS_REGION or your AWS profile's)");
+}
 
+const planOption = (description: string) => new Option('--plan <plan>', description).choices(planNames);
+const limitOptions = (cmd: Command) =>
+  cmd
+    .option('--per-minute <n>', 'requests per minute (enterprise only, required there)', positiveInteger)
+    .option('--per-day <n>', 'requests per day (enterprise only, required there)', positiveInteger);
+
+/** issue, list and show. */
+function addIssueAndInspectCommands({ command, onTarget, onNamedTarget, print, printJson, warn }: CommandKit): void {
   limitOptions(
     command('issue', 'issue a new key and print its secret, once')
       .addOption(planOption('the plan of the key').makeOptionMandatory())
@@ -163,7 +190,10 @@ Examples:
       if (options.json) printJson(output.showJson(details));
       else print(output.showText(details));
     });
+}
 
+/** rotate, revoke and set-plan: each takes effect at the key's next request. */
+function addChangingCommands({ command, onNamedTarget, print, printJson, warn }: CommandKit): void {
   command('rotate', 'issue a successor key (same owner, plan and limits) and let the old key work for a grace period')
     .argument('<id>', 'key id (key_…)')
     .option('--grace <duration>', 'how long the old key keeps working: 0, or e.g. 90s, 30m, 24h, 7d (at most 30d)', '24h')
@@ -194,7 +224,10 @@ Examples:
     print(output.planChangedText(result.previous, result.key, result.unchanged, result.where));
     warn(result.warnings);
   });
+}
 
+/** usage: requests served per day, from the counters. */
+function addUsageCommand({ command, onTarget, print, printJson }: CommandKit): void {
   command('usage', 'requests served per UTC day, from the rate-limit counters')
     .argument('<id>', 'key id (key_…)')
     .option('--days <n>', `how many UTC days, today included (at most ${COUNTER_RETENTION_DAYS})`, positiveInteger, 7)
@@ -204,9 +237,6 @@ Examples:
       if (options.json) printJson(output.usageJson(key, days, total));
       else print(output.usageText(key, days, total));
     });
-
-  for (const cmd of program.commands) addTargetOptions(cmd);
-  return program;
 }
 
 /**

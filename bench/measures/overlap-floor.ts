@@ -30,7 +30,10 @@ export async function measureOverlapFloor(run: BenchRun, endpoint: string, modul
     let i = 0;
     return {
       id,
-      handler: async () => (await call(i++), { statusCode: 200, body: '' }),
+      handler: async () => {
+        await call(i++);
+        return { statusCode: 200, body: '' };
+      },
       next: () => ({ event: {} as never, context: lambdaContext(id) }),
       expectedStatus: 200,
     };

@@ -2,6 +2,7 @@ import { createPetContract } from '../../definitions/operations/create-pet';
 import { functionTimeoutSeconds } from '../../definitions/routes';
 import { IdempotentCreate } from '../data/idempotent-create';
 import { PetRepository } from '../data/pet-repository';
+import { RateLimitRepository } from '../data/rate-limit-repository';
 import { IdAllocator } from '../domain/id-allocator';
 import { parseIdempotencyKey } from '../domain/idempotency-key';
 import { type NewPet, toPetBody } from '../domain/pet';
@@ -38,11 +39,16 @@ export function createHandler(dependencies: Dependencies) {
     return pet;
   };
 
-  return createApiHandler(createPetContract, dependencies, async ({ event, body, caller }) => {
-    const idempotencyKey = parseIdempotencyKey(header(event, 'Idempotency-Key'));
-    const pet = await create(body, idempotencyKey, caller.keyId);
-    return jsonResponse(201, toPetBody(pet));
-  });
+  return createApiHandler(
+    createPetContract,
+    dependencies,
+    new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
+    async ({ event, body, caller }) => {
+      const idempotencyKey = parseIdempotencyKey(header(event, 'Idempotency-Key'));
+      const pet = await create(body, idempotencyKey, caller.keyId);
+      return jsonResponse(201, toPetBody(pet));
+    },
+  );
 }
 
 export const handler = createHandler(dependenciesFromEnvironment());

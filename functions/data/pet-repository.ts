@@ -4,6 +4,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, Upda
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { petIndexes } from '../../definitions/tables';
 import type { Pet, PetStatus } from '../domain/pet';
+import type { PetStore } from '../domain/pets';
 import { dynamoCall } from './dynamo-errors';
 
 /** Value of `listKey` on every pet: the partition of the byList index. */
@@ -12,7 +13,7 @@ const LIST_KEY = 'pets';
 const ALLOCATOR_ID = 0;
 
 /** Reads and writes pets. The only module that knows how pets are stored. */
-export class PetRepository {
+export class PetRepository implements PetStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,

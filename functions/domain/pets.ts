@@ -1,13 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { PetRepository } from '../data/pet-repository';
 import type { Clock } from '../runtime/clock';
 import { decodeCursor, encodeCursor } from './cursor';
 import { ApiError, DependencyUnavailableError } from './errors';
 import type { IdAllocator } from './id-allocator';
 import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './pet';
 
+/**
+ * What the pet operations need from storage (a port: the domain declares it,
+ * functions/data/pet-repository.ts implements it on DynamoDB).
+ */
+export interface PetStore {
+  get(id: number): Promise<Pet | undefined>;
+  /** Writes a pet that must not exist yet; a repeat with the same writeToken finds its own pet and succeeds. */
+  insert(pet: Pet, createdAt: string, writeToken: string): Promise<void>;
+  /** Up to `limit` pets with an id above `afterId`, ascending, and whether more follow. */
+  listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<{ pets: Pet[]; hasMore: boolean }>;
+}
+
 export interface PetsContext {
-  pets: PetRepository;
+  pets: PetStore;
   clock: Clock;
 }
 

@@ -38,14 +38,16 @@ export function windowsAt(nowMs: number): Windows {
   };
 }
 
-export type RateLimitHeaders = Record<'X-RateLimit-Limit' | 'X-RateLimit-Remaining' | 'X-RateLimit-Reset', string>;
+/** The window a response reports to its caller (the one closest to exhaustion); http/ writes it as X-RateLimit-* headers. */
+export interface ReportedWindow {
+  limit: number;
+  remaining: number;
+  /** Unix seconds at which the window ends. */
+  resetSeconds: number;
+}
 
-export function rateLimitHeaders(limit: number, remaining: number, resetSeconds: number): RateLimitHeaders {
-  return {
-    'X-RateLimit-Limit': String(limit),
-    'X-RateLimit-Remaining': String(Math.max(0, remaining)),
-    'X-RateLimit-Reset': String(resetSeconds),
-  };
+function reportedWindow(limit: number, remaining: number, resetSeconds: number): ReportedWindow {
+  return { limit, remaining: Math.max(0, remaining), resetSeconds };
 }
 
 /**
@@ -63,7 +65,7 @@ export type CountOutcome = { limits: PlanLimits } & (
 );
 
 export interface Verdict {
-  headers: RateLimitHeaders;
+  window: ReportedWindow;
   /** Set when the request is refused: a 429 to send instead of serving it. */
   refusal?: ApiError;
 }
@@ -73,10 +75,10 @@ export function countedVerdict(limits: PlanLimits, windows: Windows, minuteCount
   const minuteLeft = limits.perMinute - minuteCount;
   const dayLeft = limits.perDay - dayCount;
   return {
-    headers:
+    window:
       dayLeft < minuteLeft
-        ? rateLimitHeaders(limits.perDay, dayLeft, windows.dayEnd)
-        : rateLimitHeaders(limits.perMinute, minuteLeft, windows.minuteEnd),
+        ? reportedWindow(limits.perDay, dayLeft, windows.dayEnd)
+        : reportedWindow(limits.perMinute, minuteLeft, windows.minuteEnd),
   };
 }
 
@@ -95,7 +97,7 @@ export function refusedVerdict(
   if (reason === 'suspended') {
     const retryAfter = secondsUntil(suspendedUntil, nowMs);
     return {
-      headers: rateLimitHeaders(limits.perMinute, 0, suspendedUntil),
+      window: reportedWindow(limits.perMinute, 0, suspendedUntil),
       refusal: new ApiError(
         'key_suspended',
         `This API key is suspended for ${BAN_DURATION_SECONDS / 60} minutes because it kept calling after 429 responses. Retry after ${retryAfter} seconds.`,
@@ -106,7 +108,7 @@ export function refusedVerdict(
   if (reason === 'day_exhausted') {
     const retryAfter = secondsUntil(windows.dayEnd, nowMs);
     return {
-      headers: rateLimitHeaders(limits.perDay, 0, windows.dayEnd),
+      window: reportedWindow(limits.perDay, 0, windows.dayEnd),
       refusal: new ApiError(
         'quota_exceeded',
         `The daily quota of ${limits.perDay} requests is used up; it resets at 00:00 UTC. Retry after ${retryAfter} seconds.`,
@@ -116,7 +118,7 @@ export function refusedVerdict(
   }
   const retryAfter = secondsUntil(windows.minuteEnd, nowMs);
   return {
-    headers: rateLimitHeaders(limits.perMinute, 0, windows.minuteEnd),
+    window: reportedWindow(limits.perMinute, 0, windows.minuteEnd),
     refusal: new ApiError(
       'rate_limited',
       `The limit of ${limits.perMinute} requests per minute is used up. Retry after ${retryAfter} seconds.`,

@@ -5,7 +5,6 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { OperationContract, RequestPart } from '../../definitions/operations/operation-contract';
 import type { Deprecation, OperationId, RouteDefinition } from '../../definitions/routes';
 import { routeFor } from '../../definitions/routes';
-import { RateLimitRepository } from '../data/rate-limit-repository';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { enforceRateLimit, type RateCounters, type RateLimitDecision } from '../domain/rate-limiter';
 import { parseOrThrow } from '../domain/validation';
@@ -13,6 +12,7 @@ import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, publishBufferedMetrics, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
+import { rateLimitHeaders } from './rate-limit-headers';
 import { header, stageBaseUrl } from './request';
 import { errorResponse } from './responses';
 
@@ -58,11 +58,12 @@ interface ApiInternal extends Record<string, unknown> {
 export function createApiHandler<Contract extends OperationContract>(
   contract: Contract,
   dependencies: Dependencies,
+  /** The rate-limit counters (a port of the domain), wired by the operation's handler factory. */
+  counters: RateCounters,
   logic: (input: OperationInput<Contract>) => Promise<ApiResult>,
 ) {
   const { operationId } = contract;
   const route = routeFor(operationId);
-  const counters = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
 
   const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>({
     // Answer 503 shortly before the Lambda timeout rather than let it expire
@@ -245,7 +246,7 @@ async function settleRateLimit(request: ApiRequest): Promise<void> {
 
 function applyDecision(request: ApiRequest, decision: RateLimitDecision): void {
   internal(request).refundRateLimit = decision.refund;
-  Object.assign(internal(request).responseHeaders, decision.headers);
+  Object.assign(internal(request).responseHeaders, rateLimitHeaders(decision.window));
   if (decision.refusal) throw decision.refusal;
 }
 

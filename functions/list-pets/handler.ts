@@ -1,5 +1,6 @@
 import { listPetsContract } from '../../definitions/operations/list-pets';
 import { PetRepository } from '../data/pet-repository';
+import { RateLimitRepository } from '../data/rate-limit-repository';
 import { listPets } from '../domain/pets';
 import { createApiHandler } from '../http/api-handler';
 import { stageBaseUrl } from '../http/request';
@@ -8,19 +9,24 @@ import { type Dependencies, dependenciesFromEnvironment } from '../runtime/depen
 
 export function createHandler(dependencies: Dependencies) {
   const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
-  return createApiHandler(listPetsContract, dependencies, async ({ event, query }) => {
-    const page = await listPets(query, { pets, clock: dependencies.clock });
-    const headers: Record<string, string> = {};
-    if (page.nextCursor) {
-      const next = new URLSearchParams({ limit: String(query.limit) });
-      if (query.status) next.set('status', query.status);
-      next.set('cursor', page.nextCursor);
-      headers.Link = `<${stageBaseUrl(event)}/pets?${next}>; rel="next"`;
-      // The same cursor on its own, for clients generated from the OpenAPI document (typed, no URL to parse).
-      headers['X-Next-Cursor'] = page.nextCursor;
-    }
-    return jsonResponse(200, page.pets, headers);
-  });
+  return createApiHandler(
+    listPetsContract,
+    dependencies,
+    new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
+    async ({ event, query }) => {
+      const page = await listPets(query, { pets, clock: dependencies.clock });
+      const headers: Record<string, string> = {};
+      if (page.nextCursor) {
+        const next = new URLSearchParams({ limit: String(query.limit) });
+        if (query.status) next.set('status', query.status);
+        next.set('cursor', page.nextCursor);
+        headers.Link = `<${stageBaseUrl(event)}/pets?${next}>; rel="next"`;
+        // The same cursor on its own, for clients generated from the OpenAPI document (typed, no URL to parse).
+        headers['X-Next-Cursor'] = page.nextCursor;
+      }
+      return jsonResponse(200, page.pets, headers);
+    },
+  );
 }
 
 export const handler = createHandler(dependenciesFromEnvironment());

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
-import { authorizer } from '../../definitions/routes';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { freePort } from '../../local/dynamodb-local';
 import { writeLocalEndpoint } from '../../local/local-endpoint';
@@ -44,8 +43,12 @@ async function keys(args: string[], options: { endpointFile?: string } = {}): Pr
   const run: Run = { code: -1, stdout: '', stderr: '' };
   run.code = await runKeysCli(args, {
     clock: clock.read,
-    out: (text) => void (run.stdout += text),
-    err: (text) => void (run.stderr += text),
+    out: (text) => {
+      run.stdout += text;
+    },
+    err: (text) => {
+      run.stderr += text;
+    },
     openTarget: openTargetFor({ localEndpointFile: options.endpointFile ?? endpointFile }),
   });
   return run;

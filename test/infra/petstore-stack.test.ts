@@ -129,19 +129,17 @@ const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [val
 
 /** Every rule id acknowledged anywhere in the stack (Validations.acknowledge), with its reason. */
 function acknowledgments(stack: PetStoreStack): { id: string; reason: string; path: string }[] {
-  return stack.node
-    .findAll()
-    .flatMap((construct) =>
-      construct.node.metadata
-        .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-        .flatMap((entry) =>
-          Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
-            id: id.replace(/^annotation::/i, ''),
-            reason,
-            path: construct.node.path,
-          })),
-        ),
-    );
+  return stack.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+          path: construct.node.path,
+        })),
+      ),
+  );
 }
 
 interface AlarmMetric {

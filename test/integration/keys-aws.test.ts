@@ -116,8 +116,12 @@ async function keys(args: string[], stage = 'staging'): Promise<Run> {
   const run: Run = { code: -1, stdout: '', stderr: '' };
   run.code = await runKeysCli([...args, '--stage', stage], {
     clock: clock.read,
-    out: (text) => void (run.stdout += text),
-    err: (text) => void (run.stderr += text),
+    out: (text) => {
+      run.stdout += text;
+    },
+    err: (text) => {
+      run.stderr += text;
+    },
     openTarget: openTargetFor({ awsClients: clients }),
   });
   return run;

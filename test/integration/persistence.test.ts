@@ -19,7 +19,13 @@ it('keeps pets and keys across a restart of DynamoDB Local and the API', async (
     admin.destroy();
     // Read back with getPet, which works only before its sunset: a clock before it, whatever today's date.
     const api = await startLocalApi({ dynamoEndpoint: dynamo.endpoint, tableNames, clock: () => beforeGetPetSunset });
-    return { api, stop: async () => (await api.close(), await dynamo.stop()) };
+    return {
+      api,
+      stop: async () => {
+        await api.close();
+        await dynamo.stop();
+      },
+    };
   };
   try {
     const first = await start();

@@ -58,7 +58,7 @@ export class ContractValidator {
     if ('problem' in found) return undefined;
     const mediaType = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     const content = this.resolve(this.at(found.pointer) as Json).content as Json | undefined;
-    return content && mediaType in content ? `${found.pointer}/content/${escape(mediaType)}/schema` : undefined;
+    return content && mediaType in content ? `${found.pointer}/content/${escapePointerSegment(mediaType)}/schema` : undefined;
   }
 
   /** The Response object of the document for a request and a status, by its JSON Pointer. */
@@ -76,7 +76,7 @@ export class ContractValidator {
 
     let pointer: string;
     if (route) {
-      const operationPointer = `/paths/${escape(route.path)}/${route.method.toLowerCase()}`;
+      const operationPointer = `/paths/${escapePointerSegment(route.path)}/${route.method.toLowerCase()}`;
       const operation = this.at(operationPointer) as Json | undefined;
       if (!operation || operation.operationId !== route.operationId)
         return { problem: `${where}: the operation ${route.operationId} of the route table is not in the document` };
@@ -109,7 +109,7 @@ export class ContractValidator {
         if (this.resolve(header).required === true) problems.push(`required header ${name} is missing`);
         continue;
       }
-      const schemaPointer = `${pointer}/headers/${escape(name)}/schema`;
+      const schemaPointer = `${pointer}/headers/${escapePointerSegment(name)}/schema`;
       const schema = this.at(schemaPointer) as Json;
       const validate = this.validator(schemaPointer);
       if (!validate(headerValue(value, schema)))
@@ -136,7 +136,7 @@ export class ContractValidator {
     } catch {
       return [...problems, `the body is not JSON: ${response.body.slice(0, 100)}`];
     }
-    const validate = this.validator(`${pointer}/content/${escape(mediaType)}/schema`);
+    const validate = this.validator(`${pointer}/content/${escapePointerSegment(mediaType)}/schema`);
     if (!validate(body))
       problems.push(`body ${JSON.stringify(body).slice(0, 300)}: ${this.ajv.errorsText(validate.errors, { dataVar: 'body' })}`);
     return problems;
@@ -233,6 +233,6 @@ function routePattern(path: string): RegExp {
 }
 
 /** JSON Pointer escaping (RFC 6901). */
-function escape(segment: string): string {
+function escapePointerSegment(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

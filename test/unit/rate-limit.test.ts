@@ -12,8 +12,13 @@ import {
   countedVerdict,
   refusedVerdict,
   secondsUntil,
+  type Verdict,
   windowsAt,
 } from '../../functions/domain/rate-limit';
+import { rateLimitHeaders } from '../../functions/http/rate-limit-headers';
+
+/** What the caller sees of a verdict. */
+const headersOf = (verdict: Verdict) => rateLimitHeaders(verdict.window);
 
 const pro: PlanLimits = { perMinute: 300, perDay: 10_000 };
 const at = (iso: string) => Date.parse(iso);
@@ -54,7 +59,7 @@ describe('a counted request', () => {
   it('is served, with headers of the minute while the minute has fewer requests left', () => {
     const verdict = countedVerdict(pro, windows, 10, 20);
     expect(verdict.refusal).toBeUndefined();
-    expect(verdict.headers).toEqual({
+    expect(headersOf(verdict)).toEqual({
       'X-RateLimit-Limit': '300',
       'X-RateLimit-Remaining': '290',
       'X-RateLimit-Reset': String(unix('2029-06-01T12:35:00Z')),
@@ -62,7 +67,7 @@ describe('a counted request', () => {
   });
 
   it('describes the day once the day has fewer requests left', () => {
-    expect(countedVerdict(pro, windows, 10, 9_800).headers).toEqual({
+    expect(headersOf(countedVerdict(pro, windows, 10, 9_800))).toEqual({
       'X-RateLimit-Limit': '10000',
       'X-RateLimit-Remaining': '200',
       'X-RateLimit-Reset': String(unix('2029-06-02T00:00:00Z')),
@@ -70,11 +75,11 @@ describe('a counted request', () => {
   });
 
   it('describes the minute on a tie', () => {
-    expect(countedVerdict({ perMinute: 100, perDay: 1_000 }, windows, 50, 950).headers['X-RateLimit-Limit']).toBe('100');
+    expect(headersOf(countedVerdict({ perMinute: 100, perDay: 1_000 }, windows, 50, 950))['X-RateLimit-Limit']).toBe('100');
   });
 
   it('never reports a negative number of requests left', () => {
-    expect(countedVerdict(pro, windows, 301, 20).headers['X-RateLimit-Remaining']).toBe('0');
+    expect(headersOf(countedVerdict(pro, windows, 301, 20))['X-RateLimit-Remaining']).toBe('0');
   });
 });
 
@@ -87,7 +92,7 @@ describe('a refused request', () => {
     expect(verdict.refusal).toBeInstanceOf(ApiError);
     expect(verdict.refusal).toMatchObject({ code: 'rate_limited', retryAfterSeconds: 4 });
     expect(verdict.refusal?.message).toContain('300 requests per minute');
-    expect(verdict.headers).toEqual({
+    expect(headersOf(verdict)).toEqual({
       'X-RateLimit-Limit': '300',
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': String(windows.minuteEnd),
@@ -97,7 +102,7 @@ describe('a refused request', () => {
   it('over the day gets 429 quota_exceeded, retry at 00:00 UTC', () => {
     const verdict = refusedVerdict('day_exhausted', pro, windows, nowMs);
     expect(verdict.refusal).toMatchObject({ code: 'quota_exceeded', retryAfterSeconds: 41_104 });
-    expect(verdict.headers).toEqual({
+    expect(headersOf(verdict)).toEqual({
       'X-RateLimit-Limit': '10000',
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': String(windows.dayEnd),
@@ -109,7 +114,7 @@ describe('a refused request', () => {
     const verdict = refusedVerdict('suspended', pro, windows, nowMs, until);
     expect(verdict.refusal).toMatchObject({ code: 'key_suspended', retryAfterSeconds: 15 * 60 });
     expect(verdict.refusal?.message).toContain('suspended for 15 minutes');
-    expect(verdict.headers).toEqual({ 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(until) });
+    expect(headersOf(verdict)).toEqual({ 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(until) });
   });
 });
 

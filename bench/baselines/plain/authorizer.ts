@@ -33,7 +33,7 @@ export function createHandler(dependencies: Pick<BaselineDependencies, 'db' | 't
       new GetCommand({ TableName: dependencies.tableNames.apiKeys, Key: { keyHash }, ConsistentRead: true }),
     );
     const key = Item as StoredKey | undefined;
-    if (!key || key.status !== 'active' || (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= Date.now()))
+    if (key?.status !== 'active' || (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= Date.now()))
       throw new Error('Unauthorized');
     const limits = planLimits[key.plan] ?? key.customLimits;
     if (!limits) throw new Error('Unauthorized');
