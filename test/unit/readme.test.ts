@@ -4,8 +4,8 @@ import { errorCodes } from '../../definitions/error-codes';
 import { plans } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 
-/** The README documents the tables of definitions/; this keeps the two from drifting. */
-const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+/** docs/clients.md (linked from the README) documents the tables of definitions/; this keeps the two from drifting. */
+const readme = readFileSync(join(__dirname, '..', '..', 'docs', 'clients.md'), 'utf8');
 
 it('lists every error code with its status', () => {
   for (const [code, { status }] of Object.entries(errorCodes)) {
