@@ -84,7 +84,7 @@ export type Rollout = 'allAtOnce' | 'canary';
  * plans and usage-plan links). rateLimits holds per-day and per-minute
  * counters and idempotency holds replay records, both short-lived and expired
  * by TTL: restoring them would bring back stale counts and replays, so they
- * are not backed up (README, data).
+ * are not backed up (docs/operators.md, "Data, backups and known limits").
  */
 export const tablesWorthRestoring: readonly TableName[] = ['pets', 'apiKeys'];
 

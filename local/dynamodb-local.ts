@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocal.UsageNotes.html). It listens on every interface: its only network option is
  * `-port`, and its server (software.amazon.dynamodb.services.local.server.
  * DynamoDBProxyServer) builds Jetty's `new Server(port)`, which binds the
- * wildcard address; no option or system property narrows it (see the README).
+ * wildcard address; no option or system property narrows it (see CONTRIBUTING.md, "Running it locally").
  */
 export interface RunningDynamoDb {
   endpoint: string;

@@ -31,7 +31,7 @@ export interface RateCounters {
 }
 
 export interface RateLimitDecision extends Verdict {
-  /** Takes back this request's charge: for a request answered 503 (see README, "Counting"). */
+  /** Takes back this request's charge: for a request answered 503 (docs/clients.md, "Counting: each request once"). */
   refund(): Promise<boolean>;
 }
 

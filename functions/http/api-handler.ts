@@ -216,7 +216,7 @@ function rateLimit(
 }
 
 /**
- * A request answered 503 is not charged (README, "Counting"), if one more
+ * A request answered 503 is not charged (docs/clients.md, "Plans and rate limits": "Counting: each request once"), if one more
  * DynamoDB call still fits before the Lambda timeout (else the 503 would be lost).
  */
 async function refundIfUnavailable(request: ApiRequest): Promise<void> {

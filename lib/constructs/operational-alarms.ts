@@ -38,7 +38,7 @@ function sumOf(metrics: Record<string, IMetric>, label: string): MathExpression 
 /**
  * The alarms an operator is notified of, all publishing to one SNS topic
  * (subscribe to it after deploying). Each description says what the alarm
- * means and what to do; the operators' section of the README repeats them.
+ * means and what to do; docs/operators.md ("The alarms: what each means and what to do") repeats them.
  */
 interface AlarmSpec {
   means: string;
@@ -169,7 +169,7 @@ export class OperationalAlarms extends Construct {
     });
     alarm('authorizerThrottles', {
       means: `Lambda refused to run the authorizer ${t.functionThrottles} time(s) or more in 5 minutes: requests with uncached keys got 503 service_unavailable. A flood of unknown keys (each one misses the cache) reaching the authorizer's reserved concurrency causes this; the operations keep their own concurrency.`,
-      todo: `${throttleTodo} If the access log shows many 401s from few addresses, turn on the WAF rate rule (README, operators).`,
+      todo: `${throttleTodo} If the access log shows many 401s from few addresses, turn on the WAF rate rule (docs/operators.md, "Optional: a custom domain, and WAF").`,
       metric: props.authorizerFunction.metricThrottles({ period: ALARM_PERIOD, statistic: Stats.SUM }),
       threshold: t.functionThrottles,
     });
