@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../openapi/contract-files';
 import { startTestApi, type TestApi } from '../support/api';
+import { beforeGetPetSunset, TestClock } from '../support/dynamo';
 
 /**
  * client/ is a package of its own: `npm pack` builds and packs it, the tarball
@@ -19,7 +20,8 @@ let api: TestApi;
 let tarball: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  // The scripts read a pet with getPet, which exists only before its sunset: a clock before it, whatever today's date.
+  api = await startTestApi({ clock: new TestClock(beforeGetPetSunset) });
   // npm runs the package's prepack script (the build) with its node_modules/.bin and its parents' on PATH.
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: clientDir });
   tarball = join(work, (JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[])[0]?.filename ?? '');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DOCUMENT_PATH, projectRoot } from '../../openapi/contract-files';
 import { startTestApi, type TestApi } from '../support/api';
+import { beforeGetPetSunset, TestClock } from '../support/dynamo';
 
 /**
  * Clients generated from openapi/openapi.json by two independent generators —
@@ -21,7 +22,8 @@ let api: TestApi;
 let apiKey: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  // The scripts read a pet with getPet, which exists only before its sunset: a clock before it, whatever today's date.
+  api = await startTestApi({ clock: new TestClock(beforeGetPetSunset) });
   apiKey = await api.issueKey('business');
   symlinkSync(join(projectRoot, 'node_modules'), join(folder, 'node_modules'), 'dir');
   copyFileSync(join(projectRoot, DOCUMENT_PATH), join(folder, 'openapi.json'));

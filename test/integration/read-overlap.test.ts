@@ -6,7 +6,7 @@ import { createHandler as createGetPet } from '../../functions/get-pet/handler';
 import { onlyReads } from '../../functions/http/api-handler';
 import { createHandler as createListPets } from '../../functions/list-pets/handler';
 import type { Dependencies } from '../../functions/runtime/dependencies';
-import { createTestTables, testDependencies } from '../support/dynamo';
+import { beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';
 
 /**
  * getPet and listPets read while the limiter counts (one round trip of wall
@@ -18,7 +18,8 @@ type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGat
 
 const PER_MINUTE = 2;
 // Five seconds into a real minute, fixed for the whole file: no window is crossed by accident.
-const NOW = Math.floor(Date.now() / 60_000) * 60_000 + 5_000;
+// Real time (so DynamoDB Local's TTL sweep leaves the counters alone), but before getPet's sunset, whatever today's date.
+const NOW = Math.floor(Math.min(Date.now(), beforeGetPetSunset) / 60_000) * 60_000 + 5_000;
 const DAY = new Date(NOW).toISOString().slice(0, 10);
 
 let dependencies: Dependencies;
