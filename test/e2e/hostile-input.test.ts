@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { errorCodes } from '../../definitions/error-codes';
 import { startTestApi, type TestApi } from '../support/api';
 import { atInstant, beforeGetPetSunset } from '../support/dynamo';
+import { forbiddenCharacter as forbidden, invisibleCharacter as invisible } from '../support/unreadable-characters';
 
 /**
  * Hostile input, property-based, over real HTTP: whatever the body, query,
@@ -230,36 +231,6 @@ describe('names a person cannot see, or that display as something else', () => {
   });
 
   it(`${Math.min(runs, 300)} names of whitespace, format and zero-width characters only, or with a bidi control or noncharacter → 400 naming name`, async () => {
-    const invisible = fc.constantFrom(
-      ' ',
-      '\u00a0',
-      '\u3000',
-      '\u200b',
-      '\u200c',
-      '\u200d',
-      '\u2060',
-      '\ufeff',
-      '\u00ad',
-      '\u034f',
-      '\u3164',
-    );
-    const forbidden = fc.constantFrom(
-      '\u202a',
-      '\u202b',
-      '\u202c',
-      '\u202d',
-      '\u202e',
-      '\u2066',
-      '\u2067',
-      '\u2068',
-      '\u2069',
-      '\ufdd0',
-      '\ufdef',
-      '\ufffe',
-      '\uffff',
-      '\u{1fffe}',
-      '\u{10ffff}',
-    );
     const before = await countPets();
     await fc.assert(
       fc.asyncProperty(
