@@ -16,8 +16,16 @@ export function tableNamesFor(prefix: string): Record<TableName, string> {
   return names;
 }
 
-/** Creates the tables of definitions/tables.ts that do not exist yet (as the CDK stack would). */
-export async function ensureTables(client: DynamoDBClient, names: Record<TableName, string>): Promise<void> {
+/**
+ * Creates the tables of definitions/tables.ts that do not exist yet (as the CDK
+ * stack would). `timeToLive: false` leaves TTL off: for tests, whose instants may
+ * lie anywhere in time while DynamoDB Local's sweeper deletes by the real clock.
+ */
+export async function ensureTables(
+  client: DynamoDBClient,
+  names: Record<TableName, string>,
+  options: { timeToLive?: boolean } = {},
+): Promise<void> {
   for (const [name, definition] of Object.entries(tables) as [TableName, TableDefinition][]) {
     const tableName = names[name];
     if (await exists(client, tableName)) continue;
@@ -28,7 +36,7 @@ export async function ensureTables(client: DynamoDBClient, names: Record<TableNa
       if (error instanceof ResourceInUseException) continue;
       throw error;
     }
-    if (definition.timeToLiveAttribute) {
+    if (definition.timeToLiveAttribute && options.timeToLive !== false) {
       await client.send(
         new UpdateTimeToLiveCommand({
           TableName: tableName,

@@ -17,7 +17,9 @@ export function testEndpoint(): string {
 export async function createTestTables(): Promise<Record<TableName, string>> {
   const names = tableNamesFor(`test-${randomBytes(4).toString('hex')}`);
   const admin = new DynamoDBClient({ endpoint: testEndpoint(), region: 'local', ...localCredentials() });
-  await ensureTables(admin, names);
+  // TTL off: a test may stamp items at any instant (getPet's tests stand before its
+  // sunset, whatever today's date), and DynamoDB Local's sweeper would delete by the real clock.
+  await ensureTables(admin, names, { timeToLive: false });
   admin.destroy();
   return names;
 }
