@@ -202,18 +202,21 @@ it(`Authorization: ${runs} hostile header values — always a 401 Error object w
 });
 
 describe('names a person cannot see, or that display as something else', () => {
+  const postName = (name: string) =>
+    api.call('/pets', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name, categoryId: 1 }),
+      key,
+    });
+
   const hidden = ['\u200b\u200b\u200b', '\ufeff', '\u200d', 'abc\u202Eexe.txt', '\uffff', '\u2066Rex\u2069', 'Rex\ufdd0', '\u3164'];
 
   it.each(hidden.map((name) => [JSON.stringify(name), name]))(
     'POST /pets with name %s → 400 naming name, and nothing is written',
     async (_, name) => {
       const before = await countPets();
-      const response = await api.call('/pets', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name, categoryId: 1 }),
-        key,
-      });
+      const response = await postName(name);
       const body = (await expectWellFormed(response, [400])) as { message: string };
       expect(body.message).toMatch(/^name /);
       expect(await countPets()).toBe(before);
@@ -221,12 +224,7 @@ describe('names a person cannot see, or that display as something else', () => {
   );
 
   it.each(['Rex 🐕', 'Émile', '李'])('POST /pets with name %s → 201, the name kept as sent', async (name) => {
-    const response = await api.call('/pets', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name, categoryId: 1 }),
-      key,
-    });
+    const response = await postName(name);
     expect(await expectWellFormed(response, [201])).toMatchObject({ name });
   });
 
@@ -241,12 +239,7 @@ describe('names a person cannot see, or that display as something else', () => {
             .map((parts) => parts.join('')),
         ),
         async (name) => {
-          const response = await api.call('/pets', {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ name, categoryId: 1 }),
-            key,
-          });
+          const response = await postName(name);
           const body = (await expectWellFormed(response, [400])) as { message: string };
           expect(body.message).toMatch(/^name /);
         },
