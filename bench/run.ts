@@ -24,6 +24,7 @@ import { measureEndToEnd } from './measures/end-to-end';
 import { measureListGrowth } from './measures/list-growth';
 import { measureOverlapFloor } from './measures/overlap-floor';
 import { measureRequestsPerCall } from './measures/requests-per-call';
+import { measureRoundTrips } from './measures/round-trips';
 import { type LoadedBundle, loadBundle, measureWarmOnDynamoDbLocal, measureWarmStubbed, SMALL_LIST } from './measures/warm';
 import { adminClient, createTables, loadPets } from './support/dynamodb';
 import { benchTableNames, tableEnvironment } from './support/lambda-environment';
@@ -83,6 +84,7 @@ async function measureOnDynamoDbLocal(run: BenchRun): Promise<void> {
     await measureWarmStubbed(run, moduleOf);
     await measureWarmOnDynamoDbLocal(run, moduleOf);
     await measureOverlapFloor(run, endpoint, moduleOf);
+    await measureRoundTrips(run, endpoint, moduleOf);
     await measureAuthorizer(run, admin, moduleOf);
     await measureRequestsPerCall(run, endpoint, moduleOf);
     await measureListGrowth(run, endpoint, admin);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { windowsAt } from '../../functions/domain/rate-limit';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
-import { bundleName } from '../support/contenders';
+import { bundleName, type Operation } from '../support/contenders';
 import { dummyCredentials } from '../support/dynamodb';
 import { ENTERPRISE_LIMIT, lambdaContext } from '../support/events';
 import { benchTableNames } from '../support/lambda-environment';
@@ -14,54 +14,73 @@ import { summarize } from '../support/stats';
 import { type LoadedBundle, operationContender } from './warm';
 
 /**
- * What this machine allows an overlapped read: the SDK alone, no handler, one
- * GetItem against the same GetItem sent together with the limiter's count,
- * interleaved with the floor's and our getPet handlers. DynamoDB Local answers
- * both requests on the cores the client uses too, so the pair can take longer
- * than the slower of the two; on DynamoDB each is a network round trip.
+ * What this machine allows a counted read, with the SDK alone and no handler:
+ * the operation's read alone, the limiter's count alone, and the two sent
+ * together, interleaved with the floor's and our handlers. No implementation
+ * that counts each request before answering can be faster than its count
+ * alone; and DynamoDB Local answers both requests on the cores the client
+ * uses too, so the pair can take longer than the slower of the two, where on
+ * DynamoDB each is a network round trip (see round-trips.ts).
  */
 export async function measureOverlapFloor(run: BenchRun, endpoint: string, moduleOf: (name: string) => LoadedBundle): Promise<void> {
   const db = createDocumentClient({ endpoint, region: 'us-east-1', credentials: dummyCredentials });
   const counters = new RateLimitRepository(db, benchTableNames.rateLimits);
   const limits = { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT };
-  const read = (i: number) =>
-    db.send(new GetCommand({ TableName: benchTableNames.pets, Key: { id: 1 + (i % 100) }, ConsistentRead: true }));
-  const contender = (id: string, call: (i: number) => Promise<unknown>): Contender => {
-    let i = 0;
-    return {
-      id,
-      handler: async () => {
-        await call(i++);
-        return { statusCode: 200, body: '' };
-      },
-      next: () => ({ event: {} as never, context: lambdaContext(id) }),
-      expectedStatus: 200,
-    };
+  const count = (keyId: string) => counters.count(keyId, limits, windowsAt(Date.now()), Date.now(), randomUUID());
+  // The floor handlers' requests (bench/baselines/floor).
+  const reads: Record<'getPet' | 'listPets', (i: number) => Promise<unknown>> = {
+    getPet: (i) => db.send(new GetCommand({ TableName: benchTableNames.pets, Key: { id: 1 + (i % 100) }, ConsistentRead: true })),
+    listPets: () =>
+      db.send(
+        new QueryCommand({
+          TableName: benchTableNames.pets,
+          IndexName: 'byList',
+          KeyConditionExpression: 'listKey = :partition AND id > :afterId',
+          ExpressionAttributeValues: { ':partition': 'pets', ':afterId': 0 },
+          Limit: 21,
+        }),
+      ),
   };
   const { warmIterations: iterations, warmup } = run.settings;
-  run.progress(`raw SDK: GetItem alone and GetItem together with the limiter's count, ${iterations} each, interleaved`);
-  const samples = await measureInterleaved(
-    [
-      contender('get', read),
-      contender('get+count', (i) =>
-        Promise.all([read(i), counters.count('key_raw', limits, windowsAt(Date.now()), Date.now(), randomUUID())]),
-      ),
-      operationContender('floor', 'getPet', 'raw', moduleOf(bundleName('floor', 'getPet')).handler),
-      operationContender('ours', 'getPet', 'raw', moduleOf(bundleName('ours', 'getPet')).handler),
-    ],
-    { iterations, warmup },
-  );
+  for (const op of ['getPet', 'listPets'] as const satisfies readonly Operation[]) {
+    const read = reads[op];
+    run.progress(`  raw SDK, ${op}: the read alone, the limiter's count alone, both together; ${iterations} each, interleaved`);
+    const samples = await measureInterleaved(
+      [
+        rawContender('read', read),
+        rawContender('count', () => count(`key_raw_count_${op}`)),
+        rawContender('read+count', (i) => Promise.all([read(i), count(`key_raw_pair_${op}`)])),
+        operationContender('floor', op, 'raw', moduleOf(bundleName('floor', op)).handler),
+        operationContender('ours', op, 'raw', moduleOf(bundleName('ours', op)).handler),
+      ],
+      { iterations, warmup },
+    );
+    const p50 = (id: string) => summarize(samples.get(id) ?? []).p50;
+    const [alone, counted, together, floor, ours] = [p50('read'), p50('count'), p50('read+count'), p50(`floor:${op}`), p50(`ours:${op}`)];
+    const readName = op === 'getPet' ? 'GetItem' : 'Query';
+    run.rows.push({
+      measure: `${op} on DynamoDB Local, interleaved, p50 (ms): raw SDK ${readName} alone, count alone, both together; handlers`,
+      ours: `raw ${fmt.ms(alone)}, ${fmt.ms(counted)}, ${fmt.ms(together)}; ours ${fmt.ms(ours)}`,
+      plain: '—',
+      express: '—',
+      floor: fmt.ms(floor),
+      ratio: `count alone ${formatRatio(counted / alone)} ${readName}; pair ${formatRatio(together / alone)}; ours ${formatRatio(ours / together)} pair, ${formatRatio(ours / floor)} floor`,
+      target: 'what the machine allows',
+      met: '',
+    });
+  }
   db.destroy();
-  const p50 = (id: string) => summarize(samples.get(id) ?? []).p50;
-  const [alone, together, floor, ours] = [p50('get'), p50('get+count'), p50('floor:getPet'), p50('ours:getPet')];
-  run.rows.push({
-    measure: 'getPet on DynamoDB Local, interleaved, p50 (ms): raw SDK GetItem → raw GetItem ‖ limiter count; handlers',
-    ours: `raw ${fmt.ms(alone)} → ${fmt.ms(together)}; ours ${fmt.ms(ours)}`,
-    plain: '—',
-    express: '—',
-    floor: fmt.ms(floor),
-    ratio: `raw pair ${formatRatio(together / alone)} raw GetItem; ours ${formatRatio(ours / together)} raw pair, ${formatRatio(ours / floor)} floor`,
-    target: 'what the machine allows',
-    met: '',
-  });
+}
+
+function rawContender(id: string, call: (i: number) => Promise<unknown>): Contender {
+  let i = 0;
+  return {
+    id,
+    handler: async () => {
+      await call(i++);
+      return { statusCode: 200, body: '' };
+    },
+    next: () => ({ event: {} as never, context: lambdaContext(id) }),
+    expectedStatus: 200,
+  };
 }

@@ -3,16 +3,18 @@ import { join } from 'node:path';
 import { bundleComposition } from '../measures/bundles';
 import { bytesByPackage } from './bundling';
 import { formatRatio, markdownTable, ratiosSvg } from './report';
-import type { BenchRun } from './run-context';
+import { ADDED_ROUND_TRIP_MS, type BenchRun } from './run-context';
 
 /** What the table's columns are and how each figure was taken: printed under every table. */
 function legend(run: BenchRun): string[] {
-  const { coldRuns, warmIterations, warmup } = run.settings;
+  const { coldRuns, warmIterations, warmup, roundTripIterations } = run.settings;
   return [
     "Ours: the functions of the route table and the authorizer; (a) plain: one handler per route and a plain authorizer, no framework, written as a careful engineer would (zod imported as a namespace, like ours); (b) Express: one app for the three routes behind @vendia/serverless-express; (c) floor: the operation's DynamoDB request alone (no limiter, no validation framework, no logs or metrics), the least any implementation can do.",
     "All bundled with the CDK stack's esbuild options (ESM, minified, source maps, AWS SDK inside). Plain and Express do the same DynamoDB work per request as ours (limiter, id blocks), so ratios to them measure code; the ratio to the floor shows what the limiter and our code cost on top of one round trip.",
     `Cold init: import() of each bundle in a fresh node process with the function's environment (NODE_OPTIONS=--enable-source-maps, table names, region, credentials), ${coldRuns} processes per bundle, the bundles taking turns so that noise falls on all of them alike; the median of wall time (and of the process's CPU time).`,
     `Warm: in one process, sequential invocations with API Gateway REST proxy events carrying the authorizer context (an Enterprise key: the limiter counts every request, never refuses); per operation the contenders take turns in batches of 25, ${warmup} unmeasured then ${warmIterations} measured invocations each; p50 is the median.`,
+    "Raw SDK rows: the operation's read alone, the limiter's count alone (RateLimitRepository.count, an UpdateItem) and both sent together, with our functions' SDK client: no implementation that counts a request before answering it can be faster than its count alone, and none that uses this SDK faster than the pair.",
+    `Round trips: getPet and listPets against DynamoDB Local through a TCP relay in a process of its own (bench/support/network-delay-relay.mjs), once adding nothing and once adding ${ADDED_ROUND_TRIP_MS} ms to every DynamoDB round trip (half each way), ${warmup} unmeasured then ${roundTripIterations} measured invocations each, interleaved; the growth of the p50 ÷ ${ADDED_ROUND_TRIP_MS} ms is how many round trips a request waits for one after another: 1 for the floor, 2 when the count comes before the read.`,
   ];
 }
 
@@ -101,7 +103,9 @@ const whatMakesTheDifference = [
   '(`functions/http/api-handler.ts`: an operation whose route grants only `GetItem`/`Query` outside the rate-limit table).',
   'The verdict still decides the answer: a refused request answers 429 with the same headers as before and what was read is',
   'dropped (a refusal costs a read, never a count); a failed count answers 503. On DynamoDB Local the two requests share the',
-  "machine's cores with the client, so the overlap saves less than on DynamoDB, where each is a network round trip.",
+  "machine's cores with the client and its SDK, so the pair takes longer than either request alone (the raw SDK rows): the",
+  'overlap shows where each request is a network round trip, as on DynamoDB (the round-trip rows: ours waits for one, like',
+  'the floor; counting before reading waits for two).',
   '',
   "**Cold start.** Our bundles resolve SDK credentials from the environment only, where Lambda puts the execution role's",
   '(an esbuild alias in `lib/lambda-bundling.ts` swaps `@aws-sdk/credential-provider-node` for `functions/runtime/environment-credentials.ts`):',

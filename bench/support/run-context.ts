@@ -8,6 +8,8 @@ export interface BenchSettings {
   coldRuns: number;
   warmIterations: number;
   warmup: number;
+  /** Invocations per contender and added delay in the round-trip measure. */
+  roundTripIterations: number;
   countedRequests: number;
   largeList: number;
   listIterations: number;
@@ -18,6 +20,7 @@ export const fullSettings: BenchSettings = {
   coldRuns: 31,
   warmIterations: 2_000,
   warmup: 200,
+  roundTripIterations: 500,
   countedRequests: 500,
   largeList: 100_000,
   listIterations: 2_000,
@@ -27,11 +30,19 @@ export const quickSettings: BenchSettings = {
   coldRuns: 5,
   warmIterations: 300,
   warmup: 50,
+  roundTripIterations: 100,
   countedRequests: 200,
   largeList: 10_000,
   listIterations: 300,
   autocannonSeconds: 3,
 };
+
+/**
+ * The round trip added to every DynamoDB request. The measure counts round
+ * trips, so the figure need not be DynamoDB's: only large against the relay's
+ * timer grain (1 ms) and the machine's noise.
+ */
+export const ADDED_ROUND_TRIP_MS = 10;
 
 /** What every measure reads (settings, bundles) and adds to (rows of the table, targets, notes). */
 export interface BenchRun {
