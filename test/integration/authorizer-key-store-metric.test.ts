@@ -1,4 +1,3 @@
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { businessMetrics } from '../../definitions/metrics';
 import { createHandler } from '../../functions/authorizer/handler';
@@ -6,6 +5,7 @@ import { generateApiKey } from '../../functions/domain/api-keys';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { issueTestKey } from '../support/api';
 import { createTestTables, testDependencies } from '../support/dynamo';
+import { captureMetrics } from '../support/metrics';
 
 /**
  * The authorizer alarm watches KeyStoreFailures (lib/constructs/operational-alarms.ts),
@@ -29,31 +29,16 @@ const event = (authorization: string | undefined) =>
 
 /** Runs the authorizer with metrics on, returning how it ended and the KeyStoreFailures it emitted. */
 async function authorize(deps: Dependencies, authorization: string | undefined) {
-  const saved = process.env.POWERTOOLS_METRICS_DISABLED;
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-  const lines: string[] = [];
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    lines.push(...String(chunk).split('\n').filter(Boolean));
-    return true;
-  });
-  let outcome: string;
-  try {
-    const metrics = new Metrics({ namespace: businessMetrics.namespace, serviceName: businessMetrics.serviceName });
-    outcome = await createHandler(
+  const { result: outcome, lines } = await captureMetrics((metrics) =>
+    createHandler(
       deps,
       metrics,
     )(event(authorization)).then(
       () => 'allowed',
       (error: Error) => error.message,
-    );
-  } finally {
-    spy.mockRestore();
-    process.env.POWERTOOLS_METRICS_DISABLED = saved;
-  }
-  const failures = lines
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .reduce((sum, line) => sum + Number(line[businessMetrics.names.keyStoreFailures] ?? 0), 0);
+    ),
+  );
+  const failures = lines.reduce((sum, line) => sum + Number(line[businessMetrics.names.keyStoreFailures] ?? 0), 0);
   return { outcome, failures };
 }
 
