@@ -8,7 +8,7 @@ import { lambdaBundling } from '../../lib/lambda-bundling';
 /**
  * The esbuild options of every Lambda function of the CDK stack, from the same
  * values (lib/lambda-bundling.ts) as NodejsFunction turns them into esbuild
- * arguments: `--bundle --platform=node --target=node22 --format=esm --minify
+ * arguments: `--bundle --platform=node --target=node24 --format=esm --minify
  * --sourcemap --sources-content=false --main-fields=module,main --banner:js=…
  * --alias:…`,
  * no externals (the AWS SDK is bundled), run from the project root so esbuild

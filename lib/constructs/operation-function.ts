@@ -29,7 +29,7 @@ export interface OperationFunctionProps {
 }
 
 /**
- * A Lambda function of the API with every default fixed once: Node.js 22 on
+ * A Lambda function of the API with every default fixed once: Node.js 24 on
  * ARM64, esbuild ESM bundle with the AWS SDK inside, source maps, X-Ray, its own
  * log group, and least-privilege DynamoDB access derived from the route table.
  */
@@ -51,7 +51,7 @@ export class OperationFunction extends NodejsFunction {
       depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
       handler: 'handler',
       description: props.description,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: 512,
       timeout: Duration.seconds(functionTimeoutSeconds),
@@ -80,7 +80,7 @@ export class OperationFunction extends NodejsFunction {
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
-        'Node.js 22 is the chosen runtime: the esbuild target and the local runtime match it; moving to a newer runtime is a deliberate change.',
+        'Node.js 24 (nodejs24.x, supported by Lambda to 2028-04-30) is the chosen runtime: the esbuild target and the Node.js pinned for tests and npm start match it; moving to a newer runtime is a deliberate change.',
     });
     for (const [name, actions] of Object.entries(props.access) as [TableName, readonly DynamoDbAction[]][]) {
       this.allowTableActions(name, props.tables[name], actions);

@@ -46,7 +46,6 @@ async function invokeGetPet(credentials: Record<string, string>): Promise<{ stat
       AWS_ENDPOINT_URL_DYNAMODB: testEndpoint(),
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...tableEnvironment,
       ...credentials,
     },
