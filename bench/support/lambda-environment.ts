@@ -5,8 +5,8 @@
  * code runs as it does in AWS. Imported first by run.ts, so that every module
  * loaded after it (the local runtime's handlers included) sees it.
  */
+import { lambdaNodeMajor } from '../../definitions/lambda-function';
 import { type TableName, tables } from '../../definitions/tables';
-import { lambdaNodeMajor } from '../../lib/lambda-bundling';
 import { tableNamesFor } from '../../local/tables';
 
 export const benchTableNames: Record<TableName, string> = tableNamesFor('bench');

@@ -6,10 +6,9 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { businessMetrics } from '../../definitions/metrics';
+import { lambdaBundling, lambdaEnvironment, lambdaMemoryMb } from '../../definitions/lambda-function';
 import { type DynamoDbAction, functionTimeoutSeconds } from '../../definitions/routes';
 import { type TableName, tables } from '../../definitions/tables';
-import { lambdaBundling } from '../lambda-bundling';
 import { projectRoot } from '../project-root';
 
 export type TableAccess = Partial<Record<TableName, readonly DynamoDbAction[]>>;
@@ -53,17 +52,14 @@ export class OperationFunction extends NodejsFunction {
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: 512,
+      memorySize: lambdaMemoryMb,
       timeout: Duration.seconds(functionTimeoutSeconds),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       tracing: Tracing.ACTIVE,
       role,
       logGroup,
-      environment: {
-        NODE_OPTIONS: '--enable-source-maps',
-        // The `service` dimension of the business metrics and the logs' service field.
-        POWERTOOLS_SERVICE_NAME: businessMetrics.serviceName,
-      },
+      // The same environment (and bundling) as the local runtime gives the bundles: definitions/lambda-function.ts.
+      environment: { ...lambdaEnvironment },
       bundling: {
         ...lambdaBundling,
         format: OutputFormat.ESM,

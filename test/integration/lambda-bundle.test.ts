@@ -10,7 +10,7 @@ import { projectRoot } from '../../lib/project-root';
 import { createTestTables, testEndpoint } from '../support/dynamo';
 
 /**
- * The getPet function bundled exactly as the stack bundles it (lib/lambda-bundling.ts),
+ * The getPet function bundled exactly as the stack bundles it (definitions/lambda-function.ts),
  * run in a fresh node process against DynamoDB Local: it signs with the
  * credentials Lambda puts in the environment, and carries none of the SDK's
  * other credential sources (so nothing else can be found when they are missing).

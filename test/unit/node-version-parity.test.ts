@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { lambdaBundling, lambdaNodeMajor } from '../../lib/lambda-bundling';
+import { lambdaBundling, lambdaNodeMajor } from '../../definitions/lambda-function';
 import { projectRoot } from '../../lib/project-root';
 
 /**
