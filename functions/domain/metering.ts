@@ -8,7 +8,8 @@ import type { ApiKeyRecord } from './api-keys';
  * creates them in the plan's usage plan). Usage plans are our backstop and
  * metering, not the contract (our own counters enforce each key's exact limits),
  * so customers can share them, and AWS's 10,000 API keys per account and
- * Region, which cannot be raised, no longer caps the number of customers.
+ * Region, which cannot be raised, no longer caps the number of customers
+ * (decision 14).
  */
 export interface MeteringPool {
   /** Unique per stack (from its stack id): values never clash between stages sharing an account. */
