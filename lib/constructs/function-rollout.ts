@@ -43,9 +43,11 @@ export interface FunctionRolloutProps {
  * https://docs.aws.amazon.com/codedeploy/latest/userguide/monitoring-create-alarms.html).
  * So the group watches only alarms on the new version itself: Lambda's Errors
  * and Duration with the dimensions FunctionName, Resource (function:alias) and
- * ExecutedVersion (the version that ran a request invoked through the alias;
- * "Types of metrics for Lambda functions" and "Viewing metrics for Lambda
- * functions", https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html).
+ * ExecutedVersion (the version that ran a request invoked through the alias:
+ * "ExecutedVersion … only applies to alias invocations", "Using CloudWatch
+ * metrics with Lambda", https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics.html;
+ * Errors and Duration: "Types of metrics for Lambda functions",
+ * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html).
  * A stage-wide alarm (5xx rate, latency) firing for another reason, a
  * DynamoDB incident say, notifies but cannot roll back the fix for it.
  * Their 1-minute periods fit in the canary's interval (rollbackAlarmEvaluation):
