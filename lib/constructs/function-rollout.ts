@@ -108,7 +108,7 @@ export class FunctionRollout extends Construct {
       alarms.push(
         new Alarm(this, `${name}NewVersionErrors`, {
           alarmName: `${this.props.alarmNamePrefix}-${name}NewVersionErrors`,
-          alarmDescription: `Means: the version of ${name} being deployed crashed or timed out ${this.props.errorsPerMinute} time(s) or more in a minute; CodeDeploy moves the live alias back to the previous version. Do: read the ${name} log group (level ERROR) of the new version; fix and deploy again. Stage-wide alarms never roll back.`,
+          alarmDescription: `Means: the newest version of ${name} (during a deployment, the canary) crashed or timed out ${this.props.errorsPerMinute} time(s) or more in a minute. During a deployment CodeDeploy then moves the live alias back to the previous version; at other times this only notifies. Do: read the ${name} log group (level ERROR) of that version; fix and deploy again. Stage-wide alarms never roll back.`,
           metric: metric('Errors', Stats.SUM),
           threshold: this.props.errorsPerMinute,
           evaluationPeriods,
@@ -121,7 +121,7 @@ export class FunctionRollout extends Construct {
     alarms.push(
       new Alarm(this, `${name}NewVersionDuration`, {
         alarmName: `${this.props.alarmNamePrefix}-${name}NewVersionDuration`,
-        alarmDescription: `Means: the version of ${name} being deployed took ${this.props.durationP99Ms} ms or more at p99 in 2 of ${evaluationPeriods} minutes; CodeDeploy moves the live alias back to the previous version. Do: compare its Duration with the previous version's on the dashboard; find the slow call in its traces (X-Ray), fix and deploy again.`,
+        alarmDescription: `Means: the newest version of ${name} (during a deployment, the canary) took ${this.props.durationP99Ms} ms or more at p99 in 2 of ${evaluationPeriods} minutes. During a deployment CodeDeploy then moves the live alias back to the previous version; at other times this only notifies. Do: compare its Duration with the previous version's on the dashboard; find the slow call in its traces (X-Ray), fix and deploy again.`,
         metric: metric('Duration', Stats.p(99)),
         threshold: this.props.durationP99Ms,
         evaluationPeriods,
