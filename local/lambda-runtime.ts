@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { lambdaEnvironment, lambdaMemoryMb, lambdaNodeMajor } from '../definitions/lambda-function';
+import { businessMetrics } from '../definitions/metrics';
 import { authorizer, type DynamoDbAction, functionTimeoutSeconds, routes } from '../definitions/routes';
 import { type TableName, tables } from '../definitions/tables';
 import type { Clock } from '../functions/runtime/clock';
@@ -97,6 +98,8 @@ export function functionEnvironment(options: LocalFunctionOptions): NodeJS.Proce
     ...(options.logLevel ? { POWERTOOLS_LOG_LEVEL: options.logLevel } : {}),
     ...(options.dynamoCallBudget ? { [CALL_BUDGET_VARIABLE]: JSON.stringify(options.dynamoCallBudget) } : {}),
     ...lambdaEnvironment,
+    // The stack sets the stage (staging, production); locally there is one.
+    [businessMetrics.stageEnvVar]: 'local',
     ...Object.fromEntries(tableVariables),
   };
 }
