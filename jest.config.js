@@ -7,6 +7,8 @@ const common = {
   // middy is ESM-only: let swc turn it into CommonJS for jest.
   transform: { '^.+\\.(t|j)sx?$': swc },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // middy 7 exports its entry for `import` only; jest resolves for `require`: point at the file.
+  moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   setupFiles: ['<rootDir>/test/support/environment.ts'],
 };
 

@@ -277,7 +277,5 @@ export async function runKeysCli(argv: string[], context: Partial<KeysCliContext
 }
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
-  // The SDK's notice about this machine's Node.js version says nothing to an administrator.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.exitCode = await runKeysCli(argv);
 }

@@ -1,13 +1,13 @@
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { authorizer, routes, stageName } from '../definitions/routes';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
+import { routes, stageName } from '../definitions/routes';
 import type { TableName } from '../definitions/tables';
 import type { Clock } from '../functions/runtime/clock';
 import { systemClock } from '../functions/runtime/clock';
 import { createDocumentClient, type Dependencies, type DynamoDbCallBudget } from '../functions/runtime/dependencies';
-import { type AuthorizerHandler, createLocalGateway, type LocalGatewayOptions, type ProxyHandler } from './gateway';
-
-const projectRoot = join(__dirname, '..');
+import { ensureFunctionBundles } from './function-bundles';
+import { createLocalGateway, type LocalGatewayOptions } from './gateway';
+import { type LocalFunction, startLocalFunction } from './lambda-runtime';
 
 export interface LocalApiOptions {
   dynamoEndpoint: string;
@@ -17,19 +17,27 @@ export interface LocalApiOptions {
   clock?: Clock;
   authorizerCacheTtlSeconds?: number;
   onFunctionResponse?: LocalGatewayOptions['onFunctionResponse'];
+  /** The DynamoDB call budget of the functions and of `dependencies.db`; unset, the deployed one. */
   dynamoCallBudget?: DynamoDbCallBudget;
+  /** The functions' POWERTOOLS_LOG_LEVEL (e.g. DEBUG for a test that reads their log lines). */
+  logLevel?: string;
 }
 
 export interface LocalApi {
   /** The base URL, ending in /v1. */
   url: string;
+  /** A client of the same tables and the same clock, for setup and checks: the functions have their own. */
   dependencies: Dependencies;
+  /** The function processes, by name (operationId, `authorizer`): what each loaded. */
+  functions: Record<string, LocalFunction>;
   close(): Promise<void>;
 }
 
 /**
- * The whole API on this machine: the very handler modules the CDK stack deploys
- * (found through the route table), behind the local gateway, on DynamoDB Local.
+ * The whole API on this machine: the bundles the CDK stack deploys, built with
+ * its esbuild options (rebuilt first when any input changed: local/function-bundles.ts),
+ * each run in a process of its own as Lambda runs it (local/lambda-runtime.ts),
+ * behind the local gateway, on DynamoDB Local.
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const dependencies: Dependencies = {
@@ -42,12 +50,13 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     tableNames: options.tableNames,
     clock: options.clock ?? systemClock,
   };
-  const routeHandlers = await Promise.all(
-    routes.map(async (route) => ({ route, handler: (await loadFactory<ProxyHandler>(route.handlerEntry))(dependencies) })),
-  );
+  const functions = await startFunctions(options);
   const server = createLocalGateway({
-    routes: routeHandlers,
-    authorizer: (await loadFactory<AuthorizerHandler>(authorizer.handlerEntry))(dependencies),
+    routes: routes.map((route) => ({
+      route,
+      handler: (event, context) => functions[route.operationId]!.invoke(event, context) as Promise<APIGatewayProxyResult>,
+    })),
+    authorizer: (event) => functions.authorizer!.invoke(event) as Promise<APIGatewayAuthorizerResult>,
     clock: dependencies.clock,
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
     onFunctionResponse: options.onFunctionResponse,
@@ -55,27 +64,55 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  }).catch((error: unknown) => {
+    stopAll(functions);
+    dependencies.db.destroy();
+    throw error;
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://localhost:${port}/${stageName}`,
     dependencies,
+    functions,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
         dependencies.db.destroy();
+        stopAll(functions);
       }),
   };
+}
+
+/** Every function's process, started together; none is left running when one fails to start. */
+async function startFunctions(options: LocalApiOptions): Promise<Record<string, LocalFunction>> {
+  const bundles = Object.values(await ensureFunctionBundles());
+  const started = await Promise.allSettled(
+    bundles.map((bundle) =>
+      startLocalFunction({
+        bundle,
+        tableNames: options.tableNames,
+        dynamoEndpoint: options.dynamoEndpoint,
+        clock: options.clock,
+        logLevel: options.logLevel,
+        dynamoCallBudget: options.dynamoCallBudget,
+      }),
+    ),
+  );
+  const functions = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) {
+    stopAll(functions);
+    throw failed.reason;
+  }
+  return Object.fromEntries(functions.map((fn) => [fn.name, fn]));
+}
+
+function stopAll(functions: Record<string, LocalFunction> | LocalFunction[]): void {
+  for (const fn of Object.values(functions)) fn.stop();
 }
 
 /** DynamoDB Local accepts any credentials; these keep the SDK from looking for real ones. */
 export function localCredentials() {
   return { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
-}
-
-async function loadFactory<Handler>(entry: string): Promise<(dependencies: Dependencies) => Handler> {
-  const module = (await import(join(projectRoot, entry))) as { createHandler?: (dependencies: Dependencies) => Handler };
-  if (typeof module.createHandler !== 'function') throw new Error(`${entry} does not export createHandler`);
-  return module.createHandler;
 }

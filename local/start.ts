@@ -18,9 +18,6 @@ import {
 } from './local-endpoint';
 import { ensureTables, tableNamesFor } from './tables';
 
-// The functions run on Node.js 22 in Lambda; the SDK's notice about this
-// machine's Node.js 20 says nothing about them.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // Metrics are CloudWatch EMF lines, for AWS only; locally they would drown the request log.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 

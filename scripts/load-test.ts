@@ -21,7 +21,6 @@ import { type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-loca
 import { type LocalApi, localCredentials, startLocalApi } from '../local/local-api';
 import { ensureTables, tableNamesFor } from '../local/tables';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 

@@ -54,7 +54,7 @@ export function reportBundleSizes(run: BenchRun, projectRoot: string): void {
   run.notes.push(
     identical.length === routes.length
       ? 'Our bundles are byte-identical to the Lambda assets of the last `cdk synth` (cdk.out).'
-      : `${identical.length} of ${routes.length} of our bundles are byte-identical to a cdk.out asset (cdk.out is missing or older than the sources; the esbuild options are lib/lambda-bundling.ts, as the stack's).`,
+      : `${identical.length} of ${routes.length} of our bundles are byte-identical to a cdk.out asset (cdk.out is missing or older than the sources; the esbuild options are definitions/lambda-function.ts, as the stack's).`,
   );
 }
 

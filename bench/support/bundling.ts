@@ -2,38 +2,15 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { lambdaBundling } from '../../lib/lambda-bundling';
+import { build, type Metafile } from 'esbuild';
+import { lambdaEsbuildOptions } from '../../definitions/lambda-function';
 
 /**
- * The esbuild options of every Lambda function of the CDK stack, from the same
- * values (lib/lambda-bundling.ts) as NodejsFunction turns them into esbuild
- * arguments: `--bundle --platform=node --target=node22 --format=esm --minify
- * --sourcemap --sources-content=false --main-fields=module,main --banner:js=…
- * --alias:…`,
- * no externals (the AWS SDK is bundled), run from the project root so esbuild
- * finds the same tsconfig.json. run.ts says whether a bundle is byte-identical
+ * The esbuild options of every Lambda function of the CDK stack
+ * (definitions/lambda-function.ts). run.ts says whether a bundle is byte-identical
  * to a cdk.out asset when a synthesized cdk.out is present.
  */
-export const lambdaBundleOptions = {
-  bundle: true,
-  platform: 'node',
-  target: lambdaBundling.target,
-  format: lambdaBundling.format,
-  minify: lambdaBundling.minify,
-  sourcemap: lambdaBundling.sourceMap,
-  sourcesContent: lambdaBundling.sourcesContent,
-  mainFields: [...lambdaBundling.mainFields],
-  external: [...lambdaBundling.externalModules],
-  banner: { js: lambdaBundling.banner },
-  alias: aliasesOf(lambdaBundling.esbuildArgs['--alias']),
-} satisfies BuildOptions;
-
-/** esbuild's `--alias:<package>=<path>` argument (as NodejsFunction passes it) as the API's `alias` option. */
-function aliasesOf(argument: string): Record<string, string> {
-  const [from, to] = argument.split('=') as [string, string];
-  return { [from]: to };
-}
+export const lambdaBundleOptions = lambdaEsbuildOptions;
 
 export interface BuiltBundle {
   name: string;

@@ -5,6 +5,7 @@
  * code runs as it does in AWS. Imported first by run.ts, so that every module
  * loaded after it (the local runtime's handlers included) sees it.
  */
+import { lambdaNodeMajor } from '../../definitions/lambda-function';
 import { type TableName, tables } from '../../definitions/tables';
 import { tableNamesFor } from '../../local/tables';
 
@@ -19,7 +20,6 @@ const common = {
   AWS_DEFAULT_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'bench',
   AWS_SECRET_ACCESS_KEY: 'bench',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   // No per-request info line: both our logger and the baselines stay quiet unless something goes wrong.
   POWERTOOLS_LOG_LEVEL: 'WARN',
   POWERTOOLS_SERVICE_NAME: 'petstore',
@@ -34,7 +34,7 @@ export function lambdaProcessEnvironment(functionName: string): NodeJS.ProcessEn
     TZ: ':UTC',
     ...common,
     AWS_SESSION_TOKEN: 'bench',
-    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    AWS_EXECUTION_ENV: `AWS_Lambda_nodejs${lambdaNodeMajor}.x`,
     AWS_LAMBDA_FUNCTION_NAME: functionName,
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',

@@ -108,7 +108,7 @@ const whatMakesTheDifference = [
   'the floor; counting before reading waits for two).',
   '',
   "**Cold start.** Our bundles resolve SDK credentials from the environment only, where Lambda puts the execution role's",
-  '(an esbuild alias in `lib/lambda-bundling.ts` swaps `@aws-sdk/credential-provider-node` for `functions/runtime/environment-credentials.ts`):',
+  '(an esbuild alias in `definitions/lambda-function.ts` swaps `@aws-sdk/credential-provider-node` for `functions/runtime/environment-credentials.ts`):',
   "the rest of the SDK's default chain (SSO, profiles, STS and SSO clients, instance metadata) is never used in Lambda but is",
   "about 135 KiB parsed at every cold start. The baselines keep NodejsFunction's default bundling, as a team would. The",
   "Powertools logger and metrics are built at their first use, and zod is imported as a namespace (`import * as z from 'zod'`)",

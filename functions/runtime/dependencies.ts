@@ -67,7 +67,26 @@ export function tableNamesFromEnvironment(env: NodeJS.ProcessEnv = process.env):
   return names;
 }
 
+/**
+ * Set only by the local runtime (local/lambda-runtime.ts), never by the stack:
+ * a DynamoDB call budget for tests on a loaded machine, where DynamoDB Local
+ * can take over a second to answer. JSON of the three DYNAMODB_CALL_BUDGET fields.
+ */
+export const CALL_BUDGET_VARIABLE = 'PETSTORE_LOCAL_DYNAMODB_CALL_BUDGET';
+
+/** The budget the environment names, else the deployed one. A malformed value stops the function at init. */
+export function callBudgetFromEnvironment(env: NodeJS.ProcessEnv = process.env): DynamoDbCallBudget {
+  const text = env[CALL_BUDGET_VARIABLE];
+  if (!text) return DYNAMODB_CALL_BUDGET;
+  const parsed = JSON.parse(text) as Record<string, unknown>;
+  const budget = Object.fromEntries(Object.keys(DYNAMODB_CALL_BUDGET).map((field) => [field, parsed[field]]));
+  if (!Object.values(budget).every((value) => Number.isInteger(value) && (value as number) > 0)) {
+    throw new Error(`${CALL_BUDGET_VARIABLE} must give ${Object.keys(DYNAMODB_CALL_BUDGET).join(', ')} as positive integers`);
+  }
+  return budget as DynamoDbCallBudget;
+}
+
 /** What a deployed function runs with; built once per container, at init. */
 export function dependenciesFromEnvironment(): Dependencies {
-  return { db: createDocumentClient(), tableNames: tableNamesFromEnvironment(), clock: systemClock };
+  return { db: createDocumentClient({ budget: callBudgetFromEnvironment() }), tableNames: tableNamesFromEnvironment(), clock: systemClock };
 }

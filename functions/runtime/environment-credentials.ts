@@ -2,7 +2,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
 
 /**
  * Stands in for `@aws-sdk/credential-provider-node` in the Lambda bundles (an
- * esbuild alias in lib/lambda-bundling.ts): the SDK clients resolve credentials
+ * esbuild alias in definitions/lambda-function.ts): the SDK clients resolve credentials
  * from the environment only.
  *
  * Lambda puts the execution role's credentials in AWS_ACCESS_KEY_ID,

@@ -6,10 +6,10 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { lambdaBundling, lambdaEnvironment, lambdaMemoryMb } from '../../definitions/lambda-function';
 import { businessMetrics } from '../../definitions/metrics';
 import { type DynamoDbAction, functionTimeoutSeconds } from '../../definitions/routes';
 import { type TableName, tables } from '../../definitions/tables';
-import { lambdaBundling } from '../lambda-bundling';
 import { projectRoot } from '../project-root';
 
 export type TableAccess = Partial<Record<TableName, readonly DynamoDbAction[]>>;
@@ -31,7 +31,7 @@ export interface OperationFunctionProps {
 }
 
 /**
- * A Lambda function of the API with every default fixed once: Node.js 22 on
+ * A Lambda function of the API with every default fixed once: Node.js 24 on
  * ARM64, esbuild ESM bundle with the AWS SDK inside, source maps, X-Ray, its own
  * log group, and least-privilege DynamoDB access derived from the route table.
  */
@@ -53,20 +53,17 @@ export class OperationFunction extends NodejsFunction {
       depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
       handler: 'handler',
       description: props.description,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: 512,
+      memorySize: lambdaMemoryMb,
       timeout: Duration.seconds(functionTimeoutSeconds),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       tracing: Tracing.ACTIVE,
       role,
       logGroup,
-      environment: {
-        NODE_OPTIONS: '--enable-source-maps',
-        // The `service` dimension of the business metrics and the logs' service field.
-        POWERTOOLS_SERVICE_NAME: businessMetrics.serviceName,
-        [businessMetrics.stageEnvVar]: props.stage,
-      },
+      // The same environment (and bundling) as the local runtime gives the bundles (definitions/lambda-function.ts),
+      // and the stage: the `stage` dimension of the business metrics.
+      environment: { ...lambdaEnvironment, [businessMetrics.stageEnvVar]: props.stage },
       bundling: {
         ...lambdaBundling,
         format: OutputFormat.ESM,
@@ -83,7 +80,7 @@ export class OperationFunction extends NodejsFunction {
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
-        'Node.js 22 is the chosen runtime: the esbuild target and the local runtime match it; moving to a newer runtime is a deliberate change.',
+        'Node.js 24 (nodejs24.x, supported by Lambda to 2028-04-30) is the chosen runtime: the esbuild target and the Node.js pinned for tests and npm start match it; moving to a newer runtime is a deliberate change.',
     });
     for (const [name, actions] of Object.entries(props.access) as [TableName, readonly DynamoDbAction[]][]) {
       this.allowTableActions(name, props.tables[name], actions);

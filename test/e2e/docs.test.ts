@@ -1,21 +1,21 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { routes } from '../../definitions/routes';
 import { projectRoot } from '../../openapi/contract-files';
+import { chromiumPath } from '../support/prerequisites';
 
 /**
  * `npm run docs` builds a static HTML reference page from the OpenAPI document
  * (Redocly build-docs, Redoc inlined; openapi/offline-page.ts inlines the one
  * remote image Redoc loads, its logo). Built here with the very command of
  * package.json into a temporary folder, then opened in headless Chromium
- * (Debian's package, driven by playwright-core), offline: any request that
+ * (CHROMIUM_PATH, else the usual paths: test/support/prerequisites.ts; driven by playwright-core), offline: any request that
  * would leave the file fails the test, and so does any image that fails to load.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = 'docs/api-reference.html';
 const outputDir = mkdtempSync(join(tmpdir(), 'petstore-docs-'));
 const page = join(outputDir, 'index.html');
@@ -32,9 +32,8 @@ beforeAll(async () => {
     timeout: 120_000,
   });
   if (run.status !== 0) throw new Error(`npm run docs failed:\n${run.stdout}\n${run.stderr}`);
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: chromiumPath(),
     args: [
       '--headless',
       '--no-sandbox',

@@ -3,7 +3,6 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { authorizer } from '../../definitions/routes';
 import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
 import { hashApiKey } from '../../functions/domain/api-keys';
-import { logger } from '../../functions/runtime/logger';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { atInstant, beforeGetPetSunset, TestClock } from '../support/dynamo';
 
@@ -32,19 +31,20 @@ function captureOutput() {
 }
 
 it('logs one JSON line per request with the request id and key id, and never a secret or an Authorization value', async () => {
-  const key = await api.issueKey('pro');
+  // The functions run in processes of their own (the bundles, as in Lambda): their log level is set when they start.
+  const logged = await startTestApi({ logLevel: 'DEBUG' });
+  const key = await logged.issueKey('pro');
   const wrongKey = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
-  logger.setLogLevel('DEBUG');
   const output = captureOutput();
   try {
-    await api.call('/pets', { ...postJson({ name: 'Logged', categoryId: 1 }), key });
-    await api.call('/pets?limit=0', { key });
-    await atInstant(api.clock, beforeGetPetSunset, () => api.call('/pets/999999', { key }));
-    await api.call('/pets', { key: wrongKey });
-    await api.call('/pets', { key: null, headers: { Authorization: `Basic ${Buffer.from('user:secret').toString('base64')}` } });
+    await logged.call('/pets', { ...postJson({ name: 'Logged', categoryId: 1 }), key });
+    await logged.call('/pets?limit=0', { key });
+    await atInstant(logged.clock, beforeGetPetSunset, () => logged.call('/pets/999999', { key }));
+    await logged.call('/pets', { key: wrongKey });
+    await logged.call('/pets', { key: null, headers: { Authorization: `Basic ${Buffer.from('user:secret').toString('base64')}` } });
   } finally {
     output.restore();
-    logger.setLogLevel('SILENT');
+    await logged.close();
   }
   const requestLines = output.lines
     .map((line) => JSON.parse(line) as Record<string, unknown>)

@@ -429,12 +429,12 @@ describe.each(stageNames)('%s stack', (stage) => {
   });
 
   describe('functions', () => {
-    test('one per route plus the authorizer, Node.js 22 on arm64', () => {
+    test('one per route plus the authorizer, Node.js 24 on arm64', () => {
       const functions = ofType(b(), 'AWS::Lambda::Function');
       expect(functions).toHaveLength(routes.length + 1);
       for (const [, fn] of functions) {
         expect(fn.Properties).toMatchObject({
-          Runtime: 'nodejs22.x',
+          Runtime: 'nodejs24.x',
           Architectures: ['arm64'],
           MemorySize: 512,
           Timeout: 10,

@@ -10,7 +10,7 @@ import { projectRoot } from '../../lib/project-root';
 import { createTestTables, testEndpoint } from '../support/dynamo';
 
 /**
- * The getPet function bundled exactly as the stack bundles it (lib/lambda-bundling.ts),
+ * The getPet function bundled exactly as the stack bundles it (definitions/lambda-function.ts),
  * run in a fresh node process against DynamoDB Local: it signs with the
  * credentials Lambda puts in the environment, and carries none of the SDK's
  * other credential sources (so nothing else can be found when they are missing).
@@ -46,7 +46,6 @@ async function invokeGetPet(credentials: Record<string, string>): Promise<{ stat
       AWS_ENDPOINT_URL_DYNAMODB: testEndpoint(),
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...tableEnvironment,
       ...credentials,
     },

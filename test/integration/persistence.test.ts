@@ -8,7 +8,10 @@ import { ensureTables, tableNamesFor } from '../../local/tables';
 import { issueTestKey, postJson } from '../support/api';
 import { beforeGetPetSunset } from '../support/dynamo';
 
-/** What `npm start` does on a restart: the same data folder, the tables kept, the pets still there. */
+/**
+ * What `npm start` does on a restart: the same data folder, the tables kept, the pets still there.
+ * Two DynamoDB Local starts and two API starts (each function a cold start of its bundle): more than the default minute on a busy machine.
+ */
 it('keeps pets and keys across a restart of DynamoDB Local and the API', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'petstore-data-'));
   const tableNames = tableNamesFor('petstore-local');
@@ -50,4 +53,4 @@ it('keeps pets and keys across a restart of DynamoDB Local and the API', async (
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-});
+}, 150_000);

@@ -22,6 +22,8 @@ export async function startTestApi(
     /** The functions' DynamoDB endpoint, e.g. a fault proxy's (tables are made on the test DynamoDB Local). */
     dynamoEndpoint?: string;
     dynamoCallBudget?: DynamoDbCallBudget;
+    /** The functions' log level (they run in processes of their own: the test's logger is not theirs). */
+    logLevel?: string;
   } = {},
 ): Promise<TestApi> {
   const clock = options.clock ?? new TestClock();
@@ -31,6 +33,7 @@ export async function startTestApi(
     clock: clock.read,
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
     dynamoCallBudget: options.dynamoCallBudget ?? relaxedCallBudget,
+    logLevel: options.logLevel,
   });
   let defaultKey: Promise<string> | undefined;
   const issueKey = (plan: PlanName = 'business', customLimits?: PlanLimits) => issueTestKey(api.dependencies, plan, customLimits);

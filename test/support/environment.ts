@@ -3,7 +3,5 @@
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 // Metrics are CloudWatch EMF lines for AWS; the tests that check them build their own.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-// Lambda runs Node.js 22; the SDK's notice about this machine's Node.js 20 is noise here.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // The tests say where DynamoDB is; a developer's own setting must not send the key tool elsewhere.
 delete process.env.AWS_ENDPOINT_URL_DYNAMODB;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { startDynamoDbLocal, stopLeftoverDynamoDbs } from '../../local/dynamodb-local';
+import { ensureFunctionBundles } from '../../local/function-bundles';
 
 /**
  * Where each test run records the pid of its DynamoDB Local (one file per run,
@@ -18,6 +19,8 @@ export default async function globalSetup(): Promise<void> {
   const leftovers = await stopLeftoverDynamoDbs(pidDirectory());
   if (leftovers.length > 0)
     console.log(`Stopped ${leftovers.length} DynamoDB Local left by a killed test run (pid ${leftovers.join(', ')}).`);
+  // The bundles the local API serves: built once here (or found fresh) rather than by each test file.
+  await ensureFunctionBundles();
   const dynamo = await startDynamoDbLocal({ pidFile: join(pidDirectory(), `${process.pid}.pid`) });
   process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
   (globalThis as { testDynamoDb?: typeof dynamo }).testDynamoDb = dynamo;

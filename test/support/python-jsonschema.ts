@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { pythonWithJsonschema } from './prerequisites';
 
 /**
  * Runs test/support/python-jsonschema.py: Python's jsonschema (Debian's
@@ -16,22 +17,14 @@ export interface PythonCase {
 
 const projectRoot = join(__dirname, '..', '..');
 const SCRIPT = join(__dirname, 'python-jsonschema.py');
-/** `python3` on PATH may be an interpreter without jsonschema (e.g. a pyenv one): Debian's comes first. */
-const CANDIDATES = ['/usr/bin/python3', 'python3'];
-
 let interpreter: string | undefined;
-
-function pythonWithJsonschema(): string {
-  interpreter ??= CANDIDATES.find((candidate) => spawnSync(candidate, ['-c', 'import jsonschema'], { encoding: 'utf8' }).status === 0);
-  if (!interpreter) throw new Error('No Python 3 with jsonschema: apt-get install -y python3-jsonschema (.ci/run does it)');
-  return interpreter;
-}
 
 export function validateWithPython(
   cases: PythonCase[],
   document = join(projectRoot, 'openapi', 'openapi.json'),
 ): { patterns: number; failures: string[] } {
-  const run = spawnSync(pythonWithJsonschema(), [SCRIPT], {
+  interpreter ??= pythonWithJsonschema();
+  const run = spawnSync(interpreter, [SCRIPT], {
     input: JSON.stringify({ document, cases }),
     encoding: 'utf8',
     timeout: 60_000,
