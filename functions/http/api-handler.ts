@@ -54,6 +54,7 @@ interface ApiInternal extends Record<string, unknown> {
  * outside the rate-limit table) reads while the limiter counts: one round trip
  * of wall time instead of two. The verdict still decides the answer: a refused
  * request answers 429 and what was read is dropped; a failed count answers 503.
+ * A refusal the instance already knows of (a window it saw used up) reads nothing.
  */
 export function createApiHandler<Contract extends OperationContract>(
   contract: Contract,
