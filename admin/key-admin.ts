@@ -146,12 +146,12 @@ export interface KeyDetails {
 export async function showKey(target: KeyAdminTarget, keyId: string, now: number): Promise<KeyDetails> {
   const record = await requireKey(target, keyId);
   const days = daysBack(now, Math.min(COUNTER_RETENTION_DAYS, daysSince(record.createdAt, now) + 1));
-  const today = await target.counters.day(record.keyId, days[0]!);
+  const today = await target.counters.day(record, days[0]!);
   let lastUsedAt = today.lastRequestAt;
   // One GetItem per day, newest first, back to the key's creation at most.
   for (const day of days.slice(1)) {
     if (lastUsedAt !== undefined) break;
-    lastUsedAt = (await target.counters.day(record.keyId, day)).lastRequestAt;
+    lastUsedAt = (await target.counters.day(record, day)).lastRequestAt;
   }
   return { key: viewOf(record, now), today, ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
 }
@@ -170,7 +170,7 @@ export async function keyUsage(
   const days = await Promise.all(
     daysBack(now, dayCount)
       .reverse()
-      .map((day) => target.counters.day(record.keyId, day)),
+      .map((day) => target.counters.day(record, day)),
   );
   return { key: viewOf(record, now), days, total: days.reduce((sum, day) => sum + day.requests, 0) };
 }

@@ -1,6 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { limitsFor } from '../definitions/plans';
 import { dynamoCall } from '../functions/data/dynamo-errors';
 import { COUNTER_RETENTION_DAYS, counterKey } from '../functions/data/rate-limit-repository';
+import type { ApiKeyRecord } from '../functions/domain/api-keys';
+import { counterShards } from '../functions/domain/rate-limit';
 
 /** Counters are kept this long after their day. */
 export { COUNTER_RETENTION_DAYS };
@@ -14,29 +17,35 @@ export interface DayUsage {
   lastRequestAt?: number;
 }
 
-/** Reads the rate limiter's counter items: one GetItem per key and day, never a Scan. */
+/** Reads the rate limiter's counter items: one GetItem per key, day and counter shard, never a Scan. */
 export class UsageCounters {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async day(keyId: string, day: string): Promise<DayUsage> {
-    const { Item } = await dynamoCall(() =>
-      this.db.send(
-        new GetCommand({
-          TableName: this.tableName,
-          Key: { pk: counterKey(keyId, day) },
-          ProjectionExpression: 'dayCount, lastRequestAt',
-          ConsistentRead: true,
-        }),
+  async day(key: Pick<ApiKeyRecord, 'keyId' | 'plan' | 'customLimits'>, day: string): Promise<DayUsage> {
+    // A key above what one counter item takes is counted on several (counterShards): the day is their sum.
+    const shards = counterShards(limitsFor(key.plan, key.customLimits));
+    const items = await Promise.all(
+      Array.from({ length: shards }, (_, shard) =>
+        dynamoCall(() =>
+          this.db.send(
+            new GetCommand({
+              TableName: this.tableName,
+              Key: { pk: counterKey(key.keyId, day, shard) },
+              ProjectionExpression: 'dayCount, lastRequestAt',
+              ConsistentRead: true,
+            }),
+          ),
+        ).then(({ Item }) => Item as { dayCount?: number; lastRequestAt?: number } | undefined),
       ),
     );
-    const item = Item as { dayCount?: number; lastRequestAt?: number } | undefined;
+    const lastRequestAt = Math.max(...items.map((item) => Number(item?.lastRequestAt ?? Number.NEGATIVE_INFINITY)));
     return {
       day,
-      requests: Number(item?.dayCount ?? 0),
-      ...(item?.lastRequestAt !== undefined ? { lastRequestAt: Number(item.lastRequestAt) } : {}),
+      requests: items.reduce((sum, item) => sum + Number(item?.dayCount ?? 0), 0),
+      ...(Number.isFinite(lastRequestAt) ? { lastRequestAt } : {}),
     };
   }
 }

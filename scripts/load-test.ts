@@ -11,12 +11,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { Command } from 'commander';
-import type { PlanName } from '../definitions/plans';
+import { limitsFor, type PlanName } from '../definitions/plans';
 import { petIndexes, type TableName } from '../definitions/tables';
 import { ApiKeyRepository } from '../functions/data/api-key-repository';
 import { counterKey } from '../functions/data/rate-limit-repository';
 import { generateApiKey } from '../functions/domain/api-keys';
-import { windowsAt } from '../functions/domain/rate-limit';
+import { counterShards, windowsAt } from '../functions/domain/rate-limit';
 import { type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalApi, localCredentials, startLocalApi } from '../local/local-api';
 import { ensureTables, tableNamesFor } from '../local/tables';
@@ -181,9 +181,15 @@ async function checkCounters(db: DynamoDBDocumentClient, tableNames: Record<Tabl
       const mine = served.filter((entry) => entry.keyId === key.keyId);
       answered += mine.length;
       refused += mine.filter((entry) => entry.status === 429).length;
+      // Every counter shard of the key (enterprise keys here are large enough to have several).
+      const shards = counterShards(limitsFor(key.plan, key.plan === 'enterprise' ? enterpriseLimits : undefined));
       for (const day of days) {
-        const { Item } = await db.send(new GetCommand({ TableName: tableNames.rateLimits, Key: { pk: counterKey(key.keyId, day) } }));
-        counted += Number(Item?.dayCount ?? 0);
+        for (let shard = 0; shard < shards; shard++) {
+          const { Item } = await db.send(
+            new GetCommand({ TableName: tableNames.rateLimits, Key: { pk: counterKey(key.keyId, day, shard) } }),
+          );
+          counted += Number(Item?.dayCount ?? 0);
+        }
       }
     }
     const match = counted === answered - refused;

@@ -27,7 +27,16 @@ export async function measureOverlapFloor(run: BenchRun, endpoint: string, modul
   const db = createDocumentClient({ endpoint, region: 'us-east-1', credentials: dummyCredentials });
   const counters = new RateLimitRepository(db, benchTableNames.rateLimits);
   const limits = { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT };
-  const count = (keyId: string) => counters.count(keyId, limits, windowsAt(Date.now()), Date.now(), randomUUID());
+  const count = (keyId: string) =>
+    counters.count({
+      keyId,
+      shard: 0,
+      limits,
+      allowance: limits,
+      windows: windowsAt(Date.now()),
+      nowMs: Date.now(),
+      requestId: randomUUID(),
+    });
   // The floor handlers' requests (bench/baselines/floor).
   const reads: Record<'getPet' | 'listPets', (i: number) => Promise<unknown>> = {
     getPet: (i) => db.send(new GetCommand({ TableName: benchTableNames.pets, Key: { id: 1 + (i % 100) }, ConsistentRead: true })),

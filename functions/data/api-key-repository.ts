@@ -11,6 +11,7 @@ import { limitsFor, type PlanLimits, type PlanName } from '../../definitions/pla
 import { authorizer } from '../../definitions/routes';
 import { apiKeyIndexes } from '../../definitions/tables';
 import type { ApiKeyRecord } from '../domain/api-keys';
+import { counterShards } from '../domain/rate-limit';
 import { dynamoCall } from './dynamo-errors';
 import { type KeyStateChange, keyStateUpdates } from './rate-limit-repository';
 
@@ -119,7 +120,7 @@ export class ApiKeyRepository {
           ...(change.customLimits ? { ':customLimits': change.customLimits } : {}),
         },
       },
-      this.counterUpdates(record.keyId, { limits: limitsFor(change.plan, change.customLimits) }, Date.parse(updatedAt)),
+      this.counterUpdates(record, { limits: limitsFor(change.plan, change.customLimits) }, Date.parse(updatedAt)),
     );
     return after;
   }
@@ -134,7 +135,7 @@ export class ApiKeyRepository {
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':revoked': 'revoked', ':updatedAt': updatedAt },
       },
-      this.counterUpdates(record.keyId, { revoked: true }, Date.parse(updatedAt)),
+      this.counterUpdates(record, { revoked: true }, Date.parse(updatedAt)),
     );
     return { ...record, status: 'revoked', updatedAt };
   }
@@ -163,7 +164,7 @@ export class ApiKeyRepository {
           },
         },
       },
-      ...this.counterUpdates(predecessor.keyId, { expiresAtSeconds: Math.floor(expiresAtMs / 1000) }, expiresAtMs),
+      ...this.counterUpdates(predecessor, { expiresAtSeconds: Math.floor(expiresAtMs / 1000) }, expiresAtMs),
     ]);
   }
 
@@ -172,10 +173,22 @@ export class ApiKeyRepository {
    * key's counter items of the days from `fromMs` until the authorizer's cache
    * (which may still hold the old state) has expired.
    */
-  private counterUpdates(keyId: string, change: KeyStateChange, fromMs: number) {
+  private counterUpdates(record: ApiKeyRecord, change: KeyStateChange, fromMs: number) {
     if (!this.rateLimitsTable) throw new Error('ApiKeyRepository needs the rate-limits table to change a key');
     const fromSeconds = Math.floor(fromMs / 1000);
-    return keyStateUpdates(this.rateLimitsTable, keyId, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds);
+    // Every counter shard of the key, under its old limits and (for a plan change) its new ones.
+    const shards = Math.max(
+      counterShards(limitsFor(record.plan, record.customLimits)),
+      'limits' in change ? counterShards(change.limits) : 1,
+    );
+    return keyStateUpdates(
+      this.rateLimitsTable,
+      record.keyId,
+      change,
+      fromSeconds,
+      fromSeconds + authorizer.resultsCacheTtlSeconds,
+      shards,
+    );
   }
 
   /** Updates the record only if it is still as it was read, together with its counters. */

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
+import { DependencyUnavailableError } from '../domain/errors';
 import type { CountOutcome, Windows } from '../domain/rate-limit';
 import type { RateCounters } from '../domain/rate-limiter';
 import { dynamoCall } from './dynamo-errors';
@@ -11,29 +12,40 @@ export const COUNTER_RETENTION_DAYS = 35;
 const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
 
 /**
- * One item per key and UTC day holds the day's count, the current minute's
- * count, the refusals of the current minute and any suspension. Every request
- * is counted by one conditional UpdateItem on it (two at the first request of a
- * minute), so counting is atomic under any concurrency: a refused request
- * changes no counter.
+ * One item per key, UTC day and shard (data/../domain/rate-limit.ts,
+ * counterShards: one shard for every fixed plan) holds the day's count, the
+ * current minute's count, the refusals of the current minute and any
+ * suspension. Every request is counted by one conditional UpdateItem on one
+ * shard (two at the first request of a minute), so counting is atomic under any
+ * concurrency.
  *
- * Each count and refusal writes the id of its request (`lastCountId`,
- * `lastRefusalId`) and is conditional on the item not carrying that id yet. When
- * the SDK repeats a write whose answer it lost (a timeout, a reset connection)
- * and the first attempt had landed, the repeat fails its condition, and the
- * item it returns (ReturnValuesOnConditionCheckFailure) shows our own id: the
- * request is counted once, with the counts the first attempt wrote.
+ * Exactly once per request id: each count adds its request's id to `countIds`,
+ * the ids counted on the item in its current minute, and is conditional on the
+ * id not being there yet. An attempt that lands late (after the SDK's retry and
+ * other requests were counted) fails that condition; an attempt from an earlier
+ * minute fails the minute's condition (a new minute starts a new set). The set
+ * is bounded by the minute's limit on the item. When the SDK repeats a write
+ * whose answer it lost and the first attempt had landed, the item returned on
+ * the failed condition (ReturnValuesOnConditionCheckFailure) holds our id: the
+ * request is counted once, with the counts that item shows. A refund keeps the
+ * id (in `refundedIds` too), so a late attempt cannot count it again.
  *
  * The key tool writes the key's state here too (`keyRevoked`, `keyExpiresAt`,
  * `keyPerMinute`/`keyPerDay`; see keyStateUpdates), so the count's condition
  * refuses a revoked or expired key and applies a changed plan at once, without
- * another read: the authorizer's cached answer cannot outlive them.
+ * another read: the authorizer's cached answer cannot outlive them. Those
+ * writes are transactions: an UpdateItem on an item a TransactWriteItems holds
+ * fails with TransactionConflictException ("Transaction conflict handling in
+ * DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling;
+ * the SDK does not retry it): every write here retries it with backoff
+ * (CONFLICT_RETRY_DELAYS_MS, under 1 s in all), then answers 503.
  */
 interface CounterItem {
   dayCount?: number;
   minuteStart?: number;
   minuteCount?: number;
-  lastCountId?: string;
+  countIds?: Set<string>;
+  refundedIds?: Set<string>;
   refusedMinute?: number;
   refusedCount?: number;
   lastRefusalId?: string;
@@ -45,15 +57,30 @@ interface CounterItem {
 }
 
 /**
- * Each failed attempt means another request or a plan change changed the item
- * first (and so made progress); the bound only guards against a bug looping forever.
+ * Each failed attempt means the minute moved on or the plan changed (and so
+ * progress was made); the bound only guards against a bug looping forever.
  */
 const MAX_ATTEMPTS = 6;
+/** Waits before each retry of a write refused by TransactionConflictException (full jitter up to each). */
+export const CONFLICT_RETRY_DELAYS_MS = [25, 50, 100, 200, 400] as const;
 
 const notSuspended = '(attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)';
 const keyUsable = '(attribute_not_exists(keyRevoked) AND (attribute_not_exists(keyExpiresAt) OR keyExpiresAt > :now))';
-const samePlan = '(attribute_not_exists(keyPerMinute) OR (keyPerMinute = :perMinute AND keyPerDay = :perDay))';
-const notCountedYet = '(attribute_not_exists(lastCountId) OR lastCountId <> :requestId)';
+const samePlan = '(attribute_not_exists(keyPerMinute) OR (keyPerMinute = :keyPerMinute AND keyPerDay = :keyPerDay))';
+const notCountedYet = 'NOT contains(countIds, :requestId)';
+
+/** One request's count on one shard. */
+export interface ShardCount {
+  keyId: string;
+  shard: number;
+  /** The key's limits, as the caller believes them (the item may know newer ones). */
+  limits: PlanLimits;
+  /** This shard's part of them. */
+  allowance: PlanLimits;
+  windows: Windows;
+  nowMs: number;
+  requestId: string;
+}
 
 export class RateLimitRepository implements RateCounters {
   constructor(
@@ -61,60 +88,64 @@ export class RateLimitRepository implements RateCounters {
     private readonly tableName: string,
   ) {}
 
-  async count(keyId: string, callerLimits: PlanLimits, windows: Windows, nowMs: number, requestId: string): Promise<CountOutcome> {
-    const nowSeconds = Math.floor(nowMs / 1000);
-    let limits = callerLimits;
+  async count(request: ShardCount): Promise<CountOutcome> {
+    const { keyId, shard, limits, allowance, windows, requestId } = request;
+    const nowSeconds = Math.floor(request.nowMs / 1000);
     let minuteStart = windows.minuteStart;
     let sameMinute = true;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const result = await this.conditionalUpdate(
-        keyId,
-        windows.day,
-        countUpdate({ keyId, limits, windows, minuteStart, sameMinute, nowSeconds, requestId }),
+        counterKey(keyId, windows.day, shard),
+        countUpdate({ keyId, limits, allowance, windows, minuteStart, sameMinute, nowSeconds, requestId }),
       );
       if (result.updated) return counted(limits, result.item);
       const old = result.item;
-      // Our own write, repeated by the SDK after its answer was lost.
-      if (old?.lastCountId === requestId) return counted(limits, old);
+      // Our own count, landed by an attempt whose answer was lost.
+      if (old?.minuteStart === minuteStart && old.countIds?.has(requestId)) return counted(limits, old);
       if (old?.keyRevoked || (old?.keyExpiresAt !== undefined && old.keyExpiresAt <= nowSeconds)) return { kind: 'key_unusable', limits };
       if (old?.keyPerMinute !== undefined && (old.keyPerMinute !== limits.perMinute || old.keyPerDay !== limits.perDay)) {
-        limits = { perMinute: old.keyPerMinute, perDay: Number(old.keyPerDay) };
-        continue;
+        return { kind: 'plan_changed', limits: { perMinute: old.keyPerMinute, perDay: Number(old.keyPerDay) } };
       }
       if (old?.suspendedUntil !== undefined && old.suspendedUntil > nowSeconds)
         return { kind: 'suspended', until: old.suspendedUntil, limits };
-      if ((old?.dayCount ?? 0) >= limits.perDay) return { kind: 'day_exhausted', limits };
+      if ((old?.dayCount ?? 0) >= allowance.perDay) return { kind: 'day_exhausted', limits, refusals: refusalsIn(old, minuteStart) };
       if (old?.minuteStart === undefined || old.minuteStart < minuteStart) {
         sameMinute = false;
         continue;
       }
+      if (old.minuteStart > minuteStart && result.attempts > 1) {
+        // A request stamped a later minute started a new set of ids while an
+        // attempt of ours, whose answer was lost, may have counted us in ours.
+        throw new DependencyUnavailableError(new Error('Rate-limit count outcome unknown: its minute ended meanwhile'));
+      }
       // A request stamped a later minute than ours (clocks of two containers
       // differ by a few ms): count ours in that minute.
       minuteStart = old.minuteStart;
-      if ((old.minuteCount ?? 0) >= limits.perMinute) return { kind: 'minute_exhausted', limits };
+      if ((old.minuteCount ?? 0) >= allowance.perMinute)
+        return { kind: 'minute_exhausted', limits, refusals: refusalsIn(old, minuteStart) };
       sameMinute = true;
     }
     throw new Error('Rate-limit counter kept changing under us');
   }
 
-  async countRefusal(keyId: string, windows: Windows, requestId: string): Promise<number> {
+  async countRefusals(keyId: string, windows: Windows, refusals: number, batchId: string): Promise<number> {
     let minute = windows.minuteStart;
     let sameMinute = true;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const values = { ':one': 1, ':minute': minute, ':requestId': requestId };
-      const result = await this.conditionalUpdate(keyId, windows.day, {
+      const values = { ':refusals': refusals, ':minute': minute, ':batchId': batchId };
+      const result = await this.conditionalUpdate(counterKey(keyId, windows.day, 0), {
         UpdateExpression: sameMinute
-          ? 'SET refusedCount = refusedCount + :one, lastRefusalId = :requestId'
-          : 'SET refusedMinute = :minute, refusedCount = :one, lastRefusalId = :requestId',
+          ? 'SET refusedCount = refusedCount + :refusals, lastRefusalId = :batchId'
+          : 'SET refusedMinute = :minute, refusedCount = :refusals, lastRefusalId = :batchId',
         ConditionExpression: sameMinute
-          ? 'refusedMinute = :minute AND (attribute_not_exists(lastRefusalId) OR lastRefusalId <> :requestId)'
+          ? 'refusedMinute = :minute AND (attribute_not_exists(lastRefusalId) OR lastRefusalId <> :batchId)'
           : 'attribute_not_exists(refusedMinute) OR refusedMinute < :minute',
         ExpressionAttributeValues: values,
       });
       if (result.updated) return Number(result.item.refusedCount);
       const old = result.item;
-      if (old?.lastRefusalId === requestId) return Number(old.refusedCount);
-      // A refusal stamped a later minute was written first (clocks of two
+      if (old?.lastRefusalId === batchId) return Number(old.refusedCount);
+      // Refusals stamped a later minute were written first (clocks of two
       // containers differ by a few ms): count ours in that minute.
       if (old?.refusedMinute !== undefined && old.refusedMinute > minute) minute = old.refusedMinute;
       sameMinute = old?.refusedMinute !== undefined && old.refusedMinute >= minute;
@@ -122,49 +153,57 @@ export class RateLimitRepository implements RateCounters {
     throw new Error('Refusal counter kept changing under us');
   }
 
-  async refund(keyId: string, windows: Windows, requestId: string): Promise<boolean> {
-    // Clearing lastCountId makes the refund itself safe to repeat.
-    const result = await this.conditionalUpdate(keyId, windows.day, {
-      UpdateExpression: 'SET minuteCount = minuteCount - :one, dayCount = dayCount - :one REMOVE lastCountId',
-      ConditionExpression: 'lastCountId = :requestId',
-      ExpressionAttributeValues: { ':one': 1, ':requestId': requestId },
+  async refund(keyId: string, shard: number, windows: Windows, requestId: string): Promise<boolean> {
+    // The id stays in countIds (a late attempt of the count must not count it
+    // again) and joins refundedIds (so the refund itself is safe to repeat).
+    // countIds holds the item's current minute only, so this is the minute it was counted in.
+    const ids = new Set([requestId]);
+    const result = await this.conditionalUpdate(counterKey(keyId, windows.day, shard), {
+      UpdateExpression: 'SET minuteCount = minuteCount - :one, dayCount = dayCount - :one ADD refundedIds :ids',
+      ConditionExpression: 'contains(countIds, :requestId) AND NOT contains(refundedIds, :requestId)',
+      ExpressionAttributeValues: { ':one': 1, ':requestId': requestId, ':ids': ids },
     });
     return result.updated;
   }
 
-  /** Suspends a key until `until` (Unix seconds), on every day item the suspension touches. */
-  async suspend(keyId: string, windows: Windows, until: number): Promise<void> {
+  /** Suspends a key until `until` (Unix seconds), on every shard of every day item the suspension touches. */
+  async suspend(keyId: string, shards: number, windows: Windows, until: number): Promise<void> {
     const days = [windows.day];
     if (until > windows.dayEnd) days.push(new Date(windows.dayEnd * 1000).toISOString().slice(0, 10));
     for (const day of days) {
-      await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { pk: counterKey(keyId, day) },
-            UpdateExpression: 'SET suspendedUntil = :until, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)',
-            ExpressionAttributeNames: { '#day': 'day' },
-            ExpressionAttributeValues: { ':until': until, ':keyId': keyId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
-          }),
-        ),
-      );
+      for (let shard = 0; shard < shards; shard++) {
+        await this.withConflictRetries(() =>
+          this.db.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: { pk: counterKey(keyId, day, shard) },
+              UpdateExpression:
+                'SET suspendedUntil = :until, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)',
+              ExpressionAttributeNames: { '#day': 'day' },
+              ExpressionAttributeValues: { ':until': until, ':keyId': keyId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
+            }),
+          ),
+        );
+      }
     }
   }
 
   private async conditionalUpdate(
-    keyId: string,
-    day: string,
+    key: string,
     update: Pick<
       UpdateCommand['input'],
       'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
     >,
-  ): Promise<{ updated: true; item: CounterItem } | { updated: false; item: CounterItem | undefined }> {
+  ): Promise<
+    | { updated: true; item: CounterItem }
+    | { updated: false; item: CounterItem | undefined /** The SDK's attempts of this call. */; attempts: number }
+  > {
     try {
-      const { Attributes } = await dynamoCall(() =>
+      const { Attributes } = await this.withConflictRetries(() =>
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: { pk: counterKey(keyId, day) },
+            Key: { pk: key },
             ...update,
             ReturnValues: 'ALL_NEW',
             // The item as it is when the condition fails: tells a repeat of our own write from another's.
@@ -175,22 +214,52 @@ export class RateLimitRepository implements RateCounters {
       return { updated: true, item: (Attributes ?? {}) as CounterItem };
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        const old = (error as Error & { Item?: Record<string, AttributeValue> }).Item;
-        return { updated: false, item: old ? (unmarshall(old) as CounterItem) : undefined };
+        const failed = error as Error & { Item?: Record<string, AttributeValue>; $metadata?: { attempts?: number } };
+        return {
+          updated: false,
+          item: failed.Item ? (unmarshall(failed.Item) as CounterItem) : undefined,
+          attempts: failed.$metadata?.attempts ?? 1,
+        };
       }
       throw error;
     }
   }
+
+  /**
+   * Runs one write, retrying it while a key-tool transaction holds the item;
+   * still conflicting after the last wait, it is a dependency failure (503).
+   */
+  private async withConflictRetries<T>(call: () => Promise<T>): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await dynamoCall(call);
+      } catch (error) {
+        if (!(error instanceof Error) || error.name !== 'TransactionConflictException') throw error;
+        const wait = CONFLICT_RETRY_DELAYS_MS[retry];
+        if (wait === undefined) throw new DependencyUnavailableError(error);
+        await sleep(Math.random() * wait);
+      }
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function refusalsIn(item: CounterItem | undefined, minuteStart: number): number | undefined {
+  return item?.refusedMinute === minuteStart ? Number(item.refusedCount) : undefined;
 }
 
 function counted(limits: PlanLimits, item: CounterItem): CountOutcome {
   return { kind: 'counted', minuteCount: Number(item.minuteCount), dayCount: Number(item.dayCount), limits };
 }
 
-/** The UpdateItem that counts one request: in the item's current minute, or starting a new one. */
+/** The UpdateItem that counts one request on one shard: in the item's current minute, or starting a new one. */
 function countUpdate(input: {
   keyId: string;
   limits: PlanLimits;
+  allowance: PlanLimits;
   windows: Windows;
   minuteStart: number;
   sameMinute: boolean;
@@ -200,22 +269,24 @@ function countUpdate(input: {
   const values = {
     ':one': 1,
     ':minute': input.minuteStart,
-    ':perMinute': input.limits.perMinute,
-    ':perDay': input.limits.perDay,
+    ':perDay': input.allowance.perDay,
+    ':keyPerMinute': input.limits.perMinute,
+    ':keyPerDay': input.limits.perDay,
     ':now': input.nowSeconds,
-    ':requestId': input.requestId,
+    ':ids': new Set([input.requestId]),
   };
-  const always = `${notSuspended} AND ${keyUsable} AND ${samePlan} AND ${notCountedYet}`;
+  const always = `${notSuspended} AND ${keyUsable} AND ${samePlan}`;
   if (input.sameMinute) {
     return {
-      UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one, lastRequestAt = :now, lastCountId = :requestId',
-      ConditionExpression: `minuteStart = :minute AND minuteCount < :perMinute AND dayCount < :perDay AND ${always}`,
-      ExpressionAttributeValues: values,
+      UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one, lastRequestAt = :now ADD countIds :ids',
+      ConditionExpression: `minuteStart = :minute AND minuteCount < :perMinute AND dayCount < :perDay AND ${notCountedYet} AND ${always}`,
+      ExpressionAttributeValues: { ...values, ':perMinute': input.allowance.perMinute, ':requestId': input.requestId },
     };
   }
+  // A new minute (every shard's minute allowance is at least 1, counterShards): its set of ids starts with ours. (lastCountId: the single id items kept before the set.)
   return {
     UpdateExpression:
-      'SET minuteStart = :minute, minuteCount = :one, dayCount = if_not_exists(dayCount, :zero) + :one, lastRequestAt = :now, lastCountId = :requestId, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
+      'SET minuteStart = :minute, minuteCount = :one, dayCount = if_not_exists(dayCount, :zero) + :one, lastRequestAt = :now, countIds = :ids, keyId = :keyId, #day = :day, expiresAt = :expiresAt REMOVE refundedIds, lastCountId',
     ConditionExpression: `(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayCount) OR dayCount < :perDay) AND ${always}`,
     ExpressionAttributeNames: { '#day': 'day' },
     ExpressionAttributeValues: {
@@ -238,7 +309,15 @@ export type KeyStateChange = { revoked: true } | { expiresAtSeconds: number } | 
  * still let the key in with its old state. Later days need nothing: by then
  * the authorizer reads the key afresh.
  */
-export function keyStateUpdates(tableName: string, keyId: string, change: KeyStateChange, fromSeconds: number, untilSeconds: number) {
+export function keyStateUpdates(
+  tableName: string,
+  keyId: string,
+  change: KeyStateChange,
+  fromSeconds: number,
+  untilSeconds: number,
+  /** The key's counter shards (for a plan change: the larger of the old and the new plan's). */
+  shards = 1,
+) {
   const set =
     'revoked' in change
       ? { expression: 'keyRevoked = :true', values: { ':true': true } }
@@ -248,15 +327,17 @@ export function keyStateUpdates(tableName: string, keyId: string, change: KeySta
             expression: 'keyPerMinute = :keyPerMinute, keyPerDay = :keyPerDay',
             values: { ':keyPerMinute': change.limits.perMinute, ':keyPerDay': change.limits.perDay },
           };
-  return daysBetween(fromSeconds, untilSeconds).map((day) => ({
-    Update: {
-      TableName: tableName,
-      Key: { pk: counterKey(keyId, day.day) },
-      UpdateExpression: `SET ${set.expression}, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)`,
-      ExpressionAttributeNames: { '#day': 'day' },
-      ExpressionAttributeValues: { ...set.values, ':keyId': keyId, ':day': day.day, ':expiresAt': day.endSeconds + RETENTION_SECONDS },
-    },
-  }));
+  return daysBetween(fromSeconds, untilSeconds).flatMap((day) =>
+    Array.from({ length: shards }, (_, shard) => ({
+      Update: {
+        TableName: tableName,
+        Key: { pk: counterKey(keyId, day.day, shard) },
+        UpdateExpression: `SET ${set.expression}, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)`,
+        ExpressionAttributeNames: { '#day': 'day' },
+        ExpressionAttributeValues: { ...set.values, ':keyId': keyId, ':day': day.day, ':expiresAt': day.endSeconds + RETENTION_SECONDS },
+      },
+    })),
+  );
 }
 
 function daysBetween(fromSeconds: number, untilSeconds: number): { day: string; endSeconds: number }[] {
@@ -267,6 +348,7 @@ function daysBetween(fromSeconds: number, untilSeconds: number): { day: string; 
   return days;
 }
 
-export function counterKey(keyId: string, day: string): string {
-  return `${keyId}#${day}`;
+/** Shard 0 keeps the key of the single item every key had before shards. */
+export function counterKey(keyId: string, day: string, shard = 0): string {
+  return shard === 0 ? `${keyId}#${day}` : `${keyId}#${day}#${shard}`;
 }

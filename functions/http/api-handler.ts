@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -6,7 +6,7 @@ import type { OperationContract, RequestPart } from '../../definitions/operation
 import type { Deprecation, OperationId, RouteDefinition } from '../../definitions/routes';
 import { routeFor } from '../../definitions/routes';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
-import { enforceRateLimit, type RateCounters, type RateLimitDecision } from '../domain/rate-limiter';
+import { type RateCounters, type RateLimitDecision, RateLimiter } from '../domain/rate-limiter';
 import { parseOrThrow } from '../domain/validation';
 import type { Dependencies } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
@@ -54,6 +54,7 @@ interface ApiInternal extends Record<string, unknown> {
  * outside the rate-limit table) reads while the limiter counts: one round trip
  * of wall time instead of two. The verdict still decides the answer: a refused
  * request answers 429 and what was read is dropped; a failed count answers 503.
+ * A refusal the instance already knows of (a window it saw used up) reads nothing.
  */
 export function createApiHandler<Contract extends OperationContract>(
   contract: Contract,
@@ -78,7 +79,11 @@ export function createApiHandler<Contract extends OperationContract>(
     },
   }).use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
-  handler.use(rateLimit(counters, dependencies, { overlapWithRead: onlyReads(route) }));
+  // One limiter per handler, so per instance: it remembers the windows it has seen used up.
+  const limiter = new RateLimiter(counters, (message, error) =>
+    logger.warn(message, { error: error instanceof Error ? error : String(error) }),
+  );
+  handler.use(rateLimit(limiter, dependencies, { overlapWithRead: onlyReads(route) }));
   if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));
   if (contract.request.body) handler.use(jsonBody(maxBodyBytesOf(contract)));
   return handler.handler((event, context) => {
@@ -184,7 +189,7 @@ export function onlyReads(route: RouteDefinition): boolean {
  * then wait for the decision, which wins over whatever the logic produced.
  */
 function rateLimit(
-  counters: RateCounters,
+  limiter: RateLimiter,
   dependencies: Dependencies,
   options: { overlapWithRead: boolean },
 ): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
@@ -193,9 +198,13 @@ function rateLimit(
       const caller = callerFrom(request.event);
       if (!caller) throw new ApiError('unauthorized', 'Missing or invalid API key.');
       internal(request).caller = caller;
-      // Marks this request's counter writes, so that an SDK retry of one is applied once.
-      const counting = enforceRateLimit(caller.keyId, caller.limits, counters, dependencies.clock(), randomUUID());
-      if (!options.overlapWithRead) return applyDecision(request, await counting);
+      const now = dependencies.clock();
+      // A refusal this instance already knows of: no read is sent for it.
+      const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller.keyId, caller.limits, now);
+      // Marks this request's counter writes, so that a repeated or late one is applied once
+      // (64 random bits, short: each counter item keeps the ids of its minute).
+      const counting = limiter.enforce(caller.keyId, caller.limits, now, randomBytes(8).toString('base64url'));
+      if (!overlap) return applyDecision(request, await counting);
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
       internal(request).pendingRateLimit = Promise.allSettled([counting]).then(
         ([outcome]) => outcome as PromiseSettledResult<RateLimitDecision>,

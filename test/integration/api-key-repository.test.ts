@@ -2,6 +2,7 @@ import { ApiKeyChangedError, ApiKeyRepository } from '../../functions/data/api-k
 import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
 import { windowsAt } from '../../functions/domain/rate-limit';
+import { RateLimiter } from '../../functions/domain/rate-limiter';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
 
@@ -85,7 +86,15 @@ describe('key changes reach the functions through the counters, across midnight'
   const day = (offset: number) => new Date((Math.floor(Date.now() / 86_400_000) + 1 + offset) * 86_400_000).toISOString().slice(0, 10);
   const counters = () => new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
   const count = (record: ApiKeyRecord, iso: string, limits = { perMinute: 300, perDay: 10_000 }) =>
-    counters().count(record.keyId, limits, windowsAt(at(iso)), at(iso), `request-${iso}`);
+    counters().count({
+      keyId: record.keyId,
+      shard: 0,
+      limits,
+      allowance: limits,
+      windows: windowsAt(at(iso)),
+      nowMs: at(iso),
+      requestId: `request-${iso}`,
+    });
 
   it('a revocation 2 minutes before midnight is refused on both days the cached authorizer answer spans', async () => {
     const record = await stored();
@@ -106,10 +115,15 @@ describe('key changes reach the functions through the counters, across midnight'
     const record = await stored('pro');
     expect(await count(record, `${day(0)}T12:00:01Z`)).toMatchObject({ kind: 'counted', limits: { perMinute: 300 } });
     await keys.changePlan(record, { plan: 'free' }, `${day(0)}T12:00:02.000Z`);
-    expect(await count(record, `${day(0)}T12:00:03Z`)).toMatchObject({
-      kind: 'counted',
-      minuteCount: 2,
-      limits: { perMinute: 60, perDay: 1_000 },
-    });
+    // The counter tells the caller's stale limits from the key's new ones…
+    expect(await count(record, `${day(0)}T12:00:03Z`)).toEqual({ kind: 'plan_changed', limits: { perMinute: 60, perDay: 1_000 } });
+    // …and the limiter counts the request under them.
+    const verdict = await new RateLimiter(counters()).enforce(
+      record.keyId,
+      { perMinute: 300, perDay: 10_000 },
+      at(`${day(0)}T12:00:04Z`),
+      'r-4',
+    );
+    expect(verdict.window).toEqual({ limit: 60, remaining: 58, resetSeconds: at(`${day(0)}T12:01:00Z`) / 1000 });
   });
 });

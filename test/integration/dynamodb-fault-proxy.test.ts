@@ -75,3 +75,30 @@ it('applies a fault to the matching calls only, after `skip`, for `times` calls'
     ['PutItem', null, true],
   ]);
 });
+
+describe("the rate limiter's modes", () => {
+  it('transactionConflict: refused before forwarding with DynamoDB TransactionConflictException, which the SDK does not retry', async () => {
+    proxy.inject({ kind: 'transactionConflict', operation: 'PutItem', table });
+    const failure = await viaProxy.send(new PutCommand({ TableName: table, Item: { id: 'conflicted' } })).then(
+      () => undefined,
+      (error: Error & { $metadata?: { httpStatusCode?: number; attempts?: number } }) => error,
+    );
+    expect(failure?.name).toBe('TransactionConflictException');
+    expect(failure?.$metadata?.httpStatusCode).toBe(400);
+    expect(proxy.calls).toEqual([{ operation: 'PutItem', tables: [table], fault: 'transactionConflict', forwarded: false }]);
+    const { Item } = await direct.send(new GetCommand({ TableName: table, Key: { id: 'conflicted' }, ConsistentRead: true }));
+    expect(Item).toBeUndefined();
+  });
+
+  it('slowForward: the client gives up, and the write lands after the hold', async () => {
+    proxy.inject({ kind: 'slowForward', operation: 'PutItem', table, delayMs: 2_000 });
+    await expect(viaProxy.send(new PutCommand({ TableName: table, Item: { id: 'held' } }))).rejects.toThrow(/TimeoutError|timed? ?out/i);
+    // Not yet: the request is still held.
+    const before = await direct.send(new GetCommand({ TableName: table, Key: { id: 'held' }, ConsistentRead: true }));
+    expect(before.Item).toBeUndefined();
+    await proxy.settled();
+    const after = await direct.send(new GetCommand({ TableName: table, Key: { id: 'held' }, ConsistentRead: true }));
+    expect(after.Item).toEqual({ id: 'held' });
+    expect(proxy.calls).toEqual([{ operation: 'PutItem', tables: [table], fault: 'slowForward', forwarded: true }]);
+  });
+});

@@ -16,11 +16,11 @@ it('counts a refusal stamped just before a minute after one stamped just after i
   const boundary = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000 + 12 * 3_600_000;
   const later = windowsAt(boundary + 5);
   const earlier = windowsAt(boundary - 5);
-  expect(await counters.countRefusal('key_boundary', later, 'request-1')).toBe(1);
-  expect(await counters.countRefusal('key_boundary', earlier, 'request-2')).toBe(2);
+  expect(await counters.countRefusals('key_boundary', later, 1, 'request-1')).toBe(1);
+  expect(await counters.countRefusals('key_boundary', earlier, 1, 'request-2')).toBe(2);
   // A repeat of the same request's write (the SDK's retry after a lost answer) is not a refusal more.
-  expect(await counters.countRefusal('key_boundary', earlier, 'request-2')).toBe(2);
-  expect(await counters.countRefusal('key_boundary', later, 'request-3')).toBe(3);
+  expect(await counters.countRefusals('key_boundary', earlier, 1, 'request-2')).toBe(2);
+  expect(await counters.countRefusals('key_boundary', later, 1, 'request-3')).toBe(3);
   dependencies.db.destroy();
 });
 

@@ -68,6 +68,7 @@ let keySequence = 0;
 function event(
   keyId: string,
   request: { path: string; resource: string; pathParameters?: Record<string, string>; query?: Record<string, string> },
+  perMinute = PER_MINUTE,
 ): APIGatewayProxyEvent {
   return {
     resource: request.resource,
@@ -87,7 +88,7 @@ function event(
       path: `/v1${request.path}`,
       stage: 'v1',
       requestId: `request-${keySequence}`,
-      authorizer: { keyId, plan: 'free', perMinute: String(PER_MINUTE), perDay: '1000' },
+      authorizer: { keyId, plan: 'free', perMinute: String(perMinute), perDay: '1000' },
     } as unknown as APIGatewayProxyEvent['requestContext'],
   };
 }
@@ -147,6 +148,22 @@ describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => 
     if (name === 'getPet') expect(Object.keys(refused.headers ?? {})).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
     // The served requests are counted once each; the refused one only as a refusal.
     expect(await counters(keyId)).toEqual({ minuteCount: PER_MINUTE, dayCount: PER_MINUTE, refusedCount: 1 });
+  });
+
+  it('sends no read, and no write, for a refusal the instance already knows of', async () => {
+    const keyId = `key_known_refusal_${name}_${++keySequence}`;
+    // 30 a minute: refusals are recorded for the ban rule in batches of 3.
+    const perMinute = 30;
+    const handler = makeHandler();
+    for (let i = 0; i < perMinute; i++) expect((await handler(event(keyId, request, perMinute), context)).statusCode).toBe(200);
+    // The first refusal learns that the minute is used up: its count is sent (and refused), its read too (overlapped).
+    expect((await handler(event(keyId, request, perMinute), context)).statusCode).toBe(429);
+    sends = [];
+    const known = await handler(event(keyId, request, perMinute), context);
+    expect(known.statusCode).toBe(429);
+    expect(known.headers).toMatchObject({ 'X-RateLimit-Limit': String(perMinute), 'X-RateLimit-Remaining': '0' });
+    expect(known.body).not.toContain('Rex');
+    expect(sends).toEqual([]);
   });
 
   it('still answers 429, not 400, to a refused request whose input is invalid', async () => {

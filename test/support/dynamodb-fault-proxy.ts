@@ -20,13 +20,25 @@ import type { AddressInfo, Socket } from 'node:net';
  * the SDKs retry). `http500` is the InternalServerError 500 of the same page,
  * whose outcome the page calls unknown for a write.
  *
+ * For the rate limiter's counters (ExtraFaultKind, separate so other modes add beside them):
+ *
+ * - `transactionConflict`: refuses before forwarding with `TransactionConflictException`
+ *   (HTTP 400), what DynamoDB answers a PutItem, UpdateItem or DeleteItem on an item
+ *   that an ongoing TransactWriteItems holds ("Transaction conflict handling in
+ *   DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling;
+ *   the SDKs do not retry it);
+ * - `slowForward`: holds the request `delayMs` before forwarding it (default 2,500 ms):
+ *   the SDK gives up on it and retries, and this first attempt lands after the retry.
+ *   `settled()` waits until every held request has reached DynamoDB and been answered.
+ *
  * Loopback only; bodies over 1 MiB are refused; the log keeps the last 10,000 calls.
  */
 export type FaultKind = 'late' | 'drop' | 'reset' | 'http500' | 'throughput' | 'throttling';
 export const faultKinds: readonly FaultKind[] = ['late', 'drop', 'reset', 'http500', 'throughput', 'throttling'];
+export type ExtraFaultKind = 'transactionConflict' | 'slowForward';
 
 export interface FaultRule {
-  kind: FaultKind;
+  kind: FaultKind | ExtraFaultKind;
   /** The operation, e.g. `PutItem` (the part of X-Amz-Target after the dot); any when absent. */
   operation?: string;
   /** A table the call touches (TableName, or any table of a TransactWriteItems); any when absent. */
@@ -35,7 +47,7 @@ export interface FaultRule {
   skip?: number;
   /** Then applies to the next `times` matching calls, then to none. Default 1. */
   times?: number;
-  /** For `late`: how long DynamoDB's answer is held back. Default 1,500 ms. */
+  /** For `late`: how long DynamoDB's answer is held back (default 1,500 ms); for `slowForward`: how long the request is held (default 2,500 ms). */
   delayMs?: number;
 }
 
@@ -43,7 +55,7 @@ export interface ProxiedCall {
   operation: string;
   tables: string[];
   /** The fault applied, if any. */
-  fault?: FaultKind;
+  fault?: FaultKind | ExtraFaultKind;
   /** Whether the call reached DynamoDB. */
   forwarded: boolean;
 }
@@ -57,6 +69,8 @@ export class DynamoDbFaultProxy {
   private rules: { rule: FaultRule; skip: number; left: number }[] = [];
   private readonly sockets = new Set<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Requests held by `slowForward`, until DynamoDB has answered them. */
+  private readonly held = new Set<Promise<void>>();
 
   private constructor(
     private readonly server: Server,
@@ -98,6 +112,11 @@ export class DynamoDbFaultProxy {
     return this.calls.filter((call) => call.forwarded && call.operation === operation && (!table || call.tables.includes(table)));
   }
 
+  /** Waits until every request held by `slowForward` has been forwarded and answered. */
+  async settled(): Promise<void> {
+    while (this.held.size > 0) await Promise.all([...this.held]);
+  }
+
   async close(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     for (const socket of this.sockets) socket.destroy();
@@ -120,15 +139,42 @@ export class DynamoDbFaultProxy {
           .pop() ?? '';
       const tables = tablesOf(body);
       const fault = this.takeFault(operation, tables);
+      if (fault?.kind === 'transactionConflict' || fault?.kind === 'slowForward')
+        return this.extraFault(fault, operation, tables, request, body, response);
       this.record({
         operation,
         tables,
         fault: fault?.kind,
         forwarded: fault === undefined || fault.kind === 'late' || fault.kind === 'drop',
       });
-      if (fault && !['late', 'drop'].includes(fault.kind)) return refuse(fault.kind, request, response);
+      if (fault && !['late', 'drop'].includes(fault.kind)) return refuse(fault.kind as FaultKind, request, response);
       this.forward(request, body, response, fault);
     });
+  }
+
+  private extraFault(
+    fault: FaultRule,
+    operation: string,
+    tables: string[],
+    request: IncomingMessage,
+    body: Buffer,
+    response: ServerResponse,
+  ): void {
+    this.record({ operation, tables, fault: fault.kind, forwarded: fault.kind === 'slowForward' });
+    if (fault.kind === 'transactionConflict') {
+      awsError(response, 400, 'TransactionConflictException', 'Transaction is ongoing for the item (injected)');
+      return;
+    }
+    const held = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        // Forwarded even though the client gave up meanwhile: the write lands late.
+        this.forward(request, body, response, undefined, resolve);
+      }, fault.delayMs ?? 2_500);
+      this.timers.add(timer);
+    });
+    this.held.add(held);
+    void held.then(() => this.held.delete(held));
   }
 
   private takeFault(operation: string, tables: string[]): FaultRule | undefined {
@@ -149,13 +195,21 @@ export class DynamoDbFaultProxy {
     if (this.calls.length > MAX_LOG) this.calls.shift();
   }
 
-  private forward(request: IncomingMessage, body: Buffer, response: ServerResponse, fault: FaultRule | undefined): void {
+  private forward(
+    request: IncomingMessage,
+    body: Buffer,
+    response: ServerResponse,
+    fault: FaultRule | undefined,
+    /** Called once DynamoDB has answered (or the upstream call failed). */
+    answered: () => void = () => {},
+  ): void {
     const upstream = httpRequest(
       { hostname: this.upstream.hostname, port: this.upstream.port, path: request.url, method: request.method, headers: request.headers },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));
         answer.on('end', () => {
+          answered();
           // The write has landed in DynamoDB by now; only the answer is at stake.
           if (fault?.kind === 'drop') return void request.socket.destroy();
           const send = () => {
@@ -172,7 +226,10 @@ export class DynamoDbFaultProxy {
         });
       },
     );
-    upstream.on('error', () => request.socket.destroy());
+    upstream.on('error', () => {
+      answered();
+      request.socket.destroy();
+    });
     upstream.end(body);
   }
 }

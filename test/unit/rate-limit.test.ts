@@ -4,14 +4,19 @@
  * The atomic counting itself is tested over HTTP (test/e2e/rate-limits.test.ts).
  */
 import fc from 'fast-check';
-import type { PlanLimits } from '../../definitions/plans';
+import { type PlanLimits, planNames, plans } from '../../definitions/plans';
 import { ApiError } from '../../functions/domain/errors';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
   countedVerdict,
+  counterShards,
+  keyCounts,
+  MAX_COUNTER_SHARDS,
+  refusalBatch,
   refusedVerdict,
   secondsUntil,
+  shardAllowance,
   type Verdict,
   windowsAt,
 } from '../../functions/domain/rate-limit';
@@ -132,5 +137,45 @@ describe('the ban', () => {
     expect(banThreshold(pro)).toBe(300);
     expect(banThreshold({ perMinute: 60, perDay: 1_000 })).toBe(60);
     expect(BAN_DURATION_SECONDS).toBe(900);
+  });
+});
+
+describe('counter shards', () => {
+  it('count every fixed plan on one item, so their Remaining is exact', () => {
+    for (const plan of planNames) {
+      const limits = plans[plan].limits;
+      if (limits !== 'custom') expect(counterShards(limits)).toBe(1);
+    }
+    expect(counterShards({ perMinute: 1_001, perDay: 10_000 })).toBe(2);
+    expect(counterShards({ perMinute: 10_000_000, perDay: 10_000_000 })).toBe(MAX_COUNTER_SHARDS);
+  });
+
+  it('split any limits exactly: the shares add up to the limits and differ by at most one', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 1, max: 100_000_000 }), (perMinute, perDay) => {
+        const limits = { perMinute, perDay };
+        const shards = counterShards(limits);
+        const shares = Array.from({ length: shards }, (_, index) => shardAllowance(limits, shards, index));
+        expect(shares.reduce((sum, share) => sum + share.perMinute, 0)).toBe(perMinute);
+        expect(shares.reduce((sum, share) => sum + share.perDay, 0)).toBe(perDay);
+        const minutes = shares.map((share) => share.perMinute);
+        expect(Math.max(...minutes) - Math.min(...minutes)).toBeLessThanOrEqual(1);
+        // Every shard can count at least one request a minute (the new-minute update relies on it).
+        expect(Math.min(...minutes)).toBeGreaterThanOrEqual(1);
+      }),
+    );
+  });
+
+  it('report one shard exactly and several by the shard remaining share times the shards', () => {
+    expect(keyCounts(pro, 1, pro, { minuteCount: 7, dayCount: 9 })).toEqual({ minuteCount: 7, dayCount: 9 });
+    const large = { perMinute: 3_000, perDay: 30_000 };
+    const share = shardAllowance(large, 3, 0);
+    expect(keyCounts(large, 3, share, { minuteCount: 900, dayCount: 1_000 })).toEqual({ minuteCount: 2_700, dayCount: 3_000 });
+  });
+
+  it('record refusals for the ban in batches of a tenth of the threshold, at least one', () => {
+    expect(refusalBatch({ perMinute: 2, perDay: 10 })).toBe(1);
+    expect(refusalBatch({ perMinute: 60, perDay: 1_000 })).toBe(6);
+    expect(refusalBatch({ perMinute: 1_000, perDay: 100_000 })).toBe(100);
   });
 });

@@ -1,0 +1,166 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { PlanLimits } from '../../definitions/plans';
+import { ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { counterKey, RateLimitRepository } from '../../functions/data/rate-limit-repository';
+import { generateApiKey } from '../../functions/domain/api-keys';
+import { ApiError } from '../../functions/domain/errors';
+import { counterShards, windowsAt } from '../../functions/domain/rate-limit';
+import { type RateCounters, RateLimiter } from '../../functions/domain/rate-limiter';
+import type { Dependencies } from '../../functions/runtime/dependencies';
+import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
+
+/**
+ * Counters for any limit, and refusals without writes, on DynamoDB Local: a
+ * key above what one counter item takes is counted on shards whose allowances
+ * add up to exactly its limit; instances (independent RateLimiters, as
+ * separate Lambda environments have) remember the windows they saw used up,
+ * and the ban rule still suspends a key that keeps calling.
+ */
+let dependencies: Dependencies;
+let counters: RateLimitRepository;
+
+beforeAll(async () => {
+  dependencies = testDependencies(await createTestTables());
+  counters = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
+});
+afterAll(() => dependencies.db.destroy());
+
+let sequence = 0;
+const requestId = () => `r${++sequence}`;
+
+/** What a request got: `counted`, or the code of its 429. */
+async function outcomeOf(limiter: RateLimiter, keyId: string, limits: PlanLimits, nowMs: number): Promise<string> {
+  try {
+    const decision = await limiter.enforce(keyId, limits, nowMs, requestId());
+    return decision.refusal ? decision.refusal.code : 'counted';
+  } catch (error) {
+    if (error instanceof ApiError) return error.code;
+    throw error;
+  }
+}
+
+/** Sends `total` requests through `instances` limiters in turn, `parallel` at a time. */
+async function sendMany(instances: RateLimiter[], keyId: string, limits: PlanLimits, nowMs: number, total: number, parallel = 20) {
+  const outcomes: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < total) {
+        const index = next++;
+        outcomes.push(await outcomeOf(instances[index % instances.length] as RateLimiter, keyId, limits, nowMs));
+      }
+    }),
+  );
+  const tally: Record<string, number> = {};
+  for (const outcome of outcomes) tally[outcome] = (tally[outcome] ?? 0) + 1;
+  return tally;
+}
+
+async function shardCounts(keyId: string, day: string, shards: number) {
+  const counts: { minuteCount?: number; dayCount?: number; ids?: number }[] = [];
+  for (let shard = 0; shard < shards; shard++) {
+    const { Item } = await dependencies.db.send(
+      new GetCommand({ TableName: dependencies.tableNames.rateLimits, Key: { pk: counterKey(keyId, day, shard) }, ConsistentRead: true }),
+    );
+    counts.push({ minuteCount: Item?.minuteCount, dayCount: Item?.dayCount, ids: (Item?.countIds as Set<string> | undefined)?.size });
+  }
+  return counts;
+}
+
+it('counts a key of 1,001 a minute on 2 shards and gives it exactly its minute and its day, from 4 instances', async () => {
+  const limits = { perMinute: 1_001, perDay: 1_101 };
+  expect(counterShards(limits)).toBe(2);
+  const instances = Array.from({ length: 4 }, () => new RateLimiter(counters));
+  const minute1 = Date.parse(testInstant(0, '10:00:05'));
+  expect(await sendMany(instances, 'key_sharded', limits, minute1, 1_011)).toEqual({ counted: 1_001, rate_limited: 10 });
+  const day = windowsAt(minute1).day;
+  // Allowances 501 + 500: each shard counted exactly its share, each request id once.
+  expect(await shardCounts('key_sharded', day, 2)).toEqual([
+    { minuteCount: 501, dayCount: 501, ids: 501 },
+    { minuteCount: 500, dayCount: 500, ids: 500 },
+  ]);
+  // The next minute: the day's last 100 (551 + 550 in all), then the day is used up.
+  const minute2 = Date.parse(testInstant(0, '10:01:05'));
+  expect(await sendMany(instances, 'key_sharded', limits, minute2, 110)).toEqual({ counted: 100, quota_exceeded: 10 });
+  expect((await shardCounts('key_sharded', day, 2)).map((shard) => shard.dayCount)).toEqual([551, 550]);
+});
+
+it('a revoked sharded key is refused on every shard, as the key tool writes all of them', async () => {
+  const now = Date.parse(testInstant(1, '08:00:00'));
+  const limits = { perMinute: 5_000, perDay: 100_000 };
+  const { record } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, now });
+  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  await keys.insert(record);
+  await keys.revoke(record, new Date(now).toISOString());
+  for (let shard = 0; shard < counterShards(limits); shard++) {
+    // A random draw that starts on this shard.
+    const limiter = new RateLimiter(counters, undefined, () => (shard + 0.5) / counterShards(limits));
+    expect(await outcomeOf(limiter, record.keyId, limits, now + 1_000)).toBe('unauthorized');
+  }
+});
+
+describe('an instance that has seen a window used up', () => {
+  const limits = { perMinute: 20, perDay: 1_000 };
+
+  it('refuses without writing, records refusals in batches, and suspends at exactly the 20th on one instance', async () => {
+    const writes: string[] = [];
+    // The repository, with a note of each write the limiter asks of it.
+    const counting: RateCounters = {
+      count: (request) => {
+        writes.push('count');
+        return counters.count(request);
+      },
+      countRefusals: (...args) => {
+        writes.push('refusals');
+        return counters.countRefusals(...args);
+      },
+      suspend: (...args) => {
+        writes.push('suspend');
+        return counters.suspend(...args);
+      },
+      refund: (...args) => counters.refund(...args),
+    };
+    const limiter = new RateLimiter(counting);
+    const now = Date.parse(testInstant(2, '09:00:01'));
+    expect(await sendMany([limiter], 'key_memory', limits, now, 20, 1)).toEqual({ counted: 20 });
+    writes.length = 0;
+    const codes: string[] = [];
+    for (let refused = 0; refused < 20; refused++) codes.push(await outcomeOf(limiter, 'key_memory', limits, now + 1_000));
+    expect(codes).toEqual([...Array(19).fill('rate_limited'), 'key_suspended']);
+    // One count learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the suspension.
+    expect(writes).toEqual(['count', ...Array(10).fill('refusals'), 'suspend']);
+    writes.length = 0;
+    expect(limiter.knowsRefusal('key_memory', limits, now + 2_000)).toBe(true);
+    expect(await outcomeOf(limiter, 'key_memory', limits, now + 2_000)).toBe('key_suspended');
+    expect(writes).toEqual([]);
+  });
+
+  it('with two instances, suspends within one batch per instance of the threshold; the other learns it when its minute ends', async () => {
+    const first = new RateLimiter(counters);
+    const second = new RateLimiter(counters);
+    const now = Date.parse(testInstant(2, '10:00:01'));
+    expect(await sendMany([first, second], 'key_two', limits, now, 20, 1)).toEqual({ counted: 20 });
+    const codes: string[] = [];
+    for (let refused = 0; refused < 24; refused++)
+      codes.push(await outcomeOf(refused % 2 ? second : first, 'key_two', limits, now + 1_000));
+    const suspendedAt = codes.indexOf('key_suspended') + 1;
+    // Threshold 20; each instance holds back at most one refusal (batches of 2).
+    expect(suspendedAt).toBeGreaterThanOrEqual(20);
+    expect(suspendedAt).toBeLessThanOrEqual(22);
+    // The minute's end: both answer key_suspended, with Retry-After to the suspension's end.
+    for (const instance of [first, second]) expect(await outcomeOf(instance, 'key_two', limits, now + 60_000)).toBe('key_suspended');
+  });
+
+  it('forgets it when the key limits change', async () => {
+    const limiter = new RateLimiter(counters);
+    const now = Date.parse(testInstant(2, '11:00:01'));
+    const small = { perMinute: 2, perDay: 1_000 };
+    expect(await sendMany([limiter], 'key_upgraded', small, now, 3, 1)).toEqual({ counted: 2, rate_limited: 1 });
+    expect(limiter.knowsRefusal('key_upgraded', small, now)).toBe(true);
+    const larger = { perMinute: 300, perDay: 10_000 };
+    expect(limiter.knowsRefusal('key_upgraded', larger, now)).toBe(false);
+    // The counters hold the minute's 2; the new plan allows 298 more.
+    const decision = await limiter.enforce('key_upgraded', larger, now, requestId());
+    expect(decision.window).toMatchObject({ limit: 300, remaining: 297 });
+  });
+});
