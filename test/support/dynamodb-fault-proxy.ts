@@ -202,7 +202,8 @@ function spoilAnswer(
   answer: IncomingMessage,
   body: Buffer,
 ): void {
-  if (kind === 'errorAfterWrite') return awsError(response, 500, 'InternalServerError', 'Internal server error (injected after the write)');
+  if (kind === 'errorAfterWrite')
+    return void awsError(response, 500, 'InternalServerError', 'Internal server error (injected after the write)');
   const { 'transfer-encoding': _chunked, ...headers } = answer.headers;
   response.writeHead(answer.statusCode ?? 502, { ...headers, 'content-length': String(body.length) });
   if (kind === 'stallAfterHeaders') return void response.flushHeaders();
