@@ -20,7 +20,7 @@ import type { Clock } from '../functions/runtime/clock';
  * events (payload v1), and answer with the shared gateway responses.
  */
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
 
 export interface LocalGatewayOptions {
   routes: readonly { route: RouteDefinition; handler: ProxyHandler }[];
@@ -42,6 +42,15 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const MAX_HEADER_BYTES = 10_240;
 /** The integration timeout of a REST API: 29 s by default. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
+/**
+ * How long API Gateway waits for a Lambda authorizer: "Timeout for Lambda
+ * authorizer response: 10000 ms" ("Quotas for configuring and running an HTTP
+ * API in API Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html;
+ * the REST API quota table names no other figure). Our authorizer's own
+ * Lambda timeout (functionTimeoutSeconds) is the same 10 s, and it answers
+ * before either, within its time budget.
+ */
+const AUTHORIZER_TIMEOUT_MS = 10_000;
 const ACCOUNT_ID = '000000000000';
 const API_ID = 'local';
 const REGION = 'local';
@@ -128,7 +137,10 @@ function cachingAuthorizer(options: LocalGatewayOptions) {
     const now = options.clock();
     const cached = cache.get(identity);
     if (cached && cached.expiresAt > now) return cached.result;
-    const result = await options.authorizer(event);
+    const result = await withTimeout(
+      options.authorizer(event, lambdaContext(event.requestContext.requestId)),
+      Math.min(AUTHORIZER_TIMEOUT_MS, functionTimeoutSeconds * 1000),
+    );
     if (cacheTtlMs > 0) cache.set(identity, { result, expiresAt: now + cacheTtlMs });
     return result;
   };
@@ -137,6 +149,8 @@ function cachingAuthorizer(options: LocalGatewayOptions) {
     try {
       result = await cachedOrFresh(event, identity);
     } catch (error) {
+      // An authorizer that does not answer in time is a failure to call it, as when it cannot be reached.
+      if (error === TIMED_OUT) return 'AUTHORIZER_CONFIGURATION_ERROR';
       return error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
     }
     return allows(result, event.methodArn) ? result : 'ACCESS_DENIED';
@@ -233,17 +247,28 @@ function proxyEvent(routed: RoutedRequest, authorization: APIGatewayAuthorizerRe
   };
 }
 
-/** Runs the function within API Gateway's integration timeout; a crash or a malformed answer is a gateway response. */
+/**
+ * Runs the function as Lambda and API Gateway would: Lambda stops it at its
+ * timeout (functionTimeoutSeconds), which API Gateway answers as a function
+ * error (DEFAULT_5XX, a 502: "Handling Lambda errors with an API Gateway API",
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html);
+ * API Gateway stops waiting at its integration timeout (INTEGRATION_TIMEOUT),
+ * whichever comes first. A crash or a malformed answer is DEFAULT_5XX too.
+ */
 async function invoke(
   handler: ProxyHandler,
   event: APIGatewayProxyEvent,
-  timeoutMs: number,
+  integrationTimeoutMs: number,
 ): Promise<APIGatewayProxyResult | GatewayResponseType> {
   let result: APIGatewayProxyResult;
+  const functionTimeoutMs = functionTimeoutSeconds * 1000;
   try {
-    result = await withTimeout(handler(event, lambdaContext(event.requestContext.requestId)), timeoutMs);
+    result = await withTimeout(
+      handler(event, lambdaContext(event.requestContext.requestId)),
+      Math.min(integrationTimeoutMs, functionTimeoutMs),
+    );
   } catch (error) {
-    return error === TIMED_OUT ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX';
+    return error === TIMED_OUT && integrationTimeoutMs <= functionTimeoutMs ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX';
   }
   if (!result || typeof result.statusCode !== 'number') return 'DEFAULT_5XX';
   return result;
