@@ -209,9 +209,10 @@ function spoilAnswer(
   if (kind === 'stallAfterHeaders') return void response.flushHeaders();
   const half = body.subarray(0, Math.floor(body.length / 2));
   // Written straight to the socket once the headers are out, so that nothing is buffered in between.
+  // A moment after the first half, as a connection lost mid-answer: the client is reading the body by then.
   response.write(half, () => {
-    if (kind === 'resetMidAnswer') request.socket.resetAndDestroy();
-    else request.socket.end();
+    const timer = setTimeout(() => (kind === 'resetMidAnswer' ? request.socket.resetAndDestroy() : request.socket.end()), 50);
+    request.socket.once('close', () => clearTimeout(timer));
   });
 }
 
