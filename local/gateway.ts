@@ -29,6 +29,10 @@ export interface LocalGatewayOptions {
   authorizerCacheTtlSeconds?: number;
   /** API Gateway's 29 s unless a test needs a shorter wait. */
   integrationTimeoutMs?: number;
+  /** API Gateway's 10 s for the authorizer unless a test needs a shorter wait. */
+  authorizerTimeoutMs?: number;
+  /** The functions' Lambda timeout (functionTimeoutSeconds) unless a test needs a shorter wait. */
+  functionTimeoutMs?: number;
   /** Sees every answer a function gave, e.g. for the load test's bookkeeping. */
   onFunctionResponse?: (event: APIGatewayProxyEvent, result: APIGatewayProxyResult) => void;
 }
@@ -103,7 +107,12 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const authorization = await authorize(authorizerEvent(routed), identity);
     if (typeof authorization === 'string') return sendGateway(response, authorization);
     const event = proxyEvent(routed, authorization, body);
-    const result = await invoke(routed.compiled.handler, event, options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS);
+    const result = await invoke(
+      routed.compiled.handler,
+      event,
+      options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
+      options.functionTimeoutMs ?? functionTimeoutSeconds * 1000,
+    );
     if (typeof result === 'string') return sendGateway(response, result);
     options.onFunctionResponse?.(event, result);
     send(response, result);
@@ -137,10 +146,11 @@ function cachingAuthorizer(options: LocalGatewayOptions) {
     const now = options.clock();
     const cached = cache.get(identity);
     if (cached && cached.expiresAt > now) return cached.result;
-    const result = await withTimeout(
-      options.authorizer(event, lambdaContext(event.requestContext.requestId)),
-      Math.min(AUTHORIZER_TIMEOUT_MS, functionTimeoutSeconds * 1000),
+    const timeoutMs = Math.min(
+      options.authorizerTimeoutMs ?? AUTHORIZER_TIMEOUT_MS,
+      options.functionTimeoutMs ?? functionTimeoutSeconds * 1000,
     );
+    const result = await withTimeout(options.authorizer(event, lambdaContext(event.requestContext.requestId, timeoutMs)), timeoutMs);
     if (cacheTtlMs > 0) cache.set(identity, { result, expiresAt: now + cacheTtlMs });
     return result;
   };
@@ -250,7 +260,7 @@ function proxyEvent(routed: RoutedRequest, authorization: APIGatewayAuthorizerRe
 /**
  * Runs the function as Lambda and API Gateway would: Lambda stops it at its
  * timeout (functionTimeoutSeconds), which API Gateway answers as a function
- * error (DEFAULT_5XX, a 502: "Handling Lambda errors with an API Gateway API",
+ * error (a 5xx, here DEFAULT_5XX: "Handling Lambda errors with an API Gateway API",
  * https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html);
  * API Gateway stops waiting at its integration timeout (INTEGRATION_TIMEOUT),
  * whichever comes first. A crash or a malformed answer is DEFAULT_5XX too.
@@ -259,12 +269,12 @@ async function invoke(
   handler: ProxyHandler,
   event: APIGatewayProxyEvent,
   integrationTimeoutMs: number,
+  functionTimeoutMs: number,
 ): Promise<APIGatewayProxyResult | GatewayResponseType> {
   let result: APIGatewayProxyResult;
-  const functionTimeoutMs = functionTimeoutSeconds * 1000;
   try {
     result = await withTimeout(
-      handler(event, lambdaContext(event.requestContext.requestId)),
+      handler(event, lambdaContext(event.requestContext.requestId, functionTimeoutMs)),
       Math.min(integrationTimeoutMs, functionTimeoutMs),
     );
   } catch (error) {
@@ -376,9 +386,9 @@ function allows(result: APIGatewayAuthorizerResult, methodArn: string): boolean 
   return statements.some((statement) => statement.Effect === 'Allow' && covers(statement));
 }
 
-/** A Lambda context with the functions' timeout, on real time (never the injected clock). */
-function lambdaContext(requestId: string): Context {
-  const deadline = Date.now() + functionTimeoutSeconds * 1000;
+/** A Lambda context with the function's timeout, on real time (never the injected clock). */
+function lambdaContext(requestId: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'local',
