@@ -28,7 +28,8 @@ export function describeError(error: unknown): string {
   if (error instanceof ApiKeyChangedError)
     return `${error.keyId} was changed by someone else while this command ran; nothing was written. Run the command again.`;
   if (error instanceof DependencyUnavailableError) {
-    return `DynamoDB did not answer (${oneLine(causeOf(error))}); nothing was written. Check the connection (and that npm start is still running, for the local target) and run the command again.`;
+    // Whether a write landed is for the caller to say (admin/key-admin.ts reads it back); a read changed nothing.
+    return `DynamoDB did not answer (${oneLine(causeOf(error))}). Check the connection (and that npm start is still running, for the local target).`;
   }
   if (credentialErrors.has(error.name) || /could not load credentials/i.test(error.message)) {
     return 'No usable AWS credentials: set AWS_PROFILE (after `aws sso login`) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then run the command again.';

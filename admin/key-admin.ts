@@ -7,8 +7,10 @@
  * and never stored; views of keys carry the display prefix only — never the
  * secret, its hash or the metering key.
  */
+import { randomUUID } from 'node:crypto';
 import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
 import { type ApiKeyRecord, generateApiKey } from '../functions/domain/api-keys';
+import { DependencyUnavailableError } from '../functions/domain/errors';
 import { unreadableTextReason } from '../functions/domain/pet';
 import { windowsAt } from '../functions/domain/rate-limit';
 import { AdminError, describeError } from './errors';
@@ -119,9 +121,14 @@ export async function issueKey(
   input: PlanChoice & { owner: string },
   now: number,
 ): Promise<{ secret: string; key: KeyView; warnings: Warnings }> {
+  // The secret exists before the first attempt: every retry writes this same key.
   const { secret, record } = generateApiKey({ plan: input.plan, owner: validOwner(input.owner), customLimits: input.customLimits, now });
   // Metering first: a key in DynamoDB without its API Gateway key would be refused by API Gateway.
-  const { warnings } = await meteredWrite(await target.metering.enrol(record), () => target.keys.insert(record));
+  const { warnings } = await meteredWrite(await target.metering.enrol(record), {
+    write: () => target.keys.insert(record),
+    landed: async () => (await target.keys.findByHash(record.keyHash))?.keyId === record.keyId,
+    unknown: `it is unknown whether key ${record.keyId} was created. Run \`petstore-keys show ${record.keyId}\`: if it is there, its secret is ${secret} (shown only now); if not, run the command again`,
+  });
   return { secret, key: viewOf(record, now), warnings };
 }
 
@@ -191,9 +198,15 @@ export async function rotateKey(
   if (old.expiresAt !== undefined) {
     throw new AdminError(`${keyId} was rotated already and stops working at ${old.expiresAt}: rotate its successor instead.`);
   }
+  // The successor and the transaction's token exist before the first attempt: every retry makes this same rotation.
   const { secret, record } = generateApiKey({ plan: old.plan, owner: old.owner, customLimits: old.customLimits, now });
   const expiresAt = new Date(now + graceMs).toISOString();
-  const { warnings } = await meteredWrite(await target.metering.enrol(record), () => target.keys.insertSuccessor(record, old, expiresAt));
+  const token = randomUUID();
+  const { warnings } = await meteredWrite(await target.metering.enrol(record), {
+    write: () => target.keys.insertSuccessor(record, old, expiresAt, token),
+    landed: async () => (await target.keys.findByHash(record.keyHash))?.keyId === record.keyId,
+    unknown: `it is unknown whether ${keyId} was rotated. Run \`petstore-keys show ${record.keyId}\`: if that successor is there, its secret is ${secret} (shown only now) and ${keyId} stops working at ${expiresAt}; if not, ${keyId} is unchanged: run the command again`,
+  });
   return {
     secret,
     successor: viewOf(record, now),
@@ -214,7 +227,16 @@ export async function revokeKey(
     await change.finish();
     return { key: viewOf(record, now), alreadyRevoked: true, warnings: [] };
   }
-  const { result, warnings } = await meteredWrite(change, () => target.keys.revoke(record, new Date(now).toISOString()));
+  const updatedAt = new Date(now).toISOString();
+  const token = randomUUID();
+  const { result, warnings } = await meteredWrite(change, {
+    write: () => target.keys.revoke(record, updatedAt, token),
+    landed: async () => {
+      const now = await target.keys.findByHash(record.keyHash);
+      return now?.status === 'revoked' && now.updatedAt === updatedAt ? now : false;
+    },
+    unknown: `it is unknown whether ${keyId} was revoked. Run \`petstore-keys show ${keyId}\`, and run the command again if it is not revoked`,
+  });
   return { key: viewOf(result, now), alreadyRevoked: false, warnings };
 }
 
@@ -239,9 +261,15 @@ export async function setPlan(
     updatedAt,
     ...(choice.customLimits ? { customLimits: choice.customLimits } : {}),
   };
-  const { result, warnings } = await meteredWrite(await target.metering.changePlan(record, after), () =>
-    target.keys.changePlan(record, choice, updatedAt),
-  );
+  const token = randomUUID();
+  const { result, warnings } = await meteredWrite(await target.metering.changePlan(record, after), {
+    write: () => target.keys.changePlan(record, choice, updatedAt, token),
+    landed: async () => {
+      const now = await target.keys.findByHash(record.keyHash);
+      return now?.updatedAt === updatedAt && now.plan === choice.plan && sameLimits(now.customLimits, choice.customLimits) ? after : false;
+    },
+    unknown: `it is unknown whether ${keyId} moved to the ${plans[choice.plan].displayName} plan. Run \`petstore-keys show ${keyId}\`, and run the command again if it did not`,
+  });
   return { key: viewOf(result, now), previous, unchanged: false, warnings };
 }
 
@@ -251,28 +279,86 @@ async function requireKey(target: KeyAdminTarget, keyId: string): Promise<ApiKey
   return record;
 }
 
+/** Tries of one DynamoDB write when DynamoDB does not answer, and the waits between them. */
+export const WRITE_RETRY_DELAYS_MS = [200, 1_000] as const;
+
+interface SettledWrite<T> {
+  /** The write; safe to repeat (same record, same transaction token). */
+  write: () => Promise<T>;
+  /** Reads back whether the write landed: its result (or true) if so, false if it did not. */
+  landed: () => Promise<T | boolean>;
+  /** What the administrator is told when even the read-back fails: what may be true and how to find out. */
+  unknown: string;
+}
+
 /**
- * The DynamoDB write after a metering change: if the write fails, the change
- * is undone (so API Gateway and DynamoDB never disagree); once it succeeded,
- * the change is finished. A failed finish leaves only clean-up, reported.
+ * The DynamoDB write after a metering change. A write DynamoDB did not answer
+ * may have landed, so it is retried (it is idempotent), and when every try
+ * fails the outcome is read back: the administrator is told exactly what is
+ * now true — or, when the read fails too, what may be true and how to check.
+ * The metering change is undone only once the write is known not to have
+ * landed (so API Gateway and DynamoDB never disagree about a written key); once
+ * it landed, the change is finished. A failed finish leaves only clean-up, reported.
  */
-async function meteredWrite<T>(change: MeteringChange, write: () => Promise<T>): Promise<{ result: T; warnings: Warnings }> {
+async function meteredWrite<T>(change: MeteringChange, settled: SettledWrite<T>): Promise<{ result: T; warnings: Warnings }> {
   let result: T;
   try {
-    result = await write();
+    result = await retriedWrite(settled);
   } catch (error) {
-    try {
-      await change.undo();
-    } catch (undoError) {
-      throw new AdminError(`${describeError(error)} Undoing the API Gateway change failed too: ${describeError(undoError)}`);
+    if (!(error instanceof OutcomeUnknownError)) {
+      await undoOrExplain(change, error);
+      throw error;
     }
-    throw error;
+    const landed: T | boolean | typeof unreadable = await settled.landed().catch(() => unreadable);
+    if (landed === unreadable) throw new AdminError(`${describeError(error.cause)} After ${error.tries} tries, ${settled.unknown}.`);
+    if (landed === false || landed === undefined) {
+      await undoOrExplain(change, error.cause);
+      throw new AdminError(`${describeError(error.cause)} Checked afterwards: nothing was written. Run the command again.`);
+    }
+    result = landed === true ? (undefined as T) : (landed as T);
   }
   try {
     await change.finish();
     return { result, warnings: [] };
   } catch (finishError) {
     return { result, warnings: [`Clean-up in API Gateway is unfinished: ${describeError(finishError)}`] };
+  }
+}
+
+const unreadable = Symbol('the read-back failed too');
+
+/** Every try failed without an answer (or a retry was refused after an earlier try may have landed). */
+class OutcomeUnknownError extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly tries: number,
+  ) {
+    super('outcome unknown', { cause });
+  }
+}
+
+async function retriedWrite<T>({ write }: SettledWrite<T>): Promise<T> {
+  let unanswered: unknown;
+  for (let tryIndex = 0; tryIndex <= WRITE_RETRY_DELAYS_MS.length; tryIndex++) {
+    try {
+      return await write();
+    } catch (error) {
+      // A refusal after an unanswered try may be our own landed write meeting its condition: read back.
+      if (unanswered !== undefined && !(error instanceof DependencyUnavailableError)) throw new OutcomeUnknownError(error, tryIndex + 1);
+      if (!(error instanceof DependencyUnavailableError)) throw error;
+      unanswered = error;
+      const delay = WRITE_RETRY_DELAYS_MS[tryIndex];
+      if (delay !== undefined) await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  throw new OutcomeUnknownError(unanswered, WRITE_RETRY_DELAYS_MS.length + 1);
+}
+
+async function undoOrExplain(change: MeteringChange, error: unknown): Promise<void> {
+  try {
+    await change.undo();
+  } catch (undoError) {
+    throw new AdminError(`${describeError(error)} Undoing the API Gateway change failed too: ${describeError(undoError)}`);
   }
 }
 

@@ -47,7 +47,7 @@ export const tables = {
     timeToLiveAttribute: 'expiresAt',
   },
   idempotency: {
-    purpose: 'Idempotency-Key records of POST /v1/pets (functions/data/idempotent-create.ts); expire after 24 hours.',
+    purpose: 'Idempotency-Key records of POST /v1/pets (functions/domain/pet-creation.ts); expire after 24 hours.',
     envVar: 'IDEMPOTENCY_TABLE_NAME',
     partitionKey: { name: 'id', type: 'S' },
     indexes: [],

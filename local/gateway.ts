@@ -20,7 +20,7 @@ import type { Clock } from '../functions/runtime/clock';
  * events (payload v1), and answer with the shared gateway responses.
  */
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
 
 export interface LocalGatewayOptions {
   routes: readonly { route: RouteDefinition; handler: ProxyHandler }[];
@@ -29,6 +29,10 @@ export interface LocalGatewayOptions {
   authorizerCacheTtlSeconds?: number;
   /** API Gateway's 29 s unless a test needs a shorter wait. */
   integrationTimeoutMs?: number;
+  /** API Gateway's 10 s for the authorizer unless a test needs a shorter wait. */
+  authorizerTimeoutMs?: number;
+  /** The functions' Lambda timeout (functionTimeoutSeconds) unless a test needs a shorter wait. */
+  functionTimeoutMs?: number;
   /** Sees every answer a function gave, e.g. for the load test's bookkeeping. */
   onFunctionResponse?: (event: APIGatewayProxyEvent, result: APIGatewayProxyResult) => void;
 }
@@ -42,6 +46,15 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const MAX_HEADER_BYTES = 10_240;
 /** The integration timeout of a REST API: 29 s by default. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
+/**
+ * How long API Gateway waits for a Lambda authorizer: "Timeout for Lambda
+ * authorizer response: 10000 ms" ("Quotas for configuring and running an HTTP
+ * API in API Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html;
+ * the REST API quota table names no other figure). Our authorizer's own
+ * Lambda timeout (functionTimeoutSeconds) is the same 10 s, and it answers
+ * before either, within its time budget.
+ */
+const AUTHORIZER_TIMEOUT_MS = 10_000;
 const ACCOUNT_ID = '000000000000';
 const API_ID = 'local';
 const REGION = 'local';
@@ -94,7 +107,12 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const authorization = await authorize(authorizerEvent(routed), identity);
     if (typeof authorization === 'string') return sendGateway(response, authorization);
     const event = proxyEvent(routed, authorization, body);
-    const result = await invoke(routed.compiled.handler, event, options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS);
+    const result = await invoke(
+      routed.compiled.handler,
+      event,
+      options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
+      options.functionTimeoutMs ?? functionTimeoutSeconds * 1000,
+    );
     if (typeof result === 'string') return sendGateway(response, result);
     options.onFunctionResponse?.(event, result);
     send(response, result);
@@ -128,7 +146,11 @@ function cachingAuthorizer(options: LocalGatewayOptions) {
     const now = options.clock();
     const cached = cache.get(identity);
     if (cached && cached.expiresAt > now) return cached.result;
-    const result = await options.authorizer(event);
+    const timeoutMs = Math.min(
+      options.authorizerTimeoutMs ?? AUTHORIZER_TIMEOUT_MS,
+      options.functionTimeoutMs ?? functionTimeoutSeconds * 1000,
+    );
+    const result = await withTimeout(options.authorizer(event, lambdaContext(event.requestContext.requestId, timeoutMs)), timeoutMs);
     if (cacheTtlMs > 0) cache.set(identity, { result, expiresAt: now + cacheTtlMs });
     return result;
   };
@@ -137,6 +159,8 @@ function cachingAuthorizer(options: LocalGatewayOptions) {
     try {
       result = await cachedOrFresh(event, identity);
     } catch (error) {
+      // An authorizer that does not answer in time is a failure to call it, as when it cannot be reached.
+      if (error === TIMED_OUT) return 'AUTHORIZER_CONFIGURATION_ERROR';
       return error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
     }
     return allows(result, event.methodArn) ? result : 'ACCESS_DENIED';
@@ -233,17 +257,28 @@ function proxyEvent(routed: RoutedRequest, authorization: APIGatewayAuthorizerRe
   };
 }
 
-/** Runs the function within API Gateway's integration timeout; a crash or a malformed answer is a gateway response. */
+/**
+ * Runs the function as Lambda and API Gateway would: Lambda stops it at its
+ * timeout (functionTimeoutSeconds), which API Gateway answers as a function
+ * error (a 5xx, here DEFAULT_5XX: "Handling Lambda errors with an API Gateway API",
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html);
+ * API Gateway stops waiting at its integration timeout (INTEGRATION_TIMEOUT),
+ * whichever comes first. A crash or a malformed answer is DEFAULT_5XX too.
+ */
 async function invoke(
   handler: ProxyHandler,
   event: APIGatewayProxyEvent,
-  timeoutMs: number,
+  integrationTimeoutMs: number,
+  functionTimeoutMs: number,
 ): Promise<APIGatewayProxyResult | GatewayResponseType> {
   let result: APIGatewayProxyResult;
   try {
-    result = await withTimeout(handler(event, lambdaContext(event.requestContext.requestId)), timeoutMs);
+    result = await withTimeout(
+      handler(event, lambdaContext(event.requestContext.requestId, functionTimeoutMs)),
+      Math.min(integrationTimeoutMs, functionTimeoutMs),
+    );
   } catch (error) {
-    return error === TIMED_OUT ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX';
+    return error === TIMED_OUT && integrationTimeoutMs <= functionTimeoutMs ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX';
   }
   if (!result || typeof result.statusCode !== 'number') return 'DEFAULT_5XX';
   return result;
@@ -351,9 +386,9 @@ function allows(result: APIGatewayAuthorizerResult, methodArn: string): boolean 
   return statements.some((statement) => statement.Effect === 'Allow' && covers(statement));
 }
 
-/** A Lambda context with the functions' timeout, on real time (never the injected clock). */
-function lambdaContext(requestId: string): Context {
-  const deadline = Date.now() + functionTimeoutSeconds * 1000;
+/** A Lambda context with the function's timeout, on real time (never the injected clock). */
+function lambdaContext(requestId: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'local',

@@ -1,5 +1,5 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { limitsFor } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import { ApiKeyRepository } from '../data/api-key-repository';
@@ -7,7 +7,7 @@ import { bearerToken, hashApiKey, isUsable, isWellFormedApiKey } from '../domain
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { toAuthorizerContext } from '../http/caller';
 import { header } from '../http/request';
-import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
+import { type Dependencies, dependenciesFromEnvironment, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metricNames, metrics } from '../runtime/metrics';
 
@@ -30,19 +30,31 @@ export function createHandler(
 ) {
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
   /** The key store failed: counted (KeyStoreFailures, the authorizer alarm's metric), logged, and thrown as anything but "Unauthorized". */
-  const findKey = async (token: string) => {
+  const findKey = async (token: string, context: Pick<Context, 'getRemainingTimeInMillis'> | undefined) => {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return await keys.findByHash(hashApiKey(token));
+      const lookup = keys.findByHash(hashApiKey(token));
+      if (!context) return await lookup;
+      // Answer before the function's timeout, whatever the lookup does: a killed authorizer is a bare 500 at API Gateway.
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error('the key lookup did not finish within the time budget')),
+          Math.max(0, context.getRemainingTimeInMillis() - TIME_BUDGET_GUARD_MS),
+        );
+      });
+      return await Promise.race([lookup, deadline]);
     } catch (error) {
       metricsTarget.singleMetric().addMetric(metricNames.keyStoreFailures, MetricUnit.Count, 1);
       logger.error('the key store failed; the key could not be checked', { error });
       throw new Error('Key store unavailable');
+    } finally {
+      clearTimeout(timer);
     }
   };
-  return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  return async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
     const token = bearerToken(header(event, authorizer.identityHeader));
     if (!token || !isWellFormedApiKey(token)) throw new Error('Unauthorized');
-    const record = await findKey(token);
+    const record = await findKey(token, context);
     if (!record || !isUsable(record, dependencies.clock())) throw new Error('Unauthorized');
     const limits = limitsFor(record.plan, record.customLimits);
     logger.debug('authorized', { keyId: record.keyId, plan: record.plan });

@@ -1,12 +1,12 @@
-import { createPetContract } from '../../definitions/operations/create-pet';
+import { createPetContract, IDEMPOTENCY_TTL_SECONDS } from '../../definitions/operations/create-pet';
 import { functionTimeoutSeconds } from '../../definitions/routes';
-import { IdempotentCreate } from '../data/idempotent-create';
+import { IdempotencyRepository } from '../data/idempotency-repository';
 import { PetRepository } from '../data/pet-repository';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { IdAllocator } from '../domain/id-allocator';
 import { parseIdempotencyKey } from '../domain/idempotency-key';
-import { type NewPet, toPetBody } from '../domain/pet';
-import { createPet, draftPet } from '../domain/pets';
+import { toPetBody } from '../domain/pet';
+import { PetCreation } from '../domain/pet-creation';
 import { createApiHandler } from '../http/api-handler';
 import { header } from '../http/request';
 import { jsonResponse } from '../http/responses';
@@ -14,38 +14,27 @@ import { type Dependencies, dependenciesFromEnvironment } from '../runtime/depen
 import { recordPetCreated } from '../runtime/metrics';
 
 export function createHandler(dependencies: Dependencies) {
-  const { clock } = dependencies;
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
-  // One allocator per container: its id block outlives a single request.
-  const ids = new IdAllocator((count) => pets.reserveIds(count));
-  const createOnce = new IdempotentCreate(
-    dependencies.db,
-    dependencies.tableNames.idempotency,
-    (input) => draftPet(input, { ids, clock }),
-    (draft, writeToken) => pets.insert(draft.pet, draft.createdAt, writeToken),
+  const { clock, db, tableNames } = dependencies;
+  const pets = new PetRepository(db, tableNames.pets);
+  const creation = new PetCreation({
+    pets,
+    records: new IdempotencyRepository(db, tableNames.idempotency, clock),
+    // One allocator per container: its id block outlives a single request.
+    ids: new IdAllocator((count) => pets.reserveIds(count)),
     clock,
-    functionTimeoutSeconds * 1000,
-  );
-  /** Creates the pet, or returns the one of an earlier attempt with the same Idempotency-Key. */
-  const create = async (input: NewPet, idempotencyKey: string | undefined, keyId: string) => {
-    if (!idempotencyKey) {
-      const pet = await createPet(input, { pets, ids, clock });
-      recordPetCreated();
-      return pet;
-    }
-    const { pet, drafted } = await createOnce.create({ keyId, idempotencyKey, pet: input });
-    // A replay answers with an earlier attempt's pet: not a pet created now.
-    if (drafted) recordPetCreated();
-    return pet;
-  };
+    leaseMs: functionTimeoutSeconds * 1000,
+    ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
+  });
 
   return createApiHandler(
     createPetContract,
     dependencies,
-    new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
+    new RateLimitRepository(db, tableNames.rateLimits),
     async ({ event, body, caller }) => {
       const idempotencyKey = parseIdempotencyKey(header(event, 'Idempotency-Key'));
-      const pet = await create(body, idempotencyKey, caller.keyId);
+      const { pet, created } = await creation.create(body, { keyId: caller.keyId, idempotencyKey });
+      // A replay answers with an earlier attempt's pet: not a pet created now.
+      if (created) recordPetCreated();
       return jsonResponse(201, toPetBody(pet));
     },
   );

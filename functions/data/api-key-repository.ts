@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -7,6 +9,7 @@ import {
   TransactWriteCommand,
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { limitsFor, type PlanLimits, type PlanName } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import { apiKeyIndexes } from '../../definitions/tables';
@@ -51,10 +54,34 @@ export class ApiKeyRepository {
     return Item as ApiKeyRecord | undefined;
   }
 
+  /**
+   * Stores a new key. Safe to repeat: a repeat of a write that landed (the SDK's
+   * retry after a lost answer, or the key tool's own) finds this very key and
+   * succeeds; any other record with this hash is an error.
+   */
   async insert(record: ApiKeyRecord): Promise<void> {
-    await dynamoCall(() =>
-      this.db.send(new PutCommand({ TableName: this.tableName, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' })),
-    );
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: record,
+            ConditionExpression: 'attribute_not_exists(keyHash)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
+      );
+    } catch (error) {
+      const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
+      if (
+        error instanceof Error &&
+        error.name === 'ConditionalCheckFailedException' &&
+        existing &&
+        unmarshall(existing).keyId === record.keyId
+      )
+        return;
+      throw error;
+    }
   }
 
   /**
@@ -97,7 +124,12 @@ export class ApiKeyRepository {
    * enterprise, none otherwise). The new limits are copied onto the key's
    * counters in the same transaction: the functions apply them to the next request.
    */
-  async changePlan(record: ApiKeyRecord, change: { plan: PlanName; customLimits?: PlanLimits }, updatedAt: string): Promise<ApiKeyRecord> {
+  async changePlan(
+    record: ApiKeyRecord,
+    change: { plan: PlanName; customLimits?: PlanLimits },
+    updatedAt: string,
+    requestToken?: string,
+  ): Promise<ApiKeyRecord> {
     const { customLimits: _previous, ...rest } = record;
     const after: ApiKeyRecord = {
       ...rest,
@@ -121,12 +153,13 @@ export class ApiKeyRepository {
         },
       },
       this.counterUpdates(record, { limits: limitsFor(change.plan, change.customLimits) }, Date.parse(updatedAt)),
+      requestToken,
     );
     return after;
   }
 
   /** Revokes a key for good: the functions refuse it from its next request on, the authorizer once its cache expires. */
-  async revoke(record: ApiKeyRecord, updatedAt: string): Promise<ApiKeyRecord> {
+  async revoke(record: ApiKeyRecord, updatedAt: string, requestToken?: string): Promise<ApiKeyRecord> {
     await this.updateWithCounters(
       record,
       {
@@ -136,6 +169,7 @@ export class ApiKeyRepository {
         ExpressionAttributeValues: { ':revoked': 'revoked', ':updatedAt': updatedAt },
       },
       this.counterUpdates(record, { revoked: true }, Date.parse(updatedAt)),
+      requestToken,
     );
     return { ...record, status: 'revoked', updatedAt };
   }
@@ -145,27 +179,37 @@ export class ApiKeyRepository {
    * that expiry onto the predecessor's counters, in one transaction: all happen
    * or none. The predecessor must be active and not rotated already.
    */
-  async insertSuccessor(successor: ApiKeyRecord, predecessor: ApiKeyRecord, predecessorExpiresAt: string): Promise<void> {
+  async insertSuccessor(
+    successor: ApiKeyRecord,
+    predecessor: ApiKeyRecord,
+    predecessorExpiresAt: string,
+    requestToken?: string,
+  ): Promise<void> {
     const expiresAtMs = Date.parse(predecessorExpiresAt);
-    await this.transact(predecessor.keyId, [
-      { Put: { TableName: this.tableName, Item: successor, ConditionExpression: 'attribute_not_exists(keyHash)' } },
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: { keyHash: predecessor.keyHash },
-          UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt',
-          ConditionExpression: 'attribute_exists(keyHash) AND updatedAt = :seen AND #status = :active AND attribute_not_exists(expiresAt)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':expiresAt': predecessorExpiresAt,
-            ':updatedAt': successor.createdAt,
-            ':seen': predecessor.updatedAt,
-            ':active': 'active',
+    await this.transact(
+      predecessor.keyId,
+      [
+        { Put: { TableName: this.tableName, Item: successor, ConditionExpression: 'attribute_not_exists(keyHash)' } },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { keyHash: predecessor.keyHash },
+            UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt',
+            ConditionExpression:
+              'attribute_exists(keyHash) AND updatedAt = :seen AND #status = :active AND attribute_not_exists(expiresAt)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':expiresAt': predecessorExpiresAt,
+              ':updatedAt': successor.createdAt,
+              ':seen': predecessor.updatedAt,
+              ':active': 'active',
+            },
           },
         },
-      },
-      ...this.counterUpdates(predecessor, { expiresAtSeconds: Math.floor(expiresAtMs / 1000) }, expiresAtMs),
-    ]);
+        ...this.counterUpdates(predecessor, { expiresAtSeconds: Math.floor(expiresAtMs / 1000) }, expiresAtMs),
+      ],
+      requestToken,
+    );
   }
 
   /**
@@ -198,25 +242,42 @@ export class ApiKeyRepository {
       Pick<UpdateCommand['input'], 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>
     >,
     counterUpdates: ReturnType<ApiKeyRepository['counterUpdates']>,
+    requestToken: string | undefined,
   ): Promise<void> {
-    await this.transact(record.keyId, [
-      {
-        Update: {
-          TableName: this.tableName,
-          Key: { keyHash: record.keyHash },
-          UpdateExpression: update.UpdateExpression,
-          ConditionExpression: `attribute_exists(keyHash) AND updatedAt = :seen AND (${update.ConditionExpression})`,
-          ExpressionAttributeNames: update.ExpressionAttributeNames,
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': record.updatedAt },
+    await this.transact(
+      record.keyId,
+      [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { keyHash: record.keyHash },
+            UpdateExpression: update.UpdateExpression,
+            ConditionExpression: `attribute_exists(keyHash) AND updatedAt = :seen AND (${update.ConditionExpression})`,
+            ExpressionAttributeNames: update.ExpressionAttributeNames,
+            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': record.updatedAt },
+          },
         },
-      },
-      ...counterUpdates,
-    ]);
+        ...counterUpdates,
+      ],
+      requestToken,
+    );
   }
 
-  private async transact(keyId: string, items: NonNullable<TransactWriteCommand['input']['TransactItems']>): Promise<void> {
+  /**
+   * One transaction. Its ClientRequestToken makes a repeat within 10 minutes —
+   * the SDK's retry after a lost answer, or the key tool's own retry with the
+   * same token — succeed without applying it twice, where the repeat would
+   * otherwise fail its `updatedAt` condition against our own landed change
+   * ("TransactWriteItems", Amazon DynamoDB API Reference,
+   * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html).
+   */
+  private async transact(
+    keyId: string,
+    items: NonNullable<TransactWriteCommand['input']['TransactItems']>,
+    requestToken: string = randomUUID(),
+  ): Promise<void> {
     try {
-      await dynamoCall(() => this.db.send(new TransactWriteCommand({ TransactItems: items })));
+      await dynamoCall(() => this.db.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: requestToken })));
     } catch (error) {
       if (error instanceof Error && error.name === 'TransactionCanceledException') throw new ApiKeyChangedError(keyId);
       throw error;

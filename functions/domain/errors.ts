@@ -33,4 +33,4 @@ export class DependencyUnavailableError extends Error {
   }
 }
 
-export type DependencyFailureOutcome = 'unchanged' | 'create_unknown' | 'create_unknown_with_key';
+export type DependencyFailureOutcome = 'unchanged' | 'change_unknown' | 'create_unknown' | 'create_unknown_with_key';

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../runtime/clock';
 import { decodeCursor, encodeCursor } from './cursor';
-import { ApiError, DependencyUnavailableError } from './errors';
-import type { IdAllocator } from './id-allocator';
-import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './pet';
+import { ApiError } from './errors';
+import type { Pet, PetStatus } from './pet';
 
 /**
  * What the pet operations need from storage (a port: the domain declares it,
@@ -20,38 +18,6 @@ export interface PetStore {
 export interface PetsContext {
   pets: PetStore;
   clock: Clock;
-}
-
-/** A pet about to be written: its id is fixed before the write, so every attempt writes the same pet. */
-export interface PetDraft {
-  pet: Pet;
-  createdAt: string;
-}
-
-export async function draftPet(input: NewPet, context: { ids: IdAllocator; clock: Clock }): Promise<PetDraft> {
-  const pet: Pet = {
-    id: await context.ids.nextId(),
-    name: input.name,
-    categoryId: input.categoryId,
-    status: input.status ?? DEFAULT_STATUS,
-  };
-  return { pet, createdAt: new Date(context.clock()).toISOString() };
-}
-
-/**
- * Creates a pet without an Idempotency-Key. The write carries a token of this
- * request, so a write the SDK repeats after losing its answer is a success, not
- * a conflict. When the answer stays lost, the 503 says the outcome is unknown.
- */
-export async function createPet(input: NewPet, context: PetsContext & { ids: IdAllocator }): Promise<Pet> {
-  const draft = await draftPet(input, context);
-  try {
-    await context.pets.insert(draft.pet, draft.createdAt, randomUUID());
-  } catch (error) {
-    if (error instanceof DependencyUnavailableError) throw new DependencyUnavailableError(error.cause, 'create_unknown');
-    throw error;
-  }
-  return draft.pet;
 }
 
 export interface ListQuery {

@@ -8,7 +8,7 @@ import { routeFor } from '../../definitions/routes';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { type RateCounters, type RateLimitDecision, RateLimiter } from '../domain/rate-limiter';
 import { parseOrThrow } from '../domain/validation';
-import type { Dependencies } from '../runtime/dependencies';
+import { type Dependencies, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, publishBufferedMetrics, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
@@ -16,7 +16,7 @@ import { rateLimitHeaders } from './rate-limit-headers';
 import { header, stageBaseUrl } from './request';
 import { errorResponse } from './responses';
 
-/** One DynamoDB call at its worst (DYNAMODB_CALL_BUDGET, about 2.2 s), plus the early-timeout margin. */
+/** One DynamoDB call at its worst (DYNAMODB_CALL_BUDGET, about 2.2 s; a stalled body adds up to 1 s), plus the time-budget guard. */
 const REFUND_TIME_NEEDED_MS = 3_000;
 
 export type ApiEvent = APIGatewayProxyEvent;
@@ -66,18 +66,7 @@ export function createApiHandler<Contract extends OperationContract>(
   const { operationId } = contract;
   const route = routeFor(operationId);
 
-  const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>({
-    // Answer 503 shortly before the Lambda timeout rather than let it expire
-    // (which API Gateway would turn into a bare 502/504).
-    timeoutEarlyInMillis: 500,
-    timeoutEarlyResponse: () => {
-      // A create cut short may have written its pet: say so, never "nothing was changed".
-      throw new DependencyUnavailableError(
-        new Error('Lambda time budget exhausted'),
-        operationId === 'createPet' ? 'create_unknown' : 'unchanged',
-      );
-    },
-  }).use(responseEnvelope(operationId, dependencies));
+  const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>().use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
   // One limiter per handler, so per instance: it remembers the windows it has seen used up.
   const limiter = new RateLimiter(counters, (message, error) =>
@@ -86,11 +75,43 @@ export function createApiHandler<Contract extends OperationContract>(
   handler.use(rateLimit(limiter, dependencies, { overlapWithRead: onlyReads(route) }));
   if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));
   if (contract.request.body) handler.use(jsonBody(maxBodyBytesOf(contract)));
-  return handler.handler((event, context) => {
+  const run = handler.handler((event, context) => {
     // Present: the rate-limit middleware refused the request otherwise.
     const caller = callerFrom(event) as Caller;
     return logic({ event, ...parseRequest(contract, event), caller, context });
   });
+  // A request that writes and is cut short may have written: never "nothing was changed" for it.
+  const outcomeIfCutShort = onlyReads(route) ? 'unchanged' : 'change_unknown';
+  return (event: ApiEvent, context: Context) =>
+    withinTimeBudget(run(event, context), context, () => {
+      const response = errorResponse(new DependencyUnavailableError(new Error('function time budget exhausted'), outcomeIfCutShort));
+      logger.warn('request cut short at the time budget', { operation: operationId, requestId: context.awsRequestId });
+      recordResponse(metrics, response, callerFrom(event)?.plan);
+      return response;
+    });
+}
+
+/**
+ * The whole request — the rate-limit calls before the logic, the logic, the
+ * refund after it — answers by the function's timeout minus the guard. (middy's
+ * own timeoutEarly races only the logic, not the middleware around it.) The
+ * work cut short is not undone: each DynamoDB call is bounded on its own, and
+ * the 503 says what the client may assume.
+ */
+export async function withinTimeBudget(
+  answer: Promise<ApiResult>,
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+  cutShort: () => ApiResult,
+): Promise<ApiResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<ApiResult>((resolve) => {
+    timer = setTimeout(() => resolve(cutShort()), Math.max(0, context.getRemainingTimeInMillis() - TIME_BUDGET_GUARD_MS));
+  });
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function maxBodyBytesOf(contract: OperationContract): number {

@@ -9,6 +9,8 @@ export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 /** What a 503 tells the client about its request: never "nothing was changed" when that is not known. */
 const serviceUnavailableMessages: Record<DependencyFailureOutcome, string> = {
   unchanged: 'The service is temporarily unavailable; nothing was changed. Retry after the number of seconds in Retry-After.',
+  change_unknown:
+    'The service is temporarily unavailable, and it is unknown whether the request took effect. Retry after the number of seconds in Retry-After; a request sent with an Idempotency-Key takes effect at most once.',
   create_unknown:
     'The service is temporarily unavailable, and it is unknown whether the pet was created. Retry after the number of seconds in Retry-After with an Idempotency-Key header: requests with the same Idempotency-Key create at most one pet.',
   create_unknown_with_key:

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type TableName, tables } from '../../definitions/tables';
@@ -11,13 +12,16 @@ export interface Dependencies {
 }
 
 /**
- * The time budget of one DynamoDB call: connect within 500 ms, answer within
- * 1 s, at most 2 attempts (the SDK's standard retry, with jittered backoff, also
- * for throttling) — about 2.2 s at worst. A failed call ends the operation (503
+ * The time budget of one DynamoDB call: connect within 500 ms, headers within
+ * 1 s of the attempt's start and the whole body within 500 ms more
+ * (DYNAMODB_BODY_TIMEOUT_MS), at most 2 attempts (the SDK's standard retry, with jittered backoff, also
+ * for throttling) — about 2.2 s at worst when no answer comes, 3.2 s when
+ * answers stall after their headers. A failed call ends the operation (503
  * with Retry-After), after at most one clean-up call (a rate-limit refund, an
- * idempotency lease release), so a failing operation answers within about 5 s,
- * inside the Lambda timeout (definitions/routes.ts); the middy timeout guard
- * answers 503 even if slow successes ever added up past it.
+ * idempotency lease release), so a failing operation answers within about 5 to
+ * 7 s; whatever happens, the time-budget guard (TIME_BUDGET_GUARD_MS, in
+ * functions/http/api-handler.ts and the authorizer) answers 503 before the
+ * Lambda timeout (definitions/routes.ts).
  *
  * The SDK may repeat any call whose answer it lost after the call landed, so
  * every call on a request path is safe to repeat, and one budget fits them all:
@@ -31,6 +35,17 @@ export interface Dependencies {
  * - suspensions and lease releases: plain SETs of the same values.
  */
 export const DYNAMODB_CALL_BUDGET = { connectionTimeoutMs: 500, requestTimeoutMs: 1_000, maxAttempts: 2 } as const;
+
+/**
+ * How long before the Lambda timeout a request (or an authorizer call) still being served is answered
+ * 503 instead: a function that runs out its timeout is killed, and API Gateway
+ * answers a bare 502 ("Handling Lambda errors with an API Gateway API",
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html).
+ */
+export const TIME_BUDGET_GUARD_MS = 500;
+
+/** After the headers, the rest of DynamoDB's answer must arrive within this (see boundEachAttempt). */
+export const DYNAMODB_BODY_TIMEOUT_MS = 500;
 
 export type DynamoDbCallBudget = { [K in keyof typeof DYNAMODB_CALL_BUDGET]: number };
 
@@ -55,7 +70,37 @@ export function createDocumentClient(
       throwOnRequestTimeout: true,
     },
   });
+  boundEachBody(client, DYNAMODB_BODY_TIMEOUT_MS);
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/**
+ * The SDK's requestTimeout ends when the headers arrive: a body that stalls
+ * after them would be waited for until the socket's idle timeout (minutes).
+ * This per-attempt step (inside the SDK's retry, just before the HTTP handler)
+ * destroys a body not read in full `bodyMs` after the headers, so the attempt
+ * fails as a TimeoutError, which the SDK retries like any other timeout.
+ */
+function boundEachBody(client: DynamoDBClient, bodyMs: number): void {
+  client.middlewareStack.addRelativeTo(
+    ((next: (args: unknown) => Promise<{ response: unknown }>) => async (args: unknown) => {
+      const result = await next(args);
+      const body = (result.response as { body?: Readable }).body;
+      if (body && typeof body.destroy === 'function' && !body.readableEnded && !body.destroyed) {
+        const timer = setTimeout(
+          () =>
+            body.destroy(
+              Object.assign(new Error(`DynamoDB's answer stopped after its headers for ${bodyMs} ms`), { name: 'TimeoutError' }),
+            ),
+          bodyMs,
+        );
+        body.once('close', () => clearTimeout(timer));
+        body.once('end', () => clearTimeout(timer));
+      }
+      return result;
+    }) as unknown as Parameters<DynamoDBClient['middlewareStack']['addRelativeTo']>[0],
+    { relation: 'after', toMiddleware: 'deserializerMiddleware', name: 'boundBodyMiddleware', override: true },
+  );
 }
 
 /** Table names from the environment, as the CDK stack sets them on each function. */

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { localCredentials } from '../../local/local-api';
 import { createTestTables, testEndpoint } from '../support/dynamo';
-import { DynamoDbFaultProxy, type FaultKind } from '../support/dynamodb-fault-proxy';
+import { DynamoDbFaultProxy, type FaultKind, type LandedFaultKind } from '../support/dynamodb-fault-proxy';
 
 /**
  * The proxy itself, seen by the AWS SDK with one attempt and a 500 ms request
@@ -35,19 +35,25 @@ afterAll(async () => {
 });
 afterEach(() => proxy.clear());
 
-const cases: [FaultKind, { lands: boolean; error: RegExp; status?: number }][] = [
+const cases: [FaultKind | LandedFaultKind, { lands: boolean; error: RegExp; status?: number }][] = [
   ['late', { lands: true, error: /TimeoutError|timed? ?out/i }],
   ['drop', { lands: true, error: /ECONNRESET|socket hang up|aborted/i }],
   ['reset', { lands: false, error: /ECONNRESET|socket hang up|aborted/i }],
   ['http500', { lands: false, error: /^InternalServerError /, status: 500 }],
   ['throughput', { lands: false, error: /^ProvisionedThroughputExceededException /, status: 400 }],
   ['throttling', { lands: false, error: /^ThrottlingException /, status: 400 }],
+  // On the answer of a write that landed: the SDK sees DynamoDB's status, then loses the body.
+  ['resetMidAnswer', { lands: true, error: /ECONNRESET|aborted|premature close/i }],
+  ['truncatedBody', { lands: true, error: /aborted|premature close|JSON|Unexpected end/i }],
+  // The SDK's request timeout stops at the headers: only the caller's own deadline ends this one.
+  ['stallAfterHeaders', { lands: true, error: /abort/i }],
+  ['errorAfterWrite', { lands: true, error: /^InternalServerError /, status: 500 }],
 ];
 
 it.each(cases)('%s: the call fails as documented; the write lands only if forwarded', async (kind, expected) => {
   const id = `proxy-${kind}`;
   proxy.inject({ kind, operation: 'PutItem', table, delayMs: 800 });
-  const failure = await viaProxy.send(new PutCommand({ TableName: table, Item: { id } })).then(
+  const failure = await viaProxy.send(new PutCommand({ TableName: table, Item: { id } }), { abortSignal: AbortSignal.timeout(1_500) }).then(
     () => undefined,
     (error: Error & { code?: string; $metadata?: { httpStatusCode?: number } }) => error,
   );

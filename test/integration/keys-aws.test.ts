@@ -10,6 +10,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
+import { WRITE_RETRY_DELAYS_MS } from '../../admin/key-admin';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { openAwsTarget } from '../../admin/targets/aws';
 import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
@@ -46,8 +47,9 @@ let cloudFormationMock: AwsClientStub<CloudFormationClient>;
 let gateway: FakeApiGateway;
 /** Every API Gateway and DynamoDB write (successful or not), in order. */
 let writes: string[];
-/** DynamoDB commands whose next call fails. */
-let dynamoFaults: Set<string>;
+/** DynamoDB commands whose next calls fail: as many as the key tool tries a write (then it reads back). */
+let dynamoFaults: Map<string, number>;
+const failDynamo = (command: string) => dynamoFaults.set(command, 1 + WRITE_RETRY_DELAYS_MS.length);
 
 const dynamoWrites = new Set(['PutItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand', 'DeleteItemCommand']);
 
@@ -55,13 +57,15 @@ beforeEach(async () => {
   clock = new TestClock();
   tableNames = await createTestTables();
   writes = [];
-  dynamoFaults = new Set();
+  dynamoFaults = new Map();
   dynamoDb = new DynamoDBClient({ endpoint: testEndpoint(), region: 'local', ...localCredentials() });
   dynamoDb.middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
       if (dynamoWrites.has(command)) writes.push(command);
-      if (dynamoFaults.delete(command)) {
+      const failuresLeft = dynamoFaults.get(command) ?? 0;
+      if (failuresLeft > 0) {
+        dynamoFaults.set(command, failuresLeft - 1);
         throw Object.assign(new Error('We encountered an internal error. Please try again.'), {
           name: 'InternalServerError',
           $fault: 'server',
@@ -297,7 +301,7 @@ describe('issue', () => {
   });
 
   it('deletes the API Gateway key and usage plan again when the DynamoDB write fails', async () => {
-    dynamoFaults.add('PutItemCommand');
+    failDynamo('PutItemCommand');
     expectOneLineError(
       await keys(['issue', '--plan', 'enterprise', '--owner', 'Acme Ltd', '--per-minute', '100', '--per-day', '1000']),
       /DynamoDB did not answer .*nothing was written/,
@@ -308,7 +312,7 @@ describe('issue', () => {
   });
 
   it('names what is left to do by hand when even the undo fails', async () => {
-    dynamoFaults.add('PutItemCommand');
+    failDynamo('PutItemCommand');
     gateway.failNext(DeleteApiKeyCommand);
     const run = await keys(['issue', '--plan', 'enterprise', '--owner', 'Acme Ltd', '--per-minute', '100', '--per-day', '1000']);
     expectOneLineError(
@@ -357,7 +361,7 @@ describe('set-plan', () => {
     expect(gateway.planNamed(ownPlanName(record))!.throttle).toEqual({ rateLimit: 30, burstLimit: 1_800 });
     await expectAgreement();
 
-    dynamoFaults.add('TransactWriteItemsCommand');
+    failDynamo('TransactWriteItemsCommand');
     expect((await keys(['set-plan', record.keyId, 'enterprise', '--per-minute', '1200', '--per-day', '50000'])).code).toBe(1);
     expect(gateway.planNamed(ownPlanName(record))!.throttle).toEqual({ rateLimit: 30, burstLimit: 1_800 });
     await expectAgreement();
@@ -382,7 +386,7 @@ describe('rotate', () => {
 
   it('deletes the successor API key when the DynamoDB transaction fails, and leaves the old key untouched', async () => {
     const record = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
-    dynamoFaults.add('TransactWriteItemsCommand');
+    failDynamo('TransactWriteItemsCommand');
     expectOneLineError(await keys(['rotate', record.keyId]), /DynamoDB did not answer/);
     expect(await keysTable.findById(record.keyId)).toEqual(record);
     expect(await keysTable.scanAll()).toHaveLength(1);
@@ -420,7 +424,7 @@ describe('revoke', () => {
 
   it('restores the API key when the DynamoDB write fails: the key stays active and metered', async () => {
     const record = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
-    dynamoFaults.add('TransactWriteItemsCommand');
+    failDynamo('TransactWriteItemsCommand');
     expectOneLineError(await keys(['revoke', record.keyId]), /DynamoDB did not answer/);
     expect((await keysTable.findById(record.keyId))!.status).toBe('active');
     await expectAgreement();

@@ -1,6 +1,8 @@
+import { IdempotencyRepository } from '../../functions/data/idempotency-repository';
 import { PetRepository } from '../../functions/data/pet-repository';
 import { IdAllocator } from '../../functions/domain/id-allocator';
-import { createPet, findPet } from '../../functions/domain/pets';
+import { PetCreation } from '../../functions/domain/pet-creation';
+import { findPet } from '../../functions/domain/pets';
 import { createTestTables, testDependencies } from '../support/dynamo';
 
 /** Decision 3 on DynamoDB Local: unique ids under concurrency, across containers, never reused. */
@@ -10,10 +12,15 @@ describe('pet ids', () => {
     const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
     // Each "container" has its own allocator, as each Lambda instance would.
     const containers = Array.from({ length: 4 }, () => new IdAllocator((count) => pets.reserveIds(count), 16));
+    const records = new IdempotencyRepository(dependencies.db, dependencies.tableNames.idempotency, dependencies.clock);
+    const creations = containers.map(
+      (ids) => new PetCreation({ pets, records, ids, clock: dependencies.clock, leaseMs: 10_000, ttlSeconds: 86_400 }),
+    );
     const created = await Promise.all(
-      Array.from({ length: 200 }, (_, index) =>
-        createPet({ name: `Pet ${index}`, categoryId: 1 }, { pets, ids: containers[index % 4] as IdAllocator, clock: dependencies.clock }),
-      ),
+      Array.from({ length: 200 }, async (_, index) => {
+        const creation = creations[index % 4] as PetCreation;
+        return (await creation.create({ name: `Pet ${index}`, categoryId: 1 }, { keyId: 'test' })).pet;
+      }),
     );
     const ids = created.map((pet) => pet.id);
     expect(new Set(ids).size).toBe(200);

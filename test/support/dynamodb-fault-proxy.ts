@@ -12,6 +12,16 @@ import type { AddressInfo, Socket } from 'node:net';
  * - `reset`, `http500`, `throughput`, `throttling`: refuses before forwarding
  *   (nothing reaches DynamoDB).
  *
+ * and, on the answer of a call that reached DynamoDB (its write has landed):
+ *
+ * - `resetMidAnswer`: sends DynamoDB's status line, headers and half the body,
+ *   then resets the connection (TCP RST);
+ * - `stallAfterHeaders`: sends DynamoDB's status line and headers, then nothing
+ *   (the connection stays open until the client gives up);
+ * - `truncatedBody`: sends the headers (with the full Content-Length) and half
+ *   the body, then closes the connection cleanly (TCP FIN);
+ * - `errorAfterWrite`: answers the InternalServerError 500 although the write landed.
+ *
  * The two throttling faults answer with DynamoDB's JSON error shape: HTTP 400,
  * `Content-Type: application/x-amz-json-1.0`, body `{"__type":
  * "com.amazonaws.dynamodb.v20120810#<Name>","message":…}` ("Error handling with
@@ -37,8 +47,13 @@ export type FaultKind = 'late' | 'drop' | 'reset' | 'http500' | 'throughput' | '
 export const faultKinds: readonly FaultKind[] = ['late', 'drop', 'reset', 'http500', 'throughput', 'throttling'];
 export type ExtraFaultKind = 'transactionConflict' | 'slowForward';
 
+/** Faults on the answer of a call that was forwarded: DynamoDB did the work, the client cannot know it. */
+export type LandedFaultKind = 'resetMidAnswer' | 'stallAfterHeaders' | 'truncatedBody' | 'errorAfterWrite';
+export const landedFaultKinds: readonly LandedFaultKind[] = ['resetMidAnswer', 'stallAfterHeaders', 'truncatedBody', 'errorAfterWrite'];
+const isLandedFault = (kind: string): kind is LandedFaultKind => (landedFaultKinds as readonly string[]).includes(kind);
+
 export interface FaultRule {
-  kind: FaultKind | ExtraFaultKind;
+  kind: FaultKind | ExtraFaultKind | LandedFaultKind;
   /** The operation, e.g. `PutItem` (the part of X-Amz-Target after the dot); any when absent. */
   operation?: string;
   /** A table the call touches (TableName, or any table of a TransactWriteItems); any when absent. */
@@ -55,7 +70,7 @@ export interface ProxiedCall {
   operation: string;
   tables: string[];
   /** The fault applied, if any. */
-  fault?: FaultKind | ExtraFaultKind;
+  fault?: FaultKind | ExtraFaultKind | LandedFaultKind;
   /** Whether the call reached DynamoDB. */
   forwarded: boolean;
 }
@@ -145,9 +160,10 @@ export class DynamoDbFaultProxy {
         operation,
         tables,
         fault: fault?.kind,
-        forwarded: fault === undefined || fault.kind === 'late' || fault.kind === 'drop',
+        forwarded: fault === undefined || fault.kind === 'late' || fault.kind === 'drop' || isLandedFault(fault.kind),
       });
-      if (fault && !['late', 'drop'].includes(fault.kind)) return refuse(fault.kind as FaultKind, request, response);
+      if (fault && !['late', 'drop'].includes(fault.kind) && !isLandedFault(fault.kind))
+        return refuse(fault.kind as FaultKind, request, response);
       this.forward(request, body, response, fault);
     });
   }
@@ -212,6 +228,7 @@ export class DynamoDbFaultProxy {
           answered();
           // The write has landed in DynamoDB by now; only the answer is at stake.
           if (fault?.kind === 'drop') return void request.socket.destroy();
+          if (fault && isLandedFault(fault.kind)) return spoilAnswer(fault.kind, request, response, answer, Buffer.concat(chunks));
           const send = () => {
             if (response.destroyed) return;
             response.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -232,6 +249,28 @@ export class DynamoDbFaultProxy {
     });
     upstream.end(body);
   }
+}
+
+/** Sends DynamoDB's answer damaged as `kind` says (the call has landed). */
+function spoilAnswer(
+  kind: LandedFaultKind,
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: IncomingMessage,
+  body: Buffer,
+): void {
+  if (kind === 'errorAfterWrite')
+    return void awsError(response, 500, 'InternalServerError', 'Internal server error (injected after the write)');
+  const { 'transfer-encoding': _chunked, ...headers } = answer.headers;
+  response.writeHead(answer.statusCode ?? 502, { ...headers, 'content-length': String(body.length) });
+  if (kind === 'stallAfterHeaders') return void response.flushHeaders();
+  const half = body.subarray(0, Math.floor(body.length / 2));
+  // Written straight to the socket once the headers are out, so that nothing is buffered in between.
+  // A moment after the first half, as a connection lost mid-answer: the client is reading the body by then.
+  response.write(half, () => {
+    const timer = setTimeout(() => (kind === 'resetMidAnswer' ? request.socket.resetAndDestroy() : request.socket.end()), 50);
+    request.socket.once('close', () => clearTimeout(timer));
+  });
 }
 
 function tablesOf(body: Buffer): string[] {

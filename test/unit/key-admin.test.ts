@@ -111,7 +111,7 @@ describe('error messages', () => {
       [new ApiKeyChangedError('key_1'), /^key_1 was changed by someone else while this command ran; nothing was written/],
       [
         new DependencyUnavailableError(Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' })),
-        /^DynamoDB did not answer \(Error: connect ECONNREFUSED\); nothing was written/,
+        /^DynamoDB did not answer \(Error: connect ECONNREFUSED\)\. Check the connection/,
       ],
       [new TypeError('x is not a function\n    at y (z.ts:1:1)'), /^Unexpected failure \(TypeError\): x is not a function at y/],
       ['a string', /^Unexpected failure: a string$/],
