@@ -7,7 +7,7 @@
  * a walk was wrong. CI runs a shortened form (test/integration/scale.test.ts).
  */
 import { startDynamoDbLocal } from '../local/dynamodb-local';
-import { currentDesign } from '../test/scale/designs';
+import { shardedDesign, singleListKeyDesign } from '../test/scale/designs';
 import { runScale } from '../test/support/scale-run';
 
 const argument = (name: string, fallback: number) => {
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     for (const run of runs) {
       const report = await runScale({
         endpoint: dynamo.endpoint,
-        design: currentDesign,
+        design: process.argv.includes('--single-key') ? singleListKeyDesign : shardedDesign,
         ...run,
         seconds,
         instancesPerFunction: 16,

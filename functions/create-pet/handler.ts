@@ -15,9 +15,9 @@ import { recordPetCreated } from '../runtime/metrics';
 
 export function createHandler(dependencies: Dependencies) {
   const { clock } = dependencies;
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
-  // One allocator per container: its id block outlives a single request.
-  const ids = new IdAllocator((count) => pets.reserveIds(count));
+  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { clock });
+  // One allocator per container: its id block outlives a single request, not its lifetime (pet-layout.ts).
+  const ids = new IdAllocator((count) => pets.reserveIds(count), pets.layout.blockSize, { clock, lifetimeMs: pets.layout.blockLifetimeMs });
   const createOnce = new IdempotentCreate(
     dependencies.db,
     dependencies.tableNames.idempotency,

@@ -1,13 +1,41 @@
+import { type PetLayout, petLayout } from '../../functions/data/pet-layout';
 import { PetRepository } from '../../functions/data/pet-repository';
 import { IdAllocator } from '../../functions/domain/id-allocator';
 import type { ScaleDesign } from '../support/scale-run';
 
-/** The pet store as deployed: one allocator item, one byList key, one byStatus key per status. */
-export const currentDesign: ScaleDesign = {
-  name: 'one byList key ("pets"), one allocator item',
-  instance: (dependencies) => {
-    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
-    return { pets, ids: new IdAllocator((count) => pets.reserveIds(count)) };
-  },
-  stalenessMs: 0,
-};
+/**
+ * The layout under test. Id blocks are smaller than in service (16 ids, not
+ * 200): a simulated instance carries the creates of many real ones, and a real
+ * instance fills its block at its own pace while the block's shard takes the
+ * blocks of all the others; with whole blocks a few simulated instances would
+ * each pour hundreds of creates into one shard. Stripes and shards are as deployed.
+ */
+export const scaledLayout: PetLayout = { ...petLayout, blockSize: 16 };
+
+function design(name: string, layout: PetLayout): ScaleDesign {
+  return {
+    name,
+    instance: (dependencies) => {
+      const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout, clock: dependencies.clock });
+      const ids = new IdAllocator((count) => pets.reserveIds(count), layout.blockSize, {
+        clock: dependencies.clock,
+        lifetimeMs: layout.blockLifetimeMs,
+      });
+      return { pets, ids };
+    },
+    // A page past the newest blocks an instance knows of looks again after 1 s (pet-repository.ts); 2 s leaves room for a loaded machine.
+    stalenessMs: 2_000,
+  };
+}
+
+/** Today's design: lists sharded by id block over 256 keys per index, ids from 16 allocator stripes. */
+export const shardedDesign = design(
+  `lists sharded over ${scaledLayout.shardCount} keys per index, ids from ${scaledLayout.stripeCount} stripes, blocks of ${scaledLayout.blockSize}`,
+  scaledLayout,
+);
+
+/** The fixture that must fail: every pet under one list key (one shard), as before sharding. */
+export const singleListKeyDesign = design('one list key per index (a single shard), ids from 16 stripes', {
+  ...scaledLayout,
+  shardCount: 1,
+});

@@ -77,7 +77,7 @@ export interface KeyUsage {
 export interface ThrottleRecord {
   /** The DynamoDB operation, e.g. PutItem. */
   operation: string;
-  /** Who sent it: the `sim/<name>` part of the SDK's user agent, if any. */
+  /** Who sent it: the `x-sim-caller` header, or the `sim/<name>` part of the SDK's user agent, if any. */
   caller: string;
   resource: string;
   key: string;
@@ -178,7 +178,8 @@ export class PartitionLimitProxy {
       String(request.headers['x-amz-target'] ?? '')
         .split('.')
         .pop() ?? '';
-    const caller = /\bsim\/([\w-]+)/.exec(String(request.headers['user-agent'] ?? ''))?.[1] ?? '';
+    const caller =
+      String(request.headers['x-sim-caller'] ?? '') || (/\bsim\/([\w-]+)/.exec(String(request.headers['user-agent'] ?? ''))?.[1] ?? '');
     const callKey = `${caller || '-'} ${operation}`;
     this.calls.set(callKey, (this.calls.get(callKey) ?? 0) + 1);
     let input: Json = {};

@@ -207,7 +207,9 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     const op = chooseOperation(i);
     inFlight++;
     const task = run[op]()
-      .then(() => void (outcomes[op].ok += 1))
+      .then(() => {
+        outcomes[op].ok += 1;
+      })
       .catch((error) => fail(op, error))
       .finally(() => {
         inFlight--;
