@@ -31,7 +31,7 @@ async function main(): Promise<void> {
         design: process.argv.includes('--single-key') ? singleListKeyDesign : shardedDesign,
         ...run,
         seconds,
-        instancesPerFunction: 16,
+        instances: { createPet: 16, listPets: 4, getPet: 4 },
         seedPets: 400,
         log: (line) => console.log(line),
       });

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '../../definitions/tables';
 import { ensureTables, tableNamesFor } from '../../local/tables';
+import { shardKeys } from '../baselines/common/pets';
 
 /** DynamoDB Local takes any credentials; the region only has to exist. */
 export const benchRegion = 'us-east-1';
@@ -23,11 +24,11 @@ export async function createTables(endpoint: string, prefix: string): Promise<Re
 
 const statuses = ['available', 'pending', 'sold'] as const;
 
-/** A stored pet as the service writes it (pet-repository: listKey on every pet for the byList index). */
+/** A stored pet as the service writes it (pet-repository: its block's shard keys for the two list indexes). */
 export function petItem(id: number): Record<string, unknown> {
   return {
     id,
-    listKey: 'pets',
+    ...shardKeys(id, statuses[id % 3] as string),
     name: `Pet ${id}`,
     categoryId: 1 + (id % 7),
     status: statuses[id % 3],

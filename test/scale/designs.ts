@@ -23,8 +23,9 @@ function design(name: string, layout: PetLayout): ScaleDesign {
       });
       return { pets, ids };
     },
-    // A page past the newest blocks an instance knows of looks again after 1 s (pet-repository.ts); 2 s leaves room for a loaded machine.
-    stalenessMs: 2_000,
+    // An instance trusts its view of which blocks exist for 10 s (pet-repository.ts): a block a lagging stripe hands out below
+    // the newest ones shows after that; 1 s more for a loaded machine.
+    stalenessMs: 11_000,
   };
 }
 
