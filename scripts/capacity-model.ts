@@ -238,6 +238,14 @@ export const components: Component[] = [
     load: (m) => (listInstances(m) / sealedCacheSeconds) * 2 * queryReadUnits(assumptions.pageSize + 1),
   },
   {
+    name: "the newest block's shard, reads (pages reaching the newest pets)",
+    unit: 'read units',
+    limit: awsLimits.partitionReadUnits,
+    kind: 'hard',
+    // An instance keeps a range of a block still being filled for 1 s: at most one Query per instance per second.
+    load: (m) => listInstances(m) * assumptions.tailInstanceShare * queryReadUnits(assumptions.pageSize + 1),
+  },
+  {
     name: 'one list shard, reads (next pages)',
     unit: 'read units',
     limit: awsLimits.partitionReadUnits,

@@ -31,6 +31,12 @@ const FRONTIER_MAX_AGE_MS = 10_000;
 const SEALED_CACHE_ENTRIES = 512;
 /** How long a sealed range is kept: bounds how late a pet written into an old block (a create retried hours later with its Idempotency-Key) can appear. */
 const SEALED_CACHE_TTL_MS = 60_000;
+/**
+ * How long any other range is kept: a block still being filled (the newest
+ * pets, which every walk reaching the end reads) costs its shard at most one
+ * Query per instance per second.
+ */
+const RECENT_CACHE_TTL_MS = 1_000;
 
 interface CachedRange {
   /** Every pet of the view with an id in from … to, ascending. */
@@ -38,6 +44,7 @@ interface CachedRange {
   to: number;
   pets: Pet[];
   cachedAt: number;
+  sealed: boolean;
 }
 
 export interface PetRepositoryOptions {
@@ -177,7 +184,8 @@ export class PetRepository implements PetStore {
     const to = lastIdOf(block, this.layout);
     const cacheKey = `${status ?? ''}:${block}`;
     const cached = this.sealed.get(cacheKey);
-    if (cached && this.cacheClock() - cached.cachedAt < SEALED_CACHE_TTL_MS && cached.from <= from) {
+    const ttl = cached?.sealed ? SEALED_CACHE_TTL_MS : RECENT_CACHE_TTL_MS;
+    if (cached && this.cacheClock() - cached.cachedAt < ttl && cached.from <= from) {
       const pets = cached.pets.filter((pet) => pet.id >= from);
       // The cached range covers the rest of the block, or at least `want` pets of it.
       if (cached.to === to || pets.length >= want) return pets.slice(0, want);
@@ -200,12 +208,15 @@ export class PetRepository implements PetStore {
     return pets;
   }
 
-  /** Keeps a range read from a sealed block: one whose pets can no longer change (pet-layout.ts). */
+  /**
+   * Keeps a range read: a minute when its block is sealed (no pet can be
+   * written into it any more: pet-layout.ts), a second otherwise.
+   */
   private remember(cacheKey: string, from: number, to: number, pets: Pet[], items: Record<string, unknown>[]): void {
     const oldest = Math.min(...items.map((item) => Date.parse(String(item.createdAt))));
-    if (!Number.isFinite(oldest) || this.clock() - oldest < sealedAfterMs(this.layout, functionTimeoutSeconds * 1000)) return;
+    const sealed = Number.isFinite(oldest) && this.clock() - oldest >= sealedAfterMs(this.layout, functionTimeoutSeconds * 1000);
     this.sealed.delete(cacheKey);
-    this.sealed.set(cacheKey, { from, to, pets, cachedAt: this.cacheClock() });
+    this.sealed.set(cacheKey, { from, to, pets, cachedAt: this.cacheClock(), sealed });
     if (this.sealed.size > SEALED_CACHE_ENTRIES) this.sealed.delete(this.sealed.keys().next().value as string);
   }
 

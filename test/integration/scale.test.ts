@@ -16,9 +16,9 @@ const run = (design: typeof shardedDesign) =>
     design,
     multiple: 1_000,
     factor: 10_000,
-    seconds: 6,
+    seconds: 5,
     instances: { createPet: 16, listPets: 4, getPet: 4 },
-    seedPets: 200,
+    seedPets: 120,
     limits: [20, 100],
   });
 
