@@ -32,7 +32,7 @@ async function main(): Promise<void> {
         ...run,
         seconds,
         instances: { createPet: 16, listPets: 4, getPet: 4 },
-        seedPets: 400,
+        seedPets: 512,
         log: (line) => console.log(line),
       });
       console.log(`${report.text}\n`);

@@ -53,6 +53,8 @@ export interface PetRepositoryOptions {
   clock?: () => number;
   /** Real time, for how long caches are trusted (a test clock may stand still). */
   cacheClock?: () => number;
+  /** Which allocator stripe the next reservation goes to; at random by default. */
+  pickStripe?: (stripeCount: number) => number;
 }
 
 /** Reads and writes pets. The only module that knows how pets are stored (the layout: functions/data/pet-layout.ts). */
@@ -60,6 +62,7 @@ export class PetRepository implements PetStore {
   readonly layout: PetLayout;
   private readonly clock: () => number;
   private readonly cacheClock: () => number;
+  private readonly pickStripe: (stripeCount: number) => number;
   private frontier: Frontier | undefined;
   private frontierRead: Promise<Frontier> | undefined;
   private readonly sealed = new Map<string, CachedRange>();
@@ -74,6 +77,7 @@ export class PetRepository implements PetStore {
     this.layout = options.layout ?? petLayout;
     this.clock = options.clock ?? Date.now;
     this.cacheClock = options.cacheClock ?? Date.now;
+    this.pickStripe = options.pickStripe ?? ((count) => Math.floor(Math.random() * count));
   }
 
   async get(id: number): Promise<Pet | undefined> {
@@ -259,7 +263,7 @@ export class PetRepository implements PetStore {
    */
   async reserveIds(count: number): Promise<number> {
     if (count !== this.layout.blockSize) throw new Error(`Id blocks hold ${this.layout.blockSize} ids, not ${count}`);
-    const stripe = Math.floor(Math.random() * this.layout.stripeCount);
+    const stripe = this.pickStripe(this.layout.stripeCount);
     const { Attributes } = await dynamoCall(() =>
       this.db.send(
         new UpdateCommand({

@@ -18,7 +18,8 @@ const run = (design: typeof shardedDesign) =>
     factor: 10_000,
     seconds: 5,
     instances: { createPet: 16, listPets: 4, getPet: 4 },
-    seedPets: 120,
+    // One block of 16 on each of the 16 stripes.
+    seedPets: 256,
     limits: [20, 100],
   });
 

@@ -26,8 +26,8 @@ import { keySchemasOf, PartitionLimitProxy } from './partition-limit-proxy';
 export interface ScaleDesign {
   /** What this design is, for the report. */
   name: string;
-  /** One Lambda instance's pet store and allocator, on that instance's own dependencies. */
-  instance(dependencies: Dependencies): { pets: PetStore; ids: IdAllocator };
+  /** One Lambda instance's pet store and allocator, on that instance's own dependencies (`seeding`: the one that writes the past). */
+  instance(dependencies: Dependencies, seeding?: boolean): { pets: PetStore; ids: IdAllocator };
   /** How late a new pet may appear in lists (caches of the design), in ms. */
   stalenessMs: number;
 }
@@ -89,7 +89,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   await ensureTables(admin, names, { timeToLive: false });
   const proxy = await PartitionLimitProxy.start(endpoint, keySchemasOf(tables, names), { factor });
 
-  const instance = (caller: string, viaProxy: boolean, clock = () => Date.now()) => {
+  const instance = (caller: string, viaProxy: boolean, clock = () => Date.now(), seeding = false) => {
     const dependencies: Dependencies = {
       db: createDocumentClient({
         endpoint: viaProxy ? proxy.endpoint : endpoint,
@@ -109,12 +109,12 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       },
       { step: 'build', name: 'simulatedCaller' },
     );
-    return { ...design.instance(dependencies), dependencies };
+    return { ...design.instance(dependencies, seeding), dependencies };
   };
 
   // The past: pets created an hour ago, straight into DynamoDB Local.
   const hourAgo = () => Date.now() - 3_600_000;
-  const seeder = instance('seed', false, hourAgo);
+  const seeder = instance('seed', false, hourAgo, true);
   const known: { pet: Pet; at: number }[] = [];
   for (let i = 0; i < options.seedPets; i += 20) {
     const batch = await Promise.all(
