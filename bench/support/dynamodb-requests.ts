@@ -64,6 +64,7 @@ export function countingClient(db: DynamoDBDocumentClient, counter: RequestCount
 export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, tables: { pets: string }): DynamoDBDocumentClient {
   const metadata = { httpStatusCode: 200, requestId: 'STUB', attempts: 1, totalRetryDelay: 0 };
   let lastReservedId = 1_000_000;
+  let stripeBlocks = 0;
   let requestCount = 0;
   const send: Send = async (command) => {
     const { operation, input } = counter.record(command);
@@ -104,7 +105,10 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
       }
       case 'UpdateItem': {
         if (input.TableName === tables.pets) {
-          lastReservedId += Number((input.ExpressionAttributeValues as Record<string, unknown>)[':count']);
+          // A block reserved on an allocator stripe (pet-repository.ts: ADD reserved :one), or on the old allocator (the baselines).
+          const values = input.ExpressionAttributeValues as Record<string, unknown>;
+          if (values[':one'] !== undefined) return { $metadata: metadata, Attributes: { reserved: ++stripeBlocks } };
+          lastReservedId += Number(values[':count']);
           return { $metadata: metadata, Attributes: { lastReservedId } };
         }
         requestCount++;
