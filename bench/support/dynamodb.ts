@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '../../definitions/tables';
+import { blockOf, petLayout, stripeItemId } from '../../functions/data/pet-layout';
 import { ensureTables, tableNamesFor } from '../../local/tables';
 import { shardKeys } from '../baselines/common/pets';
 
@@ -66,4 +67,9 @@ export async function loadPets(
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
   await db.send(new PutCommand({ TableName: tableName, Item: { id: 0, lastReservedId: count + 1_000 } }));
+  // The allocator stripes start past them too, as the migration seeds them (scripts/migrate-list-shards.ts).
+  const base = Math.ceil((blockOf(count + 1_000, petLayout) + 1) / petLayout.stripeCount);
+  for (let stripe = 0; stripe < petLayout.stripeCount; stripe++) {
+    await db.send(new PutCommand({ TableName: tableName, Item: { id: stripeItemId(stripe), reserved: base, base } }));
+  }
 }
