@@ -67,8 +67,9 @@ export async function loadPets(
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
   await db.send(new PutCommand({ TableName: tableName, Item: { id: 0, lastReservedId: count + 1_000 } }));
-  // The allocator stripes start past them too, as the migration seeds them (scripts/migrate-list-shards.ts).
-  const base = Math.ceil((blockOf(count + 1_000, petLayout) + 1) / petLayout.stripeCount);
+  // The allocator stripes start past them too, with the migration's margin (scripts/migrate-list-shards.ts),
+  // so the baselines' creates on the old allocator never meet ours.
+  const base = Math.ceil((blockOf(count + 1_000 + 1_000_000, petLayout) + 1) / petLayout.stripeCount);
   for (let stripe = 0; stripe < petLayout.stripeCount; stripe++) {
     await db.send(new PutCommand({ TableName: tableName, Item: { id: stripeItemId(stripe), reserved: base, base } }));
   }
