@@ -22,6 +22,7 @@ import { buildBundles, reportBundleSizes } from './measures/bundles';
 import { measureColdInit } from './measures/cold-init';
 import { measureEndToEnd } from './measures/end-to-end';
 import { measureListGrowth } from './measures/list-growth';
+import { measureListWalkRequests } from './measures/list-walk-requests';
 import { measureOverlapFloor } from './measures/overlap-floor';
 import { measureRequestsPerCall } from './measures/requests-per-call';
 import { measureRoundTrips } from './measures/round-trips';
@@ -87,6 +88,7 @@ async function measureOnDynamoDbLocal(run: BenchRun): Promise<void> {
     await measureRoundTrips(run, endpoint, moduleOf);
     await measureAuthorizer(run, admin, moduleOf);
     await measureRequestsPerCall(run, endpoint, moduleOf);
+    await measureListWalkRequests(run, endpoint);
     await measureListGrowth(run, endpoint, admin);
     await measureEndToEnd(run, endpoint);
     admin.destroy();

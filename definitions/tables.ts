@@ -24,13 +24,14 @@ export interface TableDefinition {
 
 export const tables = {
   pets: {
-    purpose: 'The pets, and the id allocator (the item with id 0).',
+    purpose: 'The pets, and the id allocator stripes (items with ids -1 to -16; id 0 is the allocator before striping).',
     envVar: 'PETS_TABLE_NAME',
     partitionKey: { name: 'id', type: 'N' },
     indexes: [
-      // Every pet carries listKey = "pets", so one Query lists them all in id order.
-      { name: 'byList', partitionKey: { name: 'listKey', type: 'S' }, sortKey: { name: 'id', type: 'N' } },
-      { name: 'byStatus', partitionKey: { name: 'status', type: 'S' }, sortKey: { name: 'id', type: 'N' } },
+      // Write-sharded lists (functions/data/pet-layout.ts): a pet of id block b is under shard
+      // b mod 256, listShard = "<shard>" and statusShard = "<status>#<shard>", sorted by id.
+      { name: 'byListShard', partitionKey: { name: 'listShard', type: 'S' }, sortKey: { name: 'id', type: 'N' } },
+      { name: 'byStatusShard', partitionKey: { name: 'statusShard', type: 'S' }, sortKey: { name: 'id', type: 'N' } },
     ],
   },
   apiKeys: {
@@ -58,5 +59,5 @@ export const tables = {
 export type TableName = keyof typeof tables;
 
 /** Index names, typed, for the queries that use them. */
-export const petIndexes = { byList: 'byList', byStatus: 'byStatus' } as const;
+export const petIndexes = { byListShard: 'byListShard', byStatusShard: 'byStatusShard' } as const;
 export const apiKeyIndexes = { byKeyId: 'byKeyId' } as const;

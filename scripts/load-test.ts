@@ -8,11 +8,11 @@
  * Traffic goes to 127.0.0.1 only. Exits non-zero if any check fails.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { Command } from 'commander';
 import { limitsFor, type PlanName } from '../definitions/plans';
-import { petIndexes, type TableName } from '../definitions/tables';
+import type { TableName } from '../definitions/tables';
 import { ApiKeyRepository } from '../functions/data/api-key-repository';
 import { counterKey } from '../functions/data/rate-limit-repository';
 import { generateApiKey } from '../functions/domain/api-keys';
@@ -141,16 +141,9 @@ async function readStoredPetIds(db: DynamoDBDocumentClient, tableNames: Record<T
   const stored: number[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableNames.pets,
-        IndexName: petIndexes.byList,
-        KeyConditionExpression: 'listKey = :pets',
-        ExpressionAttributeValues: { ':pets': 'pets' },
-        ExclusiveStartKey: exclusiveStartKey,
-      }),
-    );
-    stored.push(...(page.Items ?? []).map((item) => Number(item.id)));
+    // Every stored pet, wherever its shard: a Scan of the table (pets have ids ≥ 1; allocator items ≤ 0).
+    const page = await db.send(new ScanCommand({ TableName: tableNames.pets, ExclusiveStartKey: exclusiveStartKey }));
+    stored.push(...(page.Items ?? []).map((item) => Number(item.id)).filter((id) => id >= 1));
     exclusiveStartKey = page.LastEvaluatedKey;
   } while (exclusiveStartKey);
   return stored;

@@ -44,9 +44,10 @@ export async function measureOverlapFloor(run: BenchRun, endpoint: string, modul
       db.send(
         new QueryCommand({
           TableName: benchTableNames.pets,
-          IndexName: 'byList',
-          KeyConditionExpression: 'listKey = :partition AND id > :afterId',
-          ExpressionAttributeValues: { ':partition': 'pets', ':afterId': 0 },
+          // The first page: the first block's shard of the list of all pets (functions/data/pet-layout.ts).
+          IndexName: 'byListShard',
+          KeyConditionExpression: 'listShard = :shard AND id > :afterId',
+          ExpressionAttributeValues: { ':shard': '0', ':afterId': 0 },
           Limit: 21,
         }),
       ),

@@ -13,8 +13,9 @@ export class RequestCounter {
   record(command: unknown): { operation: string; table: string; input: Record<string, unknown> } {
     const input = ((command as { input?: unknown }).input ?? {}) as Record<string, unknown>;
     const operation = operationOf(command, input);
-    const table =
-      this.tableLabels[String(input.TableName)] ?? String(input.TableName ?? Object.keys((input.RequestItems as object) ?? {})[0] ?? '?');
+    const physical = String(input.TableName ?? Object.keys((input.RequestItems as object) ?? {})[0] ?? '?');
+    const table = this.tableLabels[physical] ?? physical;
+
     const key = `${operation} ${table}`;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     return { operation, table, input };
@@ -34,7 +35,10 @@ function operationOf(command: unknown, input: Record<string, unknown>): string {
   if (Array.isArray(schema) && typeof schema[2] === 'string') return schema[2];
   if ('KeyConditionExpression' in input) return 'Query';
   if ('UpdateExpression' in input) return 'UpdateItem';
-  if ('RequestItems' in input) return 'BatchWriteItem';
+  if ('RequestItems' in input)
+    return Object.values(input.RequestItems as Record<string, { Keys?: unknown }>).some((request) => request.Keys)
+      ? 'BatchGetItem'
+      : 'BatchWriteItem';
   if ('Item' in input) return 'PutItem';
   return 'GetItem';
 }
@@ -60,6 +64,7 @@ export function countingClient(db: DynamoDBDocumentClient, counter: RequestCount
 export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, tables: { pets: string }): DynamoDBDocumentClient {
   const metadata = { httpStatusCode: 200, requestId: 'STUB', attempts: 1, totalRetryDelay: 0 };
   let lastReservedId = 1_000_000;
+  let stripeBlocks = 0;
   let requestCount = 0;
   const send: Send = async (command) => {
     const { operation, input } = counter.record(command);
@@ -73,9 +78,15 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
       }
       case 'PutItem':
         return { $metadata: metadata };
+      case 'BatchGetItem': {
+        // Which id blocks exist (functions/data/pet-repository.ts): the allocator before striping, far ahead.
+        const [table] = Object.keys((input.RequestItems ?? {}) as object);
+        return { $metadata: metadata, Responses: { [String(table)]: [{ id: 0, lastReservedId }] } };
+      }
       case 'Query': {
         const limit = Number(input.Limit ?? 21);
-        const afterId = Number((input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':afterId'] ?? 0);
+        const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+        const afterId = values[':from'] !== undefined ? Number(values[':from']) - 1 : Number(values[':afterId'] ?? 0);
         const Items = Array.from({ length: limit }, (_, index) => ({
           id: afterId + index + 1,
           listKey: 'pets',
@@ -94,7 +105,10 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
       }
       case 'UpdateItem': {
         if (input.TableName === tables.pets) {
-          lastReservedId += Number((input.ExpressionAttributeValues as Record<string, unknown>)[':count']);
+          // A block reserved on an allocator stripe (pet-repository.ts: ADD reserved :one), or on the old allocator (the baselines).
+          const values = input.ExpressionAttributeValues as Record<string, unknown>;
+          if (values[':one'] !== undefined) return { $metadata: metadata, Attributes: { reserved: ++stripeBlocks } };
+          lastReservedId += Number(values[':count']);
           return { $metadata: metadata, Attributes: { lastReservedId } };
         }
         requestCount++;

@@ -15,12 +15,12 @@ import { recordPetCreated } from '../runtime/metrics';
 
 export function createHandler(dependencies: Dependencies) {
   const { clock, db, tableNames } = dependencies;
-  const pets = new PetRepository(db, tableNames.pets);
+  const pets = new PetRepository(db, tableNames.pets, { clock });
   const creation = new PetCreation({
     pets,
     records: new IdempotencyRepository(db, tableNames.idempotency, clock),
-    // One allocator per container: its id block outlives a single request.
-    ids: new IdAllocator((count) => pets.reserveIds(count)),
+    // One allocator per container: its id block outlives a single request, not its lifetime (pet-layout.ts).
+    ids: new IdAllocator((count) => pets.reserveIds(count), pets.layout.blockSize, { clock, lifetimeMs: pets.layout.blockLifetimeMs }),
     clock,
     leaseMs: functionTimeoutSeconds * 1000,
     ttlSeconds: IDEMPOTENCY_TTL_SECONDS,

@@ -1,23 +1,84 @@
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { functionTimeoutSeconds } from '../../definitions/routes';
 import { petIndexes } from '../../definitions/tables';
 import type { Pet, PetStatus } from '../domain/pet';
 import type { PetStore } from '../domain/pets';
 import { dynamoCall } from './dynamo-errors';
+import {
+  blockOf,
+  type Frontier,
+  firstIdOf,
+  LEGACY_ALLOCATOR_ID,
+  lastIdOf,
+  nextAllocated,
+  type PetLayout,
+  petLayout,
+  sealedAfterMs,
+  shardKey,
+  stripeItemId,
+} from './pet-layout';
 
-/** Value of `listKey` on every pet: the partition of the byList index. */
-const LIST_KEY = 'pets';
-/** The id allocator lives in the pets table under an id no pet can have. */
-const ALLOCATOR_ID = 0;
+/** The most Queries one page sends at once (bounded fan-out over the next blocks). */
+const MAX_PARALLEL_QUERIES = 4;
+/** How long an instance trusts its view of which blocks exist, when a page reaches the newest ones. */
+const FRONTIER_TTL_MS = 1_000;
+/** …and on any page: a block a lagging stripe hands out below the newest ones shows within this. */
+const FRONTIER_MAX_AGE_MS = 10_000;
+/** Sealed block ranges an instance keeps (about 200 bytes a pet: a few MB at most). */
+const SEALED_CACHE_ENTRIES = 512;
+/** How long a sealed range is kept: bounds how late a pet written into an old block (a create retried hours later with its Idempotency-Key) can appear. */
+const SEALED_CACHE_TTL_MS = 60_000;
+/**
+ * How long any other range is kept: a block still being filled (the newest
+ * pets, which every walk reaching the end reads) costs its shard at most one
+ * Query per instance per second.
+ */
+const RECENT_CACHE_TTL_MS = 1_000;
 
-/** Reads and writes pets. The only module that knows how pets are stored. */
+interface CachedRange {
+  /** Every pet of the view with an id in from … to, ascending. */
+  from: number;
+  to: number;
+  pets: Pet[];
+  cachedAt: number;
+  sealed: boolean;
+}
+
+export interface PetRepositoryOptions {
+  layout?: PetLayout;
+  /** The service's clock: createdAt and block lifetimes are on it, so sealing is judged on it. */
+  clock?: () => number;
+  /** Real time, for how long caches are trusted (a test clock may stand still). */
+  cacheClock?: () => number;
+  /** Which allocator stripe the next reservation goes to; at random by default. */
+  pickStripe?: (stripeCount: number) => number;
+}
+
+/** Reads and writes pets. The only module that knows how pets are stored (the layout: functions/data/pet-layout.ts). */
 export class PetRepository implements PetStore {
+  readonly layout: PetLayout;
+  private readonly clock: () => number;
+  private readonly cacheClock: () => number;
+  private readonly pickStripe: (stripeCount: number) => number;
+  private frontier: Frontier | undefined;
+  private frontierRead: Promise<Frontier> | undefined;
+  private readonly sealed = new Map<string, CachedRange>();
+  /** Queries sent by listAfter, for the bench and tests. */
+  queriesSent = 0;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    options: PetRepositoryOptions = {},
+  ) {
+    this.layout = options.layout ?? petLayout;
+    this.clock = options.clock ?? Date.now;
+    this.cacheClock = options.cacheClock ?? Date.now;
+    this.pickStripe = options.pickStripe ?? ((count) => Math.floor(Math.random() * count));
+  }
 
   async get(id: number): Promise<Pet | undefined> {
     const { Item } = await dynamoCall(() => this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })));
@@ -38,7 +99,7 @@ export class PetRepository implements PetStore {
         this.db.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: { ...pet, listKey: LIST_KEY, createdAt, writeToken },
+            Item: { ...pet, ...this.shardAttributes(pet), createdAt, writeToken },
             ConditionExpression: 'attribute_not_exists(id)',
             // PutItem returns the item that failed the condition when asked: no second read
             // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html).
@@ -59,46 +120,163 @@ export class PetRepository implements PetStore {
     }
   }
 
+  /** The index keys of a pet: its block's shard in the list of all pets and in its status's list. */
+  shardAttributes(pet: Pick<Pet, 'id' | 'status'>): { listShard: string; statusShard: string } {
+    const block = blockOf(pet.id, this.layout);
+    return { listShard: shardKey(block, undefined, this.layout), statusShard: shardKey(block, pet.status, this.layout) };
+  }
+
   /**
    * Up to `limit` pets with ids above `afterId`, ascending, and whether more
-   * exist. One Query on an index whose cost depends on the page, not the table.
+   * exist. Walks the blocks that exist in id order: the pets of block b are in
+   * shard b mod shardCount, so each Query reads one block's range of one shard.
+   * Most pages lie in one block (one Query); a page that needs more reads the
+   * next blocks at most MAX_PARALLEL_QUERIES at a time. Ranges of sealed blocks
+   * are kept for a minute: the first pages, which every walk reads, cost no
+   * Query on a warm instance.
    */
   async listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<{ pets: Pet[]; hasMore: boolean }> {
-    const byStatus = status !== undefined;
+    const want = limit + 1;
+    const found: Pet[] = [];
+    let after = afterId;
+    // The block of the next id is read at once, beside the view of which blocks exist (needed only for what follows).
+    const known = this.frontier && this.cacheClock() - this.frontier.readAt < FRONTIER_MAX_AGE_MS ? this.frontier : undefined;
+    const frontierRead = known ? Promise.resolve(known) : this.currentFrontier(true);
+    let frontier: Frontier = known as Frontier;
+    let blocks = [blockOf(after + 1, this.layout)];
+    let batch = 1;
+    for (;;) {
+      const [results, read] = await Promise.all([
+        Promise.all(blocks.map((b) => this.readBlock(b, after, want - found.length, status))),
+        frontier ?? frontierRead,
+      ]);
+      frontier = read;
+      for (const pets of results) {
+        for (const pet of pets) if (found.length < want && pet.id > after) found.push(pet);
+      }
+      if (found.length >= want) break;
+      // These blocks are read to their end: what follows starts after the last of them.
+      after = Math.max(after, found.at(-1)?.id ?? 0, lastIdOf(blocks.at(-1) as number, this.layout));
+      batch = Math.min(MAX_PARALLEL_QUERIES, batch * 2);
+      blocks = this.nextBlocks(after, batch, frontier);
+      if (blocks.length === 0 && this.cacheClock() - frontier.readAt >= FRONTIER_TTL_MS) {
+        // Past the newest block this instance knows of, and its view is over a second old: look again.
+        frontier = await this.currentFrontier(true);
+        blocks = this.nextBlocks(after, batch, frontier);
+      }
+      if (blocks.length === 0) break;
+    }
+    return { pets: found.slice(0, limit), hasMore: found.length > limit };
+  }
+
+  /** Up to `count` blocks that exist, in order, holding ids above `afterId`. */
+  private nextBlocks(afterId: number, count: number, frontier: Frontier): number[] {
+    const blocks: number[] = [];
+    let from = blockOf(afterId + 1, this.layout);
+    while (blocks.length < count) {
+      const next = nextAllocated(from, frontier, this.layout);
+      if (next === undefined) break;
+      blocks.push(next);
+      from = next + 1;
+    }
+    return blocks;
+  }
+
+  /** Pets of one block with ids above `afterId`, at most `want` (all of them when a sealed range is at hand). */
+  private async readBlock(block: number, afterId: number, want: number, status: PetStatus | undefined): Promise<Pet[]> {
+    const from = Math.max(afterId + 1, firstIdOf(block, this.layout));
+    const to = lastIdOf(block, this.layout);
+    const cacheKey = `${status ?? ''}:${block}`;
+    const cached = this.sealed.get(cacheKey);
+    const ttl = cached?.sealed ? SEALED_CACHE_TTL_MS : RECENT_CACHE_TTL_MS;
+    if (cached && this.cacheClock() - cached.cachedAt < ttl && cached.from <= from) {
+      const pets = cached.pets.filter((pet) => pet.id >= from);
+      // The cached range covers the rest of the block, or at least `want` pets of it.
+      if (cached.to === to || pets.length >= want) return pets.slice(0, want);
+    }
+    this.queriesSent++;
     const { Items = [] } = await dynamoCall(() =>
       this.db.send(
         new QueryCommand({
           TableName: this.tableName,
-          IndexName: byStatus ? petIndexes.byStatus : petIndexes.byList,
-          KeyConditionExpression: byStatus ? '#status = :partition AND id > :afterId' : 'listKey = :partition AND id > :afterId',
-          ExpressionAttributeNames: byStatus ? { '#status': 'status' } : undefined,
-          ExpressionAttributeValues: { ':partition': byStatus ? status : LIST_KEY, ':afterId': afterId },
-          // One more than asked tells whether a next page exists, without an empty last page.
-          Limit: limit + 1,
+          IndexName: status === undefined ? petIndexes.byListShard : petIndexes.byStatusShard,
+          KeyConditionExpression: '#shard = :shard AND id BETWEEN :from AND :to',
+          ExpressionAttributeNames: { '#shard': status === undefined ? 'listShard' : 'statusShard' },
+          ExpressionAttributeValues: { ':shard': shardKey(block, status, this.layout), ':from': from, ':to': to },
+          Limit: want,
         }),
       ),
     );
-    return { pets: Items.slice(0, limit).map(toPet), hasMore: Items.length > limit };
+    const pets = Items.map(toPet);
+    this.remember(cacheKey, from, Items.length < want ? to : Number(Items.at(-1)?.id), pets, Items);
+    return pets;
   }
 
   /**
-   * Reserves `count` fresh ids in one atomic update and returns the first. Ids
-   * of a block that is never used are skipped, never reused.
+   * Keeps a range read: a minute when its block is sealed (no pet can be
+   * written into it any more: pet-layout.ts), a second otherwise.
+   */
+  private remember(cacheKey: string, from: number, to: number, pets: Pet[], items: Record<string, unknown>[]): void {
+    const oldest = Math.min(...items.map((item) => Date.parse(String(item.createdAt))));
+    const sealed = Number.isFinite(oldest) && this.clock() - oldest >= sealedAfterMs(this.layout, functionTimeoutSeconds * 1000);
+    this.sealed.delete(cacheKey);
+    this.sealed.set(cacheKey, { from, to, pets, cachedAt: this.cacheClock(), sealed });
+    if (this.sealed.size > SEALED_CACHE_ENTRIES) this.sealed.delete(this.sealed.keys().next().value as string);
+  }
+
+  /**
+   * Which blocks exist, read from the allocator items (one eventually consistent
+   * BatchGetItem), or this instance's recent view of it.
+   */
+  private async currentFrontier(refresh: boolean): Promise<Frontier> {
+    if (this.frontier && !refresh) return this.frontier;
+    this.frontierRead ??= this.readFrontier().finally(() => {
+      this.frontierRead = undefined;
+    });
+    this.frontier = await this.frontierRead;
+    return this.frontier;
+  }
+
+  private async readFrontier(): Promise<Frontier> {
+    const readAt = this.cacheClock();
+    const ids = [LEGACY_ALLOCATOR_ID, ...Array.from({ length: this.layout.stripeCount }, (_, s) => stripeItemId(s))];
+    const { Responses } = await dynamoCall(() =>
+      this.db.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })) } } })),
+    );
+    const frontier: Frontier = { reserved: [], base: [], legacyLastBlock: -1, readAt };
+    for (const item of Responses?.[this.tableName] ?? []) {
+      const id = Number(item.id);
+      if (id === LEGACY_ALLOCATOR_ID) frontier.legacyLastBlock = blockOf(Number(item.lastReservedId ?? 0), this.layout);
+      else {
+        const stripe = -1 - id;
+        frontier.reserved[stripe] = Number(item.reserved ?? 0);
+        frontier.base[stripe] = Number(item.base ?? 0);
+      }
+    }
+    return frontier;
+  }
+
+  /**
+   * Reserves a block of `count` fresh ids (count must be the layout's block
+   * size) on a stripe picked at random, in one atomic update, and returns its
+   * first id. Ids of a block that is never used are skipped, never reused.
    */
   async reserveIds(count: number): Promise<number> {
+    if (count !== this.layout.blockSize) throw new Error(`Id blocks hold ${this.layout.blockSize} ids, not ${count}`);
+    const stripe = this.pickStripe(this.layout.stripeCount);
     const { Attributes } = await dynamoCall(() =>
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { id: ALLOCATOR_ID },
-          UpdateExpression: 'ADD lastReservedId :count',
-          ExpressionAttributeValues: { ':count': count },
+          Key: { id: stripeItemId(stripe) },
+          UpdateExpression: 'ADD reserved :one',
+          ExpressionAttributeValues: { ':one': 1 },
           ReturnValues: 'UPDATED_NEW',
         }),
       ),
     );
-    const lastReservedId = Number(Attributes?.lastReservedId);
-    return lastReservedId - count + 1;
+    const k = Number(Attributes?.reserved);
+    return firstIdOf((k - 1) * this.layout.stripeCount + stripe, this.layout);
   }
 }
 

@@ -79,25 +79,40 @@ export interface PetCreationContext {
  * yet stored, or — when that attempt died, or its release failed too — until
  * its lease ends (`leaseMs` after its claim, the function's timeout).
  */
+type DraftContext = Pick<PetCreationContext, 'pets' | 'ids' | 'clock'>;
+
+/** The pet with its id, before anything is written. */
+async function draftPet(input: NewPet, context: DraftContext): Promise<{ pet: Pet; createdAt: string }> {
+  const pet: Pet = {
+    id: await unknownOutcomeIfFails('unchanged', () => context.ids.nextId()),
+    name: input.name,
+    categoryId: input.categoryId,
+    status: input.status ?? DEFAULT_STATUS,
+  };
+  return { pet, createdAt: new Date(context.clock()).toISOString() };
+}
+
+/**
+ * A create without an Idempotency-Key (also how seeders and tests fill a table):
+ * the write carries a token of this request, so a write the SDK repeats after
+ * losing its answer is a success, not a conflict; when the answer stays lost,
+ * the 503 says the outcome is unknown.
+ */
+export async function createPet(input: NewPet, context: DraftContext): Promise<Pet> {
+  const draft = await draftPet(input, context);
+  await unknownOutcomeIfFails('create_unknown', () => context.pets.insert(draft.pet, draft.createdAt, randomUUID()));
+  return draft.pet;
+}
+
 export class PetCreation {
   constructor(private readonly context: PetCreationContext) {}
 
   /** The pet, and whether it was created by this request (false: a replay of an earlier attempt's pet). */
   async create(input: NewPet, request: CreateRequest): Promise<{ pet: Pet; created: boolean }> {
-    if (request.idempotencyKey === undefined) return { pet: await this.createUnkeyed(input), created: true };
+    if (request.idempotencyKey === undefined) return { pet: await createPet(input, this.context), created: true };
     return this.createOnce(input, request.keyId, request.idempotencyKey);
   }
 
-  /**
-   * Without a key: the write carries a token of this request, so a write the
-   * SDK repeats after losing its answer is a success, not a conflict. When the
-   * answer stays lost, the 503 says the outcome is unknown.
-   */
-  private async createUnkeyed(input: NewPet): Promise<Pet> {
-    const draft = await this.draft(input);
-    await unknownOutcomeIfFails('create_unknown', () => this.context.pets.insert(draft.pet, draft.createdAt, randomUUID()));
-    return draft.pet;
-  }
 
   private async createOnce(input: NewPet, keyId: string, idempotencyKey: string): Promise<{ pet: Pet; created: boolean }> {
     const { records, pets, clock } = this.context;
@@ -147,14 +162,8 @@ export class PetCreation {
     return { pet: record.pet, created };
   }
 
-  private async draft(input: NewPet): Promise<{ pet: Pet; createdAt: string }> {
-    const pet: Pet = {
-      id: await unknownOutcomeIfFails('unchanged', () => this.context.ids.nextId()),
-      name: input.name,
-      categoryId: input.categoryId,
-      status: input.status ?? DEFAULT_STATUS,
-    };
-    return { pet, createdAt: new Date(this.context.clock()).toISOString() };
+  private draft(input: NewPet): Promise<{ pet: Pet; createdAt: string }> {
+    return draftPet(input, this.context);
   }
 
   private async release(recordId: string, petId: number): Promise<void> {

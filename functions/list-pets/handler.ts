@@ -8,7 +8,7 @@ import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 
 export function createHandler(dependencies: Dependencies) {
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
+  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { clock: dependencies.clock });
   return createApiHandler(
     listPetsContract,
     dependencies,

@@ -4,11 +4,14 @@
  */
 import { readFileSync } from 'node:fs';
 import {
-  awsLimits,
   BEGIN_MARKER,
+  components,
   END_MARKER,
+  firstHardWall,
+  firstHardWallLine,
   hotKey,
   queryReadUnits,
+  raisableQuotas,
   renderCapacityTables,
   scalingDocument,
   walls,
@@ -23,17 +26,27 @@ test('SCALING.md shows the tables the model computes (regenerate: npx tsx script
   expect(withTables(document, renderCapacityTables())).toBe(document);
 });
 
-test('the first hard wall is the byList partition: 1,000 creates per second, at 10× today', () => {
-  const hard = walls().filter((wall) => wall.component.kind === 'hard');
-  expect(hard[0]!.component.name).toMatch(/^byList .*writes$/);
-  expect(hard[0]!.component.limit).toBe(awsLimits.partitionWriteUnits);
-  expect(hard[0]!.multiple).toBeCloseTo(10);
-  // Nothing grows into a limit before it but a surge the table adapts to.
+test('no partition-level limit binds below 1000×: only quotas AWS raises, and surges', () => {
+  const wall = firstHardWall();
+  expect(wall.multiple).toBeGreaterThanOrEqual(1000);
+  expect(firstHardWallLine()).toMatch(/^first hard wall: [\d,]+× \(.+\)$/);
   expect(
     walls()
-      .filter((wall) => wall.multiple < hard[0]!.multiple)
-      .every((wall) => wall.component.kind === 'surge'),
+      .filter((w) => w.multiple < wall.multiple)
+      .every((w) => w.component.kind === 'surge' || w.component.kind === 'soft quota'),
   ).toBe(true);
+  // Every quota that binds before it is listed with the multiple at which to ask: before it binds.
+  for (const quota of raisableQuotas()) expect(quota.askAt).toBeLessThan(quota.component.limit / quota.component.load(1));
+});
+
+test('the rows are a list others can add to: a new hard row below 1000× becomes the first wall', () => {
+  components.push({ name: 'a test row', unit: 'writes', limit: 100, kind: 'hard', load: (m) => m });
+  try {
+    expect(firstHardWall().component.name).toBe('a test row');
+    expect(firstHardWallLine()).toBe('first hard wall: 100× (a test row, 100 writes per second)');
+  } finally {
+    components.pop();
+  }
 });
 
 test('one key needs sharded counters beyond 60× a Business key', () => {
@@ -41,6 +54,6 @@ test('one key needs sharded counters beyond 60× a Business key', () => {
   expect(hotKey(100).share).toBeGreaterThan(1);
 });
 
-test('a default page (21 items read) costs half a read unit', () => {
-  expect(queryReadUnits(21)).toBe(0.5);
+test('a default page (21 items of 200 bytes read) costs one read unit', () => {
+  expect(queryReadUnits(21)).toBe(1);
 });

@@ -1,4 +1,6 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyRepository } from '../../functions/data/idempotency-repository';
+import { blockOf, type PetLayout, petLayout, stripeItemId } from '../../functions/data/pet-layout';
 import { PetRepository } from '../../functions/data/pet-repository';
 import { IdAllocator } from '../../functions/domain/id-allocator';
 import { PetCreation } from '../../functions/domain/pet-creation';
@@ -9,7 +11,7 @@ import { createTestTables, testDependencies } from '../support/dynamo';
 describe('pet ids', () => {
   it('gives 200 concurrent creates, spread over 4 containers, 200 distinct ids, and every pet is readable', async () => {
     const dependencies = testDependencies(await createTestTables());
-    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
+    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: { ...petLayout, blockSize: 16 } });
     // Each "container" has its own allocator, as each Lambda instance would.
     const containers = Array.from({ length: 4 }, () => new IdAllocator((count) => pets.reserveIds(count), 16));
     const records = new IdempotencyRepository(dependencies.db, dependencies.tableNames.idempotency, dependencies.clock);
@@ -29,21 +31,50 @@ describe('pet ids', () => {
     expect(read).toEqual(created);
   });
 
-  it('never hands out an id again, even to a new container', async () => {
+  it('never hands out an id again, even to a new container, and spreads blocks over the stripes', async () => {
     const dependencies = testDependencies(await createTestTables());
-    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
+    const layout: PetLayout = { ...petLayout, blockSize: 10, stripeCount: 4 };
+    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout });
     const first = new IdAllocator((count) => pets.reserveIds(count), 10);
     const firstIds = [await first.nextId(), await first.nextId()];
-    // The first container dies with 8 unused ids in its block; the next one starts after them.
-    const second = new IdAllocator((count) => pets.reserveIds(count), 10);
-    const secondId = await second.nextId();
-    expect(firstIds).toEqual([1, 2]);
-    expect(secondId).toBe(11);
+    expect(firstIds[1]).toBe((firstIds[0] as number) + 1);
+    // The first container dies with 8 unused ids in its block; no later block overlaps it.
+    const blocks = new Set([blockOf(firstIds[0] as number, layout)]);
+    for (let container = 0; container < 40; container++) {
+      const id = await new IdAllocator((count) => pets.reserveIds(count), 10).nextId();
+      const block = blockOf(id, layout);
+      expect(blocks.has(block)).toBe(false);
+      expect((id - 1) % 10).toBe(0);
+      blocks.add(block);
+    }
+    // Every stripe took reservations (41 blocks on 4 stripes picked at random): no single allocator item.
+    const { Items = [] } = await dependencies.db.send(
+      new ScanCommand({
+        TableName: dependencies.tableNames.pets,
+        FilterExpression: 'id < :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
+    expect(Items.map((item) => Number(item.id)).sort()).toEqual([0, 1, 2, 3].map(stripeItemId).sort());
+    expect(Items.reduce((sum, item) => sum + Number(item.reserved), 0)).toBe(41);
+  });
+
+  it('gives up a block after its lifetime, so that old blocks are sealed', async () => {
+    const dependencies = testDependencies(await createTestTables());
+    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: { ...petLayout, blockSize: 10 } });
+    let now = 0;
+    const allocator = new IdAllocator((count) => pets.reserveIds(count), 10, { clock: () => now, lifetimeMs: 60_000 });
+    const a = await allocator.nextId();
+    now += 59_999;
+    expect(await allocator.nextId()).toBe(a + 1);
+    now += 1;
+    const b = await allocator.nextId();
+    expect(blockOf(b, { ...petLayout, blockSize: 10 })).not.toBe(blockOf(a, { ...petLayout, blockSize: 10 }));
   });
 
   it('costs one allocator write per block, not per create', async () => {
     const dependencies = testDependencies(await createTestTables());
-    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets);
+    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: { ...petLayout, blockSize: 100 } });
     let reservations = 0;
     const allocator = new IdAllocator((count) => {
       reservations++;

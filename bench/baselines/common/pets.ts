@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, Upda
 // The namespace import, as a careful engineer writes it: esbuild then drops the parts of zod
 // the handler does not use (the named import keeps all of zod, about 443 KiB).
 import * as z from 'zod';
+import { petLayout } from '../../../functions/data/pet-layout';
 
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
@@ -57,20 +58,24 @@ export async function getPet(db: DynamoDBDocumentClient, tableName: string, id: 
     : undefined;
 }
 
-/** One page of pets after `afterId` in id order (the service's byList and byStatus indexes), and whether more exist. */
+/**
+ * One page of pets after `afterId` in id order, and whether more exist: one
+ * Query on the shard of the block that holds the next id (the service's
+ * byListShard and byStatusShard indexes; a page crossing blocks would need more).
+ */
 export async function listPets(
   db: DynamoDBDocumentClient,
   tableName: string,
   query: { afterId: number; limit: number; status?: string },
 ): Promise<{ pets: Pet[]; hasMore: boolean }> {
   const byStatus = query.status !== undefined;
+  const shard = String(Math.floor(query.afterId / petLayout.blockSize) % petLayout.shardCount);
   const { Items = [] } = await db.send(
     new QueryCommand({
       TableName: tableName,
-      IndexName: byStatus ? 'byStatus' : 'byList',
-      KeyConditionExpression: byStatus ? '#status = :partition AND id > :afterId' : 'listKey = :partition AND id > :afterId',
-      ExpressionAttributeNames: byStatus ? { '#status': 'status' } : undefined,
-      ExpressionAttributeValues: { ':partition': byStatus ? query.status : 'pets', ':afterId': query.afterId },
+      IndexName: byStatus ? 'byStatusShard' : 'byListShard',
+      KeyConditionExpression: byStatus ? 'statusShard = :shard AND id > :afterId' : 'listShard = :shard AND id > :afterId',
+      ExpressionAttributeValues: { ':shard': byStatus ? `${query.status}#${shard}` : shard, ':afterId': query.afterId },
       Limit: query.limit + 1,
     }),
   );
@@ -81,6 +86,12 @@ export async function listPets(
     status: String(item.status),
   }));
   return { pets, hasMore: Items.length > query.limit };
+}
+
+/** The list index keys the service gives a pet (functions/data/pet-layout.ts). */
+export function shardKeys(id: number, status: string): { listShard: string; statusShard: string } {
+  const shard = String(Math.floor((id - 1) / petLayout.blockSize) % petLayout.shardCount);
+  return { listShard: shard, statusShard: `${status}#${shard}` };
 }
 
 /** A list cursor as the service's: the last id and the status filter behind a MAC, base64url. */
@@ -106,7 +117,7 @@ export async function insertPet(db: DynamoDBDocumentClient, tableName: string, p
   await db.send(
     new PutCommand({
       TableName: tableName,
-      Item: { ...pet, listKey: 'pets', createdAt: new Date().toISOString() },
+      Item: { ...pet, ...shardKeys(pet.id, pet.status), createdAt: new Date().toISOString() },
       ConditionExpression: 'attribute_not_exists(id)',
     }),
   );

@@ -1,6 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type BaselineDependencies, baselineDependenciesFromEnvironment } from '../common/dependencies';
+import { shardKeys } from '../common/pets';
 
 /**
  * The floor of POST /pets: the operation's one PutItem (with an id from a
@@ -30,7 +31,7 @@ export function createHandler(dependencies: BaselineDependencies) {
     await dependencies.db.send(
       new PutCommand({
         TableName: table,
-        Item: { ...pet, listKey: 'pets', createdAt: new Date().toISOString() },
+        Item: { ...pet, ...shardKeys(pet.id, pet.status), createdAt: new Date().toISOString() },
         ConditionExpression: 'attribute_not_exists(id)',
       }),
     );

@@ -1,0 +1,47 @@
+/**
+ * `npm run scale [-- --seconds N] [--multiple M] [--single-key]`: the scale test at length,
+ * on its own DynamoDB Local, behind the partition-limit simulator
+ * (test/support/partition-limit-proxy.ts). Runs the baseline mix at 100× and
+ * 1000× today's traffic (limits and traffic divided by the factor), prints one
+ * report per run, and exits non-zero if any request was throttled or failed, or
+ * a walk was wrong. CI runs a shortened form (test/integration/scale.test.ts).
+ */
+import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { shardedDesign, singleListKeyDesign } from '../test/scale/designs';
+import { runScale } from '../test/support/scale-run';
+
+const argument = (name: string, fallback: number) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? Number(process.argv[at + 1]) : fallback;
+};
+
+async function main(): Promise<void> {
+  const seconds = argument('seconds', 60);
+  const only = argument('multiple', 0);
+  const runs = [
+    { multiple: 100, factor: 1_000 },
+    { multiple: 1_000, factor: 10_000 },
+  ].filter((run) => !only || run.multiple === only);
+  const dynamo = await startDynamoDbLocal({});
+  let bad = false;
+  try {
+    for (const run of runs) {
+      const report = await runScale({
+        endpoint: dynamo.endpoint,
+        design: process.argv.includes('--single-key') ? singleListKeyDesign : shardedDesign,
+        ...run,
+        seconds,
+        instances: { createPet: 16, listPets: 4, getPet: 4 },
+        seedPets: 512,
+        log: (line) => console.log(line),
+      });
+      console.log(`${report.text}\n`);
+      if (report.throttles > 0 || report.failedRequests > 0 || report.walks.wrong.length > 0 || !report.createsStoredOnce) bad = true;
+    }
+  } finally {
+    await dynamo.stop();
+  }
+  process.exitCode = bad ? 1 : 0;
+}
+
+void main();

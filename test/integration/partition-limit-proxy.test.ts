@@ -1,0 +1,108 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { tables } from '../../definitions/tables';
+import { localCredentials } from '../../local/local-api';
+import { createTestTables, testEndpoint } from '../support/dynamo';
+import { itemSize, keySchemasOf, PartitionLimitProxy } from '../support/partition-limit-proxy';
+
+/**
+ * The simulator on DynamoDB Local, with a hand-moved clock: limits of 1,000
+ * write and 3,000 read units per key divided by 100 (10 and 30 per second),
+ * 1 s of burst. The same number of writes throttles when they share one
+ * index key, and not when they are spread over many.
+ */
+let proxy: PartitionLimitProxy;
+let names: Awaited<ReturnType<typeof createTestTables>>;
+let db: DynamoDBDocumentClient;
+let now = 1_000_000;
+
+beforeAll(async () => {
+  names = await createTestTables();
+  proxy = await PartitionLimitProxy.start(testEndpoint(), keySchemasOf(tables, names), { factor: 100, burstSeconds: 1, now: () => now });
+  db = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: proxy.endpoint, region: 'local', ...localCredentials(), maxAttempts: 1, customUserAgent: 'sim/test' }),
+  );
+});
+afterAll(async () => {
+  db.destroy();
+  await proxy.close();
+});
+beforeEach(() => proxy.reset());
+
+/**
+ * The first index of the pets table: writes carrying its partition key count on
+ * it. The items carry no other index's key (an index holds only the items that
+ * carry its keys), so only this index is charged.
+ */
+const index = tables.pets.indexes[0];
+const pet = (id: number, indexKey: string) => ({ id, name: `Pet ${id}`, categoryId: 1, [index.partitionKey.name]: indexKey });
+
+async function putAll(items: Record<string, unknown>[]): Promise<{ ok: number; throttled: string[] }> {
+  let ok = 0;
+  const throttled: string[] = [];
+  for (const Item of items) {
+    try {
+      await db.send(new PutCommand({ TableName: names.pets, Item }));
+      ok++;
+    } catch (error) {
+      throttled.push((error as Error).name);
+    }
+  }
+  return { ok, throttled };
+}
+
+describe('partition-limit simulator', () => {
+  it('throttles writes that all land on one index key, with DynamoDB’s exception and reason', async () => {
+    const result = await putAll(Array.from({ length: 30 }, (_, i) => pet(1000 + i, 'hot')));
+    // 10 units per second with 1 s of burst: 10 pass, the rest are refused within the same instant.
+    expect(result.ok).toBe(10);
+    expect(result.throttled).toEqual(Array(20).fill('ProvisionedThroughputExceededException'));
+    expect(proxy.throttlesByKey()).toEqual([{ resource: `${names.pets}/index/${index.name}`, key: 'hot', count: 20 }]);
+    expect(proxy.throttles[0]).toMatchObject({ operation: 'PutItem', caller: 'test', reason: 'IndexWriteKeyRangeThroughputExceeded' });
+    // Refused writes never reached DynamoDB Local.
+    const { Item } = await db.send(new GetCommand({ TableName: names.pets, Key: { id: 1029 }, ConsistentRead: true }));
+    expect(Item).toBeUndefined();
+  });
+
+  it('lets the same writes through when their index keys are spread', async () => {
+    const result = await putAll(Array.from({ length: 30 }, (_, i) => pet(2000 + i, `shard-${i % 8}`)));
+    expect(result).toEqual({ ok: 30, throttled: [] });
+    expect(proxy.throttles).toEqual([]);
+    expect(proxy.hottest('write', 1)[0]?.writeUnits).toBe(4);
+  });
+
+  it('refills each key at its rate: a hot key passes again after a second', async () => {
+    expect((await putAll(Array.from({ length: 12 }, (_, i) => pet(3000 + i, 'refill')))).ok).toBe(10);
+    now += 1_000;
+    expect((await putAll(Array.from({ length: 12 }, (_, i) => pet(3100 + i, 'refill')))).ok).toBe(10);
+  });
+
+  it('charges reads per partition-key value: a hot Query key is refused once its units are spent', async () => {
+    await putAll(Array.from({ length: 5 }, (_, i) => pet(4000 + i, 'read')));
+    now += 10_000;
+    let refused = 0;
+    for (let i = 0; i < 80; i++) {
+      try {
+        await db.send(
+          new QueryCommand({
+            TableName: names.pets,
+            IndexName: index.name,
+            KeyConditionExpression: '#k = :k',
+            ExpressionAttributeNames: { '#k': index.partitionKey.name },
+            ExpressionAttributeValues: { ':k': 'read' },
+          }),
+        );
+      } catch (error) {
+        expect((error as Error).name).toBe('ProvisionedThroughputExceededException');
+        refused++;
+      }
+    }
+    // 30 read units of burst, 0.5 per eventually consistent Query of under 4 KB: 60 pass.
+    expect(refused).toBe(20);
+    expect(proxy.throttles[0]?.reason).toBe('IndexReadKeyRangeThroughputExceeded');
+  });
+
+  it('sizes items by DynamoDB’s rules: names and values, numbers by their digits', () => {
+    expect(itemSize({ id: { N: '12345' }, name: { S: 'Rex' } })).toBe(2 + 4 + 4 + 3);
+  });
+});

@@ -1,0 +1,533 @@
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * A partition-limit simulator: an HTTP proxy in front of DynamoDB Local (which
+ * has no partition limits) that charges every call the read and write units
+ * DynamoDB would, per partition-key value of the table and of each global
+ * secondary index, and refuses a call whose key has run out, as DynamoDB does.
+ *
+ * What it models, and where AWS says so:
+ * - Each partition serves at most 3,000 read units and 1,000 write units per
+ *   second ("Best practices for designing and using partition keys effectively"
+ *   and "Partitions and data distribution", Amazon DynamoDB Developer Guide,
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html).
+ *   One partition-key value never spreads over several partitions when its sort
+ *   keys only grow (split for heat cannot help an always-increasing sort key), so
+ *   the simulator gives each value one partition's share: the worst case, and
+ *   the one the Pet Store's design has to survive.
+ * - Unused capacity is kept for up to 300 seconds as burst capacity ("Burst
+ *   capacity", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html):
+ *   each key is a token bucket refilled at its rate and holding at most
+ *   `burstSeconds` of it (default 300, full at the start).
+ * - Units ("Read/write capacity mode", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html):
+ *   a write costs one unit per started 1 KB of the item; a strongly consistent
+ *   read one unit per started 4 KB, eventually consistent half; a Query sums the
+ *   sizes of the items it returns before rounding up to 4 KB; BatchGetItem
+ *   charges each item as a GetItem; a transactional write costs twice. Item size
+ *   is the sum of attribute name and value lengths ("Item sizes and formats",
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html).
+ *   A write whose condition fails still costs its units on the table.
+ * - Index writes ("Provisioned throughput considerations for global secondary
+ *   indexes", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.ThroughputConsiderations.Writes):
+ *   writing an item that carries an index's key attributes writes the index
+ *   too, one unit per started 1 KB of the projected entry (ALL here: the item);
+ *   an update or delete of an indexed item rewrites or deletes its entry; an
+ *   update that changes the index key costs a delete and a put. When an index
+ *   partition throttles, the table write is refused too ("GSI throttling",
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.ThroughputConsiderations).
+ * - The refusal is DynamoDB's: HTTP 400, `ProvisionedThroughputExceededException`
+ *   with a `ThrottlingReasons` entry `<Table|Index><Read|Write>KeyRangeThroughputExceeded`
+ *   naming the table or index ("Diagnosing throttling", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/throttling-diagnosing-workflow.html;
+ *   "Error handling with DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html).
+ *   Nothing of a refused call reaches DynamoDB Local. The SDK retries it.
+ *
+ * Limits are divided by `factor`, so that this machine's load reaches them: at
+ * factor 10,000, one key takes 0.1 write and 0.3 read units per second. Reads
+ * are charged after DynamoDB Local answers (their size is known then); a read
+ * is refused while its key's bucket is empty. Loopback only.
+ */
+export interface KeySchema {
+  partitionKey: string;
+  indexes: { name: string; partitionKey: string; sortKey?: string }[];
+}
+
+export interface PartitionLimits {
+  /** AWS's limits are divided by this. */
+  factor: number;
+  /** Per partition-key value, before the factor. Defaults: 1,000 and 3,000. */
+  writeUnitsPerSecond?: number;
+  readUnitsPerSecond?: number;
+  /** Unused capacity a key keeps, in seconds of its rate. Default 300. */
+  burstSeconds?: number;
+  /** The clock, in ms (injectable for unit tests). */
+  now?: () => number;
+}
+
+/** `table` or `table/index/<name>`, and the partition-key value. */
+export interface KeyUsage {
+  resource: string;
+  key: string;
+  writeUnits: number;
+  readUnits: number;
+  writeThrottles: number;
+  readThrottles: number;
+}
+
+export interface ThrottleRecord {
+  /** The DynamoDB operation, e.g. PutItem. */
+  operation: string;
+  /** Who sent it: the `x-sim-caller` header, or the `sim/<name>` part of the SDK's user agent, if any. */
+  caller: string;
+  resource: string;
+  key: string;
+  reason: string;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+type Json = Record<string, unknown>;
+type AttributeValue = Record<string, unknown>;
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export class PartitionLimitProxy {
+  readonly usage = new Map<string, KeyUsage>();
+  readonly throttles: ThrottleRecord[] = [];
+  /** Calls per `sim/<name>` caller and DynamoDB operation, refused or not. */
+  readonly calls = new Map<string, number>();
+  private readonly writeBuckets = new Map<string, Bucket>();
+  private readonly readBuckets = new Map<string, Bucket>();
+  private readonly sockets = new Set<Socket>();
+  private readonly now: () => number;
+  readonly writeRate: number;
+  readonly readRate: number;
+  readonly burstSeconds: number;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly upstream: URL,
+    private readonly schemas: Record<string, KeySchema>,
+    readonly limits: PartitionLimits,
+  ) {
+    this.now = limits.now ?? Date.now;
+    this.writeRate = (limits.writeUnitsPerSecond ?? 1_000) / limits.factor;
+    this.readRate = (limits.readUnitsPerSecond ?? 3_000) / limits.factor;
+    this.burstSeconds = limits.burstSeconds ?? 300;
+  }
+
+  /** Starts the proxy; `schemas` maps each physical table name to its keys and indexes. */
+  static async start(upstreamEndpoint: string, schemas: Record<string, KeySchema>, limits: PartitionLimits): Promise<PartitionLimitProxy> {
+    let proxy: PartitionLimitProxy | undefined;
+    const server = createServer((request, response) => void proxy!.handle(request, response));
+    proxy = new PartitionLimitProxy(server, new URL(upstreamEndpoint), schemas, limits);
+    server.on('connection', (socket) => {
+      proxy!.sockets.add(socket);
+      socket.on('close', () => proxy!.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return proxy;
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Forgets usage, throttles and buckets (each key starts with a full burst again). */
+  reset(): void {
+    this.usage.clear();
+    this.throttles.length = 0;
+    this.calls.clear();
+    this.writeBuckets.clear();
+    this.readBuckets.clear();
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  /** Throttles counted per `resource key` (write and read), most first. */
+  throttlesByKey(): { resource: string; key: string; count: number }[] {
+    const counts = new Map<string, { resource: string; key: string; count: number }>();
+    for (const t of this.throttles) {
+      const id = `${t.resource}\u0000${t.key}`;
+      const entry = counts.get(id) ?? { resource: t.resource, key: t.key, count: 0 };
+      entry.count++;
+      counts.set(id, entry);
+    }
+    return [...counts.values()].sort((a, b) => b.count - a.count);
+  }
+
+  /** The keys that consumed the most write (or read) units. */
+  hottest(kind: 'write' | 'read', n = 5): KeyUsage[] {
+    const units = (u: KeyUsage) => (kind === 'write' ? u.writeUnits : u.readUnits);
+    return [...this.usage.values()].sort((a, b) => units(b) - units(a)).slice(0, n);
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const body = await readBody(request);
+    if (!body) return void request.destroy();
+    const operation =
+      String(request.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ?? '';
+    const caller =
+      String(request.headers['x-sim-caller'] ?? '') || (/\bsim\/([\w-]+)/.exec(String(request.headers['user-agent'] ?? ''))?.[1] ?? '');
+    const callKey = `${caller || '-'} ${operation}`;
+    this.calls.set(callKey, (this.calls.get(callKey) ?? 0) + 1);
+    let input: Json = {};
+    try {
+      input = JSON.parse(body.toString('utf8')) as Json;
+    } catch {
+      // Not ours to judge: DynamoDB Local answers it.
+    }
+    try {
+      const writes = await this.writesOf(operation, input);
+      const reads = this.readKeysOf(operation, input);
+      const refusal = this.admit(writes, reads);
+      if (refusal) {
+        for (const write of writes) this.record(write.resource, write.key).writeThrottles += 1;
+        this.throttles.push({ operation, caller, resource: refusal.resource, key: refusal.key, reason: refusal.reason });
+        return throttle(response, refusal.reason, refusal.resource);
+      }
+      const answer = await this.forward(request, body);
+      this.chargeWrites(writes, answer);
+      this.chargeReads(operation, input, answer);
+      response.writeHead(answer.status, answer.headers);
+      response.end(answer.body);
+    } catch {
+      if (!response.headersSent) response.destroy();
+    }
+  }
+
+  // --- writes ---------------------------------------------------------------
+
+  /** The partitions a write would write, with its units; index entries only where the item carries the index's key. */
+  private async writesOf(operation: string, input: Json): Promise<PlannedWrite[]> {
+    const planned: PlannedWrite[] = [];
+    const plan = async (kind: 'Put' | 'Update' | 'Delete', action: Json, transactional: boolean) => {
+      const table = String(action.TableName ?? '');
+      const schema = this.schemas[table];
+      if (!schema) return;
+      const multiplier = transactional ? 2 : 1;
+      const key = (action.Key ?? action.Item ?? {}) as Record<string, AttributeValue>;
+      const newItem = kind === 'Put' ? (action.Item as Record<string, AttributeValue>) : undefined;
+      // An update or delete rewrites the item's index entries: read the item as it is (uncharged; DynamoDB knows it).
+      const oldItem = kind !== 'Put' && schema.indexes.length > 0 ? await this.currentItem(table, key) : undefined;
+      const size = Math.max(itemSize(newItem ?? {}), itemSize(oldItem ?? {}), itemSize(key));
+      const units = Math.max(1, Math.ceil(size / 1024)) * multiplier;
+      planned.push({ resource: table, key: keyValue(key[schema.partitionKey]), units, conditionalCharge: true });
+      for (const index of schema.indexes) {
+        const resource = `${table}/index/${index.name}`;
+        const values = new Set<string>();
+        for (const item of [oldItem, newItem]) {
+          const value = item?.[index.partitionKey];
+          if (value && (!index.sortKey || item?.[index.sortKey])) values.add(keyValue(value));
+        }
+        for (const value of values) planned.push({ resource, key: value, units, conditionalCharge: false });
+      }
+    };
+    if (operation === 'PutItem') await plan('Put', input, false);
+    else if (operation === 'UpdateItem') await plan('Update', input, false);
+    else if (operation === 'DeleteItem') await plan('Delete', input, false);
+    else if (operation === 'TransactWriteItems') {
+      for (const item of (input.TransactItems ?? []) as Json[]) {
+        if (item.Put) await plan('Put', item.Put as Json, true);
+        if (item.Update) await plan('Update', item.Update as Json, true);
+        if (item.Delete) await plan('Delete', item.Delete as Json, true);
+      }
+    } else if (operation === 'BatchWriteItem') {
+      for (const [table, requests] of Object.entries((input.RequestItems ?? {}) as Record<string, Json[]>)) {
+        for (const r of requests) {
+          if (r.PutRequest) await plan('Put', { TableName: table, ...(r.PutRequest as Json) }, false);
+          if (r.DeleteRequest) await plan('Delete', { TableName: table, ...(r.DeleteRequest as Json) }, false);
+        }
+      }
+    }
+    return planned;
+  }
+
+  /** Charges the writes that happened: all of them on success; on a failed condition, the table's units only. */
+  private chargeWrites(writes: PlannedWrite[], answer: Answer): void {
+    const failedCondition = answer.status === 400 && /ConditionalCheckFailed|TransactionCanceled/.test(answer.body.toString());
+    if (answer.status !== 200 && !failedCondition) return;
+    for (const write of writes) {
+      if (failedCondition && !write.conditionalCharge) continue;
+      this.take(this.writeBuckets, write.resource, write.key, write.units, this.writeRate);
+      this.record(write.resource, write.key).writeUnits += write.units;
+    }
+  }
+
+  // --- reads ----------------------------------------------------------------
+
+  private readKeysOf(operation: string, input: Json): { resource: string; key: string }[] {
+    const table = String(input.TableName ?? '');
+    const schema = this.schemas[table];
+    if (operation === 'GetItem' && schema) {
+      return [{ resource: table, key: keyValue((input.Key as Record<string, AttributeValue>)?.[schema.partitionKey]) }];
+    }
+    if (operation === 'Query' && schema) {
+      const partitionKey = input.IndexName
+        ? schema.indexes.find((index) => index.name === input.IndexName)?.partitionKey
+        : schema.partitionKey;
+      const resource = input.IndexName ? `${table}/index/${String(input.IndexName)}` : table;
+      return [{ resource, key: queryPartition(input, partitionKey ?? '') }];
+    }
+    if (operation === 'BatchGetItem') {
+      const keys: { resource: string; key: string }[] = [];
+      for (const [name, request] of Object.entries(
+        (input.RequestItems ?? {}) as Record<string, { Keys?: Record<string, AttributeValue>[] }>,
+      )) {
+        const s = this.schemas[name];
+        if (s) for (const key of request.Keys ?? []) keys.push({ resource: name, key: keyValue(key[s.partitionKey]) });
+      }
+      return keys;
+    }
+    return [];
+  }
+
+  private chargeReads(operation: string, input: Json, answer: Answer): void {
+    if (answer.status !== 200) return;
+    const output = JSON.parse(answer.body.toString('utf8') || '{}') as Json;
+    const charge = (resource: string, key: string, bytes: number, consistent: boolean) => {
+      const units = Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
+      this.take(this.readBuckets, resource, key, units, this.readRate);
+      this.record(resource, key).readUnits += units;
+    };
+    const [first] = this.readKeysOf(operation, input);
+    if (operation === 'GetItem' && first) {
+      charge(first.resource, first.key, itemSize((output.Item ?? {}) as Record<string, AttributeValue>), input.ConsistentRead === true);
+    } else if (operation === 'Query' && first) {
+      const bytes = ((output.Items ?? []) as Record<string, AttributeValue>[]).reduce((sum, item) => sum + itemSize(item), 0);
+      charge(first.resource, first.key, bytes, input.ConsistentRead === true);
+    } else if (operation === 'BatchGetItem') {
+      for (const [table, items] of Object.entries((output.Responses ?? {}) as Record<string, Record<string, AttributeValue>[]>)) {
+        const schema = this.schemas[table];
+        const request = ((input.RequestItems ?? {}) as Record<string, Json>)[table];
+        if (!schema) continue;
+        for (const item of items) charge(table, keyValue(item[schema.partitionKey]), itemSize(item), request?.ConsistentRead === true);
+      }
+    }
+  }
+
+  // --- buckets --------------------------------------------------------------
+
+  /** The first key that cannot take the call, or nothing: writes need their units, reads a non-empty bucket. */
+  private admit(
+    writes: PlannedWrite[],
+    reads: { resource: string; key: string }[],
+  ): { resource: string; key: string; reason: string } | undefined {
+    for (const write of writes) {
+      if (this.level(this.writeBuckets, write.resource, write.key, this.writeRate) < write.units) {
+        return { resource: write.resource, key: write.key, reason: `${kindOf(write.resource)}WriteKeyRangeThroughputExceeded` };
+      }
+    }
+    for (const read of reads) {
+      if (this.level(this.readBuckets, read.resource, read.key, this.readRate) <= 0) {
+        this.record(read.resource, read.key).readThrottles += 1;
+        return { resource: read.resource, key: read.key, reason: `${kindOf(read.resource)}ReadKeyRangeThroughputExceeded` };
+      }
+    }
+    return undefined;
+  }
+
+  private level(buckets: Map<string, Bucket>, resource: string, key: string, rate: number): number {
+    const id = `${resource}\u0000${key}`;
+    const now = this.now();
+    const capacity = rate * this.burstSeconds;
+    const bucket = buckets.get(id) ?? { tokens: capacity, at: now };
+    bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+    bucket.at = now;
+    buckets.set(id, bucket);
+    return bucket.tokens;
+  }
+
+  private take(buckets: Map<string, Bucket>, resource: string, key: string, units: number, rate: number): void {
+    this.level(buckets, resource, key, rate);
+    const bucket = buckets.get(`${resource}\u0000${key}`)!;
+    bucket.tokens -= units;
+  }
+
+  private record(resource: string, key: string): KeyUsage {
+    const id = `${resource}\u0000${key}`;
+    let entry = this.usage.get(id);
+    if (!entry) {
+      entry = { resource, key, writeUnits: 0, readUnits: 0, writeThrottles: 0, readThrottles: 0 };
+      this.usage.set(id, entry);
+    }
+    return entry;
+  }
+
+  // --- upstream -------------------------------------------------------------
+
+  private async currentItem(table: string, key: Record<string, AttributeValue>): Promise<Record<string, AttributeValue> | undefined> {
+    const answer = await this.call('GetItem', { TableName: table, Key: key, ConsistentRead: true });
+    if (answer.status !== 200) return undefined;
+    return (JSON.parse(answer.body.toString('utf8')) as { Item?: Record<string, AttributeValue> }).Item;
+  }
+
+  private call(operation: string, input: Json): Promise<Answer> {
+    const body = Buffer.from(JSON.stringify(input));
+    return this.send(
+      {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': `DynamoDB_20120810.${operation}`,
+        // DynamoDB Local takes any credentials; the signature is not checked.
+        authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/local/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+        'content-length': String(body.length),
+      },
+      '/',
+      'POST',
+      body,
+    );
+  }
+
+  private forward(request: IncomingMessage, body: Buffer): Promise<Answer> {
+    return this.send(request.headers, request.url ?? '/', request.method ?? 'POST', body);
+  }
+
+  private send(headers: IncomingMessage['headers'], path: string, method: string, body: Buffer): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const upstream = httpRequest({ hostname: this.upstream.hostname, port: this.upstream.port, path, method, headers }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }));
+        answer.on('error', reject);
+      });
+      upstream.on('error', reject);
+      upstream.end(body);
+    });
+  }
+}
+
+interface PlannedWrite {
+  resource: string;
+  key: string;
+  units: number;
+  /** Charged even when the write's condition fails (the table's part). */
+  conditionalCharge: boolean;
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) resolve(undefined);
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', () => resolve(undefined));
+  });
+}
+
+const kindOf = (resource: string) => (resource.includes('/index/') ? 'Index' : 'Table');
+
+function throttle(response: ServerResponse, reason: string, resource: string): void {
+  const body = JSON.stringify({
+    __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
+    message:
+      'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+    ThrottlingReasons: [{ reason, resource: `arn:aws:dynamodb:local:000000000000:table/${resource}` }],
+  });
+  response.writeHead(400, {
+    'Content-Type': 'application/x-amz-json-1.0',
+    'Content-Length': Buffer.byteLength(body),
+    'x-amzn-RequestId': 'partition-limit-simulator',
+  });
+  response.end(body);
+}
+
+/** The partition-key value a Query names in its key condition (`<name> = :value`). */
+function queryPartition(input: Json, partitionKey: string): string {
+  const condition = String(input.KeyConditionExpression ?? '');
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (input.ExpressionAttributeValues ?? {}) as Record<string, AttributeValue>;
+  for (const match of condition.matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
+    const name = match[1]!.startsWith('#') ? names[match[1]!] : match[1];
+    if (name === partitionKey) return keyValue(values[match[2]!]);
+  }
+  return '?';
+}
+
+function keyValue(value: AttributeValue | undefined): string {
+  if (!value) return '?';
+  const [type, v] = Object.entries(value)[0] ?? ['', ''];
+  return type === 'B' ? `b:${String(v)}` : String(v);
+}
+
+/** Item size by DynamoDB's rules: names plus values; numbers about one byte per two digits plus one. */
+export function itemSize(item: Record<string, AttributeValue>): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(item)) size += Buffer.byteLength(name) + valueSize(value);
+  return size;
+}
+
+function valueSize(value: AttributeValue): number {
+  const [type, v] = Object.entries(value)[0] ?? ['NULL', true];
+  switch (type) {
+    case 'S':
+      return Buffer.byteLength(String(v));
+    case 'N':
+      return (
+        Math.ceil(
+          String(v)
+            .replace(/^-|\.|^0+/g, '')
+            .replace(/0+$/, '').length / 2,
+        ) + 1
+      );
+    case 'B':
+      return Buffer.from(String(v), 'base64').length;
+    case 'BOOL':
+    case 'NULL':
+      return 1;
+    case 'M':
+      return 3 + itemSize(v as Record<string, AttributeValue>);
+    case 'L':
+      return 3 + (v as AttributeValue[]).reduce((sum, element) => sum + 1 + valueSize(element), 0);
+    case 'SS':
+      return (v as string[]).reduce((sum, s) => sum + Buffer.byteLength(s), 0);
+    case 'NS':
+      return (v as string[]).reduce((sum, n) => sum + valueSize({ N: n }), 0);
+    default:
+      return 0;
+  }
+}
+
+/** The key schemas of the physical tables named in `names`, from a table-definition record. */
+export function keySchemasOf(
+  definitions: Record<
+    string,
+    { partitionKey: { name: string }; indexes: readonly { name: string; partitionKey: { name: string }; sortKey?: { name: string } }[] }
+  >,
+  names: Record<string, string>,
+): Record<string, KeySchema> {
+  const schemas: Record<string, KeySchema> = {};
+  for (const [logical, definition] of Object.entries(definitions)) {
+    const physical = names[logical];
+    if (!physical) continue;
+    schemas[physical] = {
+      partitionKey: definition.partitionKey.name,
+      indexes: definition.indexes.map((index) => ({
+        name: index.name,
+        partitionKey: index.partitionKey.name,
+        sortKey: index.sortKey?.name,
+      })),
+    };
+  }
+  return schemas;
+}

@@ -1,0 +1,340 @@
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { type TableName, tables } from '../../definitions/tables';
+import type { IdAllocator } from '../../functions/domain/id-allocator';
+import type { Pet, PetStatus } from '../../functions/domain/pet';
+import { createPet } from '../../functions/domain/pet-creation';
+import { findPet, listPets, type PetStore } from '../../functions/domain/pets';
+import { createDocumentClient, type Dependencies } from '../../functions/runtime/dependencies';
+import { localCredentials } from '../../local/local-api';
+import { ensureTables, tableNamesFor } from '../../local/tables';
+import { keySchemasOf, PartitionLimitProxy } from './partition-limit-proxy';
+
+/**
+ * The scale test: the baseline mix (10 % creates, 60 % lists, 30 % gets; 1× is
+ * 1,000 requests per second, SCALING.md) at a multiple of today's traffic,
+ * divided by the simulator's factor along with DynamoDB's partition limits, so
+ * that each partition's load relative to its limit is what it would be at that
+ * multiple. Requests go through many simulated Lambda instances, each with its
+ * own SDK client, id allocator and caches (a pet store built by `design`), to
+ * the partition-limit simulator in front of DynamoDB Local.
+ *
+ * Lists are walks: a request either starts a walk (first page) or asks for the
+ * next page of a walk under way; walks left at the end are finished afterwards.
+ * A finished walk must hold, exactly once and in ascending order, every pet
+ * whose create had answered `stalenessMs` before the walk began.
+ */
+export interface ScaleDesign {
+  /** What this design is, for the report. */
+  name: string;
+  /** One Lambda instance's pet store and allocator, on that instance's own dependencies (`seeding`: the one that writes the past). */
+  instance(dependencies: Dependencies, seeding?: boolean): { pets: PetStore; ids: IdAllocator };
+  /** How late a new pet may appear in lists (caches of the design), in ms. */
+  stalenessMs: number;
+}
+
+export interface ScaleOptions {
+  /** DynamoDB Local. */
+  endpoint: string;
+  design: ScaleDesign;
+  multiple: number;
+  /** DynamoDB's limits and the traffic are both divided by this. */
+  factor: number;
+  seconds: number;
+  /**
+   * Simulated Lambda instances per function. Readers' caches are per instance,
+   * so the faithful number of list and get instances is the real concurrency
+   * divided by the factor (24,000 listPets executions at 1000× / 10,000 ≈ 2.4);
+   * creates need more, so that blocks spread as many real instances' would.
+   */
+  instances: Record<Operation, number>;
+  /** Pets that exist before the run, created an hour earlier (a table in service has a past). */
+  seedPets: number;
+  /** Page sizes walks use. */
+  limits?: number[];
+  log?: (line: string) => void;
+}
+
+export interface ScaleReport {
+  text: string;
+  throttles: number;
+  failedRequests: number;
+  walks: { finished: number; wrong: string[] };
+  createsStoredOnce: boolean;
+}
+
+export type Operation = 'createPet' | 'listPets' | 'getPet';
+
+interface Walk {
+  status?: PetStatus;
+  limit: number;
+  startedAt: number;
+  cursor?: string;
+  ids: number[];
+  pages: number;
+}
+
+const MIX: [Operation, number][] = [
+  ['createPet', 0.1],
+  ['listPets', 0.6],
+  ['getPet', 0.3],
+];
+const BASELINE_RPS = 1_000;
+const MAX_IN_FLIGHT = 64;
+
+export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
+  const { endpoint, design, multiple, factor, seconds } = options;
+  const log = options.log ?? (() => {});
+  const names = tableNamesFor(`scale-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`);
+  const admin = new DynamoDBClient({ endpoint, region: 'local', ...localCredentials() });
+  await ensureTables(admin, names, { timeToLive: false });
+  const proxy = await PartitionLimitProxy.start(endpoint, keySchemasOf(tables, names), { factor });
+
+  const instance = (caller: string, viaProxy: boolean, clock = () => Date.now(), seeding = false) => {
+    const dependencies: Dependencies = {
+      db: createDocumentClient({
+        endpoint: viaProxy ? proxy.endpoint : endpoint,
+        region: 'local',
+        // The deployed number of attempts (a throttled call is tried once more); generous timeouts for a loaded machine.
+        budget: { connectionTimeoutMs: 5_000, requestTimeoutMs: 15_000, maxAttempts: 2 },
+        ...localCredentials(),
+      }),
+      tableNames: names as Record<TableName, string>,
+      clock,
+    };
+    // The simulator attributes each call to its caller by this header.
+    dependencies.db.middlewareStack.add(
+      (next) => async (args) => {
+        (args.request as { headers: Record<string, string> }).headers['x-sim-caller'] = caller;
+        return next(args);
+      },
+      { step: 'build', name: 'simulatedCaller' },
+    );
+    return { ...design.instance(dependencies, seeding), dependencies };
+  };
+
+  // The past: pets created an hour ago, straight into DynamoDB Local.
+  const hourAgo = () => Date.now() - 3_600_000;
+  const seeder = instance('seed', false, hourAgo, true);
+  const known: { pet: Pet; at: number }[] = [];
+  for (let i = 0; i < options.seedPets; i += 20) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(20, options.seedPets - i) }, (_, j) =>
+        createPet({ name: `Seed ${i + j}`, categoryId: 1, status: statusFor(i + j) }, { ...seeder, clock: hourAgo }),
+      ),
+    );
+    for (const pet of batch) known.push({ pet, at: hourAgo() });
+  }
+  seeder.dependencies.db.destroy();
+
+  const pools: Record<Operation, ReturnType<typeof instance>[]> = {
+    createPet: Array.from({ length: options.instances.createPet }, () => instance('createPet', true)),
+    listPets: Array.from({ length: options.instances.listPets }, () => instance('listPets', true)),
+    getPet: Array.from({ length: options.instances.getPet }, () => instance('getPet', true)),
+  };
+  const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)] as T;
+  const outcomes: Record<Operation, { ok: number; failed: Map<string, number> }> = {
+    createPet: { ok: 0, failed: new Map() },
+    listPets: { ok: 0, failed: new Map() },
+    getPet: { ok: 0, failed: new Map() },
+  };
+  const fail = (op: Operation, error: unknown) => {
+    const name = error instanceof Error ? `${error.name}: ${error.message.slice(0, 60)}` : String(error);
+    outcomes[op].failed.set(name, (outcomes[op].failed.get(name) ?? 0) + 1);
+  };
+  const limits = options.limits ?? [20, 100];
+  const active: Walk[] = [];
+  const finished: Walk[] = [];
+  let walkNumber = 0;
+
+  const page = async (walk: Walk): Promise<void> => {
+    const at = pick(pools.listPets);
+    const result = await listPets(
+      { limit: walk.limit, status: walk.status, cursor: walk.cursor },
+      { pets: at.pets, clock: at.dependencies.clock },
+    );
+    walk.ids.push(...result.pets.map((pet) => pet.id));
+    walk.pages++;
+    walk.cursor = result.nextCursor;
+    if (!result.nextCursor) {
+      active.splice(active.indexOf(walk), 1);
+      finished.push(walk);
+    }
+  };
+  const run: Record<Operation, () => Promise<void>> = {
+    createPet: async () => {
+      const at = pick(pools.createPet);
+      const n = known.length;
+      const pet = await createPet({ name: `Pet ${n}`, categoryId: 2, status: statusFor(n) }, { ...at, clock: at.dependencies.clock });
+      known.push({ pet, at: Date.now() });
+    },
+    getPet: async () => {
+      const at = pick(pools.getPet);
+      const { pet } = pick(known);
+      await findPet(pet.id, { pets: at.pets, clock: at.dependencies.clock });
+    },
+    listPets: async () => {
+      const idle = active.filter((walk) => walk.cursor !== undefined && !(walk as { busy?: boolean }).busy);
+      let walk: Walk;
+      if (idle.length > 0 && Math.random() < 0.5) walk = pick(idle);
+      else {
+        walk = {
+          limit: limits[walkNumber % limits.length] as number,
+          status: walkNumber % 3 === 2 ? 'available' : undefined,
+          startedAt: Date.now(),
+          ids: [],
+          pages: 0,
+        };
+        walkNumber++;
+        active.push(walk);
+      }
+      (walk as { busy?: boolean }).busy = true;
+      try {
+        await page(walk);
+      } finally {
+        (walk as { busy?: boolean }).busy = false;
+      }
+    },
+  };
+
+  const rate = (BASELINE_RPS * multiple) / factor;
+  const total = Math.round(rate * seconds);
+  log(`${design.name}: ${multiple}× at factor ${factor}: ${rate} requests per second for ${seconds} s`);
+  const start = Date.now();
+  let inFlight = 0;
+  let late = 0;
+  const running = new Set<Promise<void>>();
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    while (inFlight >= MAX_IN_FLIGHT) await Promise.race(running);
+    if (Date.now() - due > 1_000) late++;
+    const op = chooseOperation(i);
+    inFlight++;
+    const task = run[op]()
+      .then(() => {
+        outcomes[op].ok += 1;
+      })
+      .catch((error) => fail(op, error))
+      .finally(() => {
+        inFlight--;
+        running.delete(task);
+      });
+    running.add(task);
+  }
+  await Promise.all(running);
+  const loadSeconds = (Date.now() - start) / 1000;
+  const throttledDuringLoad = proxy.throttles.length;
+
+  // Finish every walk under way (their pages are reads like any other; throttles still count).
+  while (active.length > 0) {
+    await Promise.all(
+      active.slice(0, 8).map((walk) =>
+        page(walk).catch((error) => {
+          fail('listPets', error);
+          active.splice(active.indexOf(walk), 1);
+        }),
+      ),
+    );
+  }
+
+  const wrong: string[] = [];
+  for (const walk of finished) {
+    const problem = checkWalk(walk, known, design.stalenessMs);
+    if (problem) wrong.push(problem);
+  }
+  const stored = await scanPets(admin, names.pets);
+  const createdIds = known.map((entry) => entry.pet.id);
+  const createsStoredOnce = new Set(createdIds).size === createdIds.length && createdIds.every((id) => stored.has(id));
+
+  const lines: string[] = [];
+  lines.push(
+    `design: ${design.name}`,
+    `load: ${multiple}× today's traffic at factor ${factor}: ${rate} requests per second (${total} requests in ${loadSeconds.toFixed(1)} s, ${late} started over 1 s late), ` +
+      `simulated instances: ${Object.entries(options.instances)
+        .map(([op, n]) => `${n} ${op}`)
+        .join(', ')}; ${options.seedPets} pets before the run`,
+    `limits per partition-key value: ${fmt(proxy.writeRate)} write units/s and ${fmt(proxy.readRate)} read units/s (AWS's 1,000 and 3,000 divided by ${factor}), ${proxy.burstSeconds} s of burst`,
+    '',
+    '| operation | requests | ok | failed | throttled DynamoDB calls |',
+    '|---|---|---|---|---|',
+  );
+  for (const [op] of MIX) {
+    const failed = [...outcomes[op].failed.values()].reduce((a, b) => a + b, 0);
+    const throttled = proxy.throttles.filter((t) => t.caller === op).length;
+    lines.push(`| ${op} | ${outcomes[op].ok + failed} | ${outcomes[op].ok} | ${failed} | ${throttled} |`);
+  }
+  const byKey = proxy.throttlesByKey();
+  lines.push(
+    '',
+    `throttled DynamoDB calls: ${proxy.throttles.length} (${throttledDuringLoad} during the load, the rest while finishing walks)`,
+  );
+  for (const entry of byKey.slice(0, 8)) lines.push(`  ${entry.count} on ${entry.resource.replace(names.pets, 'pets')} key "${entry.key}"`);
+  const perSecond = (units: number) => units / Math.max(loadSeconds, 1);
+  const hotWrite = proxy.hottest('write', 3);
+  const hotRead = proxy.hottest('read', 3);
+  lines.push(
+    `hottest write keys (units/s over the run; limit ${fmt(proxy.writeRate)}): ${hotWrite.map((u) => `${u.resource.replace(names.pets, 'pets')} "${u.key}" ${fmt(perSecond(u.writeUnits))}`).join('; ')}`,
+    `hottest read keys (units/s over the run; limit ${fmt(proxy.readRate)}): ${hotRead.map((u) => `${u.resource.replace(names.pets, 'pets')} "${u.key}" ${fmt(perSecond(u.readUnits))}`).join('; ')}`,
+    `walks finished: ${finished.length}, wrong: ${wrong.length}${wrong.length ? ` (${wrong.slice(0, 3).join('; ')})` : ''}`,
+    `creates: ${createdIds.length - options.seedPets} during the run; every created pet stored once: ${createsStoredOnce ? 'yes' : 'NO'}`,
+  );
+  for (const [op] of MIX) for (const [name, count] of outcomes[op].failed) lines.push(`  ${op} failed ${count}×: ${name}`);
+
+  for (const pool of Object.values(pools)) for (const at of pool) at.dependencies.db.destroy();
+  admin.destroy();
+  await proxy.close();
+  const failedRequests = Object.values(outcomes).reduce((sum, o) => sum + [...o.failed.values()].reduce((a, b) => a + b, 0), 0);
+  return {
+    text: lines.join('\n'),
+    throttles: proxy.throttles.length,
+    failedRequests,
+    walks: { finished: finished.length, wrong },
+    createsStoredOnce,
+  };
+}
+
+/** Deterministic mix: in every 10 requests, 1 create, 6 lists, 3 gets, interleaved. */
+function chooseOperation(i: number): Operation {
+  const slot = i % 10;
+  return slot === 0 ? 'createPet' : slot % 3 === 0 ? 'getPet' : 'listPets';
+}
+
+/** Most pets are available (the default), some pending, a few sold. */
+const STATUSES: PetStatus[] = ['available', 'available', 'available', 'pending', 'sold'];
+function statusFor(n: number): PetStatus {
+  return STATUSES[n % STATUSES.length] as PetStatus;
+}
+
+function checkWalk(walk: Walk, known: { pet: Pet; at: number }[], stalenessMs: number): string | undefined {
+  for (let i = 1; i < walk.ids.length; i++) {
+    if ((walk.ids[i] as number) <= (walk.ids[i - 1] as number)) return `walk not ascending at ${walk.ids[i]}`;
+  }
+  const seen = new Set(walk.ids);
+  const missing = known.filter(
+    (entry) =>
+      entry.at <= walk.startedAt - stalenessMs &&
+      (walk.status === undefined || entry.pet.status === walk.status) &&
+      !seen.has(entry.pet.id),
+  );
+  if (missing.length > 0)
+    return `walk (limit ${walk.limit}, ${walk.status ?? 'all'}) missed ${missing.length} pets, e.g. ${missing[0]?.pet.id}`;
+  return undefined;
+}
+
+async function scanPets(client: DynamoDBClient, table: string): Promise<Set<number>> {
+  const ids = new Set<number>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start as never }));
+    for (const item of page.Items ?? []) {
+      const id = Number(unmarshall(item).id);
+      if (id > 0) ids.add(id);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return ids;
+}
+
+const fmt = (n: number) => (n >= 10 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n.toFixed(2));
