@@ -113,7 +113,6 @@ export class PetCreation {
     return this.createOnce(input, request.keyId, request.idempotencyKey);
   }
 
-
   private async createOnce(input: NewPet, keyId: string, idempotencyKey: string): Promise<{ pet: Pet; created: boolean }> {
     const { records, pets, clock } = this.context;
     const recordId = `createPet#${sha256(`${keyId}\n${idempotencyKey}`)}`;
