@@ -23,8 +23,11 @@ import {
 
 /** The most Queries one page sends at once (bounded fan-out over the next blocks). */
 const MAX_PARALLEL_QUERIES = 4;
-/** How long an instance trusts its view of which blocks exist, when a page reaches the newest ones. */
-const FRONTIER_TTL_MS = 1_000;
+/**
+ * How long an instance trusts its view of which blocks exist, when a page reaches the newest ones:
+ * not at all, so a pet created a moment ago is in the next list (read after write, as clients expect).
+ */
+const FRONTIER_TTL_MS = 0;
 /** …and on any page: a block a lagging stripe hands out below the newest ones shows within this. */
 const FRONTIER_MAX_AGE_MS = 10_000;
 /** Sealed block ranges an instance keeps (about 200 bytes a pet: a few MB at most). */
@@ -33,10 +36,9 @@ const SEALED_CACHE_ENTRIES = 512;
 const SEALED_CACHE_TTL_MS = 60_000;
 /**
  * How long any other range is kept: a block still being filled (the newest
- * pets, which every walk reaching the end reads) costs its shard at most one
- * Query per instance per second.
+ * pets) is read afresh every time, so a pet created a moment ago is listed.
  */
-const RECENT_CACHE_TTL_MS = 1_000;
+const RECENT_CACHE_TTL_MS = 0;
 
 interface CachedRange {
   /** Every pet of the view with an id in from … to, ascending. */
@@ -51,7 +53,7 @@ export interface PetRepositoryOptions {
   layout?: PetLayout;
   /** The service's clock: createdAt and block lifetimes are on it, so sealing is judged on it. */
   clock?: () => number;
-  /** Real time, for how long caches are trusted (a test clock may stand still). */
+  /** Real elapsed time, for how long caches are trusted (a test clock may stand still). */
   cacheClock?: () => number;
   /** Which allocator stripe the next reservation goes to; at random by default. */
   pickStripe?: (stripeCount: number) => number;
@@ -76,7 +78,8 @@ export class PetRepository implements PetStore {
   ) {
     this.layout = options.layout ?? petLayout;
     this.clock = options.clock ?? Date.now;
-    this.cacheClock = options.cacheClock ?? Date.now;
+    // A monotonic clock: cache ages are durations, and a test's clock may stand in for Date.now (local/lambda-runtime-worker.mjs).
+    this.cacheClock = options.cacheClock ?? (() => performance.now());
     this.pickStripe = options.pickStripe ?? ((count) => Math.floor(Math.random() * count));
   }
 

@@ -234,9 +234,11 @@ export class RateLimitRepository implements RateCounters {
       try {
         return await dynamoCall(call);
       } catch (error) {
-        if (!(error instanceof Error) || error.name !== 'TransactionConflictException') throw error;
+        // dynamoCall has already classed the conflict a dependency failure: look at what DynamoDB said.
+        const said = error instanceof DependencyUnavailableError ? error.cause : error;
+        if (!(said instanceof Error) || said.name !== 'TransactionConflictException') throw error;
         const wait = CONFLICT_RETRY_DELAYS_MS[retry];
-        if (wait === undefined) throw new DependencyUnavailableError(error);
+        if (wait === undefined) throw error;
         await sleep(Math.random() * wait);
       }
     }
