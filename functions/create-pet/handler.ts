@@ -4,11 +4,10 @@ import { IdempotentCreate } from '../data/idempotent-create';
 import { PetRepository } from '../data/pet-repository';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { IdAllocator } from '../domain/id-allocator';
-import { parseIdempotencyKey } from '../domain/idempotency-key';
 import { type NewPet, toPetBody } from '../domain/pet';
 import { createPet, draftPet } from '../domain/pets';
 import { createApiHandler } from '../http/api-handler';
-import { header } from '../http/request';
+import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { recordPetCreated } from '../runtime/metrics';
@@ -43,10 +42,10 @@ export function createHandler(dependencies: Dependencies) {
     createPetContract,
     dependencies,
     new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
-    async ({ event, body, caller }) => {
-      const idempotencyKey = parseIdempotencyKey(header(event, 'Idempotency-Key'));
-      const pet = await create(body, idempotencyKey, caller.keyId);
-      return jsonResponse(201, toPetBody(pet));
+    async ({ event, headers, body, caller }) => {
+      const pet = await create(body, headers['Idempotency-Key'], caller.keyId);
+      // RFC 9110, section 15.3.2: a 201 names the created resource.
+      return jsonResponse(201, toPetBody(pet), { Location: `${stageBaseUrl(event)}/pets/${pet.id}` });
     },
   );
 }
