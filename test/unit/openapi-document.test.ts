@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorCodes } from '../../definitions/error-codes';
-import { routes } from '../../definitions/routes';
 import { petStatuses } from '../../definitions/fields/pet-fields';
+import { routes } from '../../definitions/routes';
 import { buildOpenApiDocument, type OperationObject } from '../../openapi/build-document';
 import { CLIENT_TYPES_PATH, DOCUMENT_PATH, projectRoot, renderDocument } from '../../openapi/contract-files';
 
