@@ -12,6 +12,8 @@ export interface DayUsage {
   requests: number;
   /** Unix seconds of the day's last served request. */
   lastRequestAt?: number;
+  /** When the rate limiter's ban of the key ends (milliseconds), if it banned the key that day. */
+  suspendedUntilMs?: number;
 }
 
 /** Reads the rate limiter's counter items: one GetItem per key and day, never a Scan. */
@@ -27,16 +29,17 @@ export class UsageCounters {
         new GetCommand({
           TableName: this.tableName,
           Key: { pk: counterKey(keyId, day) },
-          ProjectionExpression: 'dayCount, lastRequestAt',
+          ProjectionExpression: 'dayCount, lastRequestAt, suspendedUntil',
           ConsistentRead: true,
         }),
       ),
     );
-    const item = Item as { dayCount?: number; lastRequestAt?: number } | undefined;
+    const item = Item as { dayCount?: number; lastRequestAt?: number; suspendedUntil?: number } | undefined;
     return {
       day,
       requests: Number(item?.dayCount ?? 0),
       ...(item?.lastRequestAt !== undefined ? { lastRequestAt: Number(item.lastRequestAt) } : {}),
+      ...(item?.suspendedUntil !== undefined ? { suspendedUntilMs: Number(item.suspendedUntil) * 1000 } : {}),
     };
   }
 }
