@@ -167,3 +167,15 @@ it('an AWS_ENDPOINT_URL_DYNAMODB that does not answer: npm start stops with a me
   expect(started.stderr()).not.toMatch(/\n\s+at /);
   expect(await reachable('127.0.0.1', port)).toBe(false);
 });
+
+it('a busy port: npm start stops with one line naming the port and the way out, not a stack trace', async () => {
+  const first = await startLocal({});
+  const second = run(['--import', 'tsx', 'local/start.ts'], { PETSTORE_LOCAL_DIR: scratch, PORT: String(first.port) });
+  running.add(second.child);
+  expect(await second.exited).toBe(1);
+  running.delete(second.child);
+  expect(second.stderr().trim()).toBe(
+    `Port ${first.port} is in use on 127.0.0.1: stop what runs there, or start on another port, e.g. PORT=3001 npm start`,
+  );
+  await stopProcess(first.child);
+});
