@@ -179,3 +179,19 @@ it('a busy port: npm start stops with one line naming the port and the way out, 
   );
   await stopProcess(first.child);
 });
+
+it('one development key across endpoints: switching AWS_ENDPOINT_URL_DYNAMODB on keeps the key, and it works there', async () => {
+  const keyFile = join(scratch, 'development-api-key');
+  rmSync(keyFile, { force: true });
+  // A new key, made in npm start's own DynamoDB Local: the other DynamoDB has never seen it.
+  const own = await startLocal({});
+  await stopProcess(own.child);
+  const key = readFileSync(keyFile, 'utf8').trim();
+
+  const switched = await startLocal({ AWS_ENDPOINT_URL_DYNAMODB: testEndpoint() });
+  expect(readFileSync(keyFile, 'utf8').trim()).toBe(key);
+  expect(switched.stdout()).toContain(`Development API key (Business plan): ${key}`);
+  const response = await fetch(`http://127.0.0.1:${switched.port}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
+  expect(response.status).toBe(200);
+  await stopProcess(switched.child);
+});
