@@ -109,6 +109,7 @@ Examples:
   addIssueAndInspectCommands(kit);
   addChangingCommands(kit);
   addUsageCommand(kit);
+  addMigrateMeteringCommand(kit);
   for (const cmd of program.commands) addTargetOptions(cmd);
   return program;
 }
@@ -237,6 +238,25 @@ function addUsageCommand({ command, onTarget, print, printJson }: CommandKit): v
       if (options.json) printJson(output.usageJson(key, days, total));
       else print(output.usageText(key, days, total));
     });
+}
+
+/**
+ * migrate-metering: retires the per-customer API Gateway API keys of
+ * fixed-plan keys enrolled before pooled metering (admin/targets/aws.ts,
+ * migrateToPool). Run it after deploying the version with pooled keys; run it
+ * again after any failure: it carries on where it stopped.
+ */
+function addMigrateMeteringCommand({ command, onNamedTarget, print }: CommandKit): void {
+  command('migrate-metering', "move fixed-plan keys metered by an API key each onto their plan's pooled metering keys (repeatable)").action(
+    async (options: TargetOptions) => {
+      const result = await onNamedTarget(options, async (target) =>
+        target.metering.migrateToPool(await target.keys.scanAll(), (line) => print(line)),
+      );
+      print(
+        `${result.where}: ${result.retired} key(s) moved to pooled metering; ${result.alreadyPooled} already pooled; ${result.enterprise} Enterprise key(s) keep their own usage plan.`,
+      );
+    },
+  );
 }
 
 /**

@@ -8,6 +8,12 @@ export const businessMetrics = {
   namespace: 'PetStore',
   /** POWERTOOLS_SERVICE_NAME of every function, and the `service` dimension of every metric. */
   serviceName: 'petstore',
+  /**
+   * The `stage` dimension of every metric (staging, production), from this
+   * environment variable of every function: stages sharing an account publish
+   * apart, and each stage's alarms read only its own.
+   */
+  stageEnvVar: 'PETSTORE_STAGE',
   names: {
     /** One per pet created (an idempotent replay creates nothing and counts nothing). */
     petsCreated: 'PetsCreated',

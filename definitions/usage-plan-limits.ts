@@ -39,3 +39,36 @@ export function usagePlanLimits(limits: PlanLimits): UsagePlanLimits {
     dailyQuota: 2 * limits.perDay,
   };
 }
+
+/**
+ * How many customers one pooled metering key (functions/domain/metering.ts)
+ * must carry when `customers` keys of a plan spread over `keysPerPlan` pooled
+ * keys by a uniform hash: the smallest k such that the chance that any pooled
+ * key gets more than k customers is at most `risk` (a union bound over the
+ * pooled keys of the binomial tail). A usage plan sized for k customers then
+ * never refuses what the contract allows them, whichever keys they hold.
+ */
+export function customersPerPooledKey(customers: number, keysPerPlan: number, risk = 1e-6): number {
+  if (customers <= 0) return 1;
+  if (keysPerPlan <= 1) return customers;
+  const p = 1 / keysPerPlan;
+  // P(X = j) for X ~ Binomial(customers, p), iterated in log space.
+  let logPmf = customers * Math.log1p(-p);
+  let below = 0;
+  for (let k = 0; k < customers; k++) {
+    below += Math.exp(logPmf);
+    if (keysPerPlan * Math.max(0, 1 - below) <= risk) return Math.max(1, k);
+    logPmf += Math.log(customers - k) - Math.log(k + 1) + Math.log(p) - Math.log1p(-p);
+  }
+  return customers;
+}
+
+/** A pooled key's usage plan: the plan's per-customer limits times the customers it carries. */
+export function pooledUsagePlanLimits(limits: PlanLimits, customersPerKey: number): UsagePlanLimits {
+  const one = usagePlanLimits(limits);
+  return {
+    rateLimit: one.rateLimit * customersPerKey,
+    burstLimit: one.burstLimit * customersPerKey,
+    dailyQuota: one.dailyQuota * customersPerKey,
+  };
+}

@@ -2,8 +2,13 @@ import { Duration } from 'aws-cdk-lib';
 import { Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { type BusinessMetricName, businessMetrics } from '../definitions/metrics';
 
-/** A business metric with the service dimension and any others, summed per period. */
+/**
+ * A business metric of one stage (its `stage` dimension: staging's 429s never
+ * move production's alarms), with the service dimension and any others,
+ * summed per period.
+ */
 export function businessMetric(
+  stage: string,
   metricName: BusinessMetricName,
   dimensions: Record<string, string> = {},
   period = Duration.minutes(5),
@@ -11,7 +16,7 @@ export function businessMetric(
   return new Metric({
     namespace: businessMetrics.namespace,
     metricName,
-    dimensionsMap: { service: businessMetrics.serviceName, ...dimensions },
+    dimensionsMap: { service: businessMetrics.serviceName, stage, ...dimensions },
     statistic: Stats.SUM,
     period,
   });

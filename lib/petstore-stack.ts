@@ -1,15 +1,16 @@
-import { CfnOutput, Fn, Stack, type StackProps, Tags } from 'aws-cdk-lib';
-import { DomainName, EndpointType, Period, type RestApi, SecurityPolicy, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import { Aws, CfnOutput, Fn, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { ApiKey, DomainName, EndpointType, Period, type RestApi, SecurityPolicy, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { meteringPoolEnvironment, type PooledPlan, pooledKeyName, pooledMeteringKey } from '../definitions/metering-pool';
 import { type PlanName, plans } from '../definitions/plans';
 import { authorizer, type OperationId, routes, stageName } from '../definitions/routes';
 import type { TableName } from '../definitions/tables';
-import { usagePlanLimits } from '../definitions/usage-plan-limits';
+import { customersPerPooledKey, pooledUsagePlanLimits } from '../definitions/usage-plan-limits';
 import type { ApiFirewall } from './constructs/api-firewall';
 import { addApiFrontDoor } from './constructs/api-front-door';
 import { FunctionRollout } from './constructs/function-rollout';
@@ -83,15 +84,21 @@ export class PetStoreStack extends Stack {
     this.operationFunctions = operationFunctions as Record<OperationId, OperationFunction>;
 
     // API Gateway invokes each function's `live` alias, which deployments move.
-    this.rollout = new FunctionRollout(this, 'Rollout', { applicationName: `${config.stackName}-functions`, rollout: config.rollout });
-    const target = (name: string, fn: OperationFunction): IFunction => this.rollout.liveAlias(name, fn);
-    const operationTargets = Object.fromEntries(
-      routes.map((route) => [route.operationId, target(route.operationId, this.operationFunctions[route.operationId])]),
+    this.rollout = new FunctionRollout(this, 'Rollout', {
+      applicationName: `${config.stackName}-functions`,
+      rollout: config.rollout,
+      alarmNamePrefix: config.stackName,
+      durationP99Ms: config.alarms.latencyP99Ms,
+      errorsPerMinute: config.alarms.functionErrors,
+    });
+    const operationTargets: Record<string, IFunction> = Object.fromEntries(
+      routes.map((route) => [route.operationId, this.rollout.liveAlias(route.operationId, this.operationFunctions[route.operationId])]),
     );
     const frontDoor = addApiFrontDoor(this, {
       config,
       operationTargets: operationTargets as Record<OperationId, IFunction>,
-      authorizerTarget: target('authorizer', this.authorizerFunction),
+      // Refusing a key is a thrown "Unauthorized", which Lambda counts as an error: the authorizer's rollback watches its duration only.
+      authorizerTarget: this.rollout.liveAlias('authorizer', this.authorizerFunction, { countsErrors: false }),
     });
     this.api = frontDoor.api;
     this.firewall = frontDoor.firewall;
@@ -106,7 +113,8 @@ export class PetStoreStack extends Stack {
       tables: this.tables,
       thresholds: config.alarms,
     });
-    this.rollout.rollBackOn([this.alarms.serverErrorRate, this.alarms.latency]);
+    // The stage-wide alarms notify only: a deployment rolls back on its new version's own alarms (FunctionRollout).
+    this.rollout.notify(this.alarms.topic);
 
     // Dashboard names are unique per account (not per region): the region keeps
     // a second region of the same stage apart.
@@ -117,13 +125,13 @@ export class PetStoreStack extends Stack {
       api: this.api,
       functions: { ...this.operationFunctions, authorizer: this.authorizerFunction },
       tables: this.tables,
-      alarms: this.alarms.alarms,
+      alarms: [...this.alarms.alarms, ...this.rollout.rollbackAlarms],
       accessLogs: frontDoor.accessLogs,
       waf: this.firewall ? { webAclName: this.firewall.webAcl.name!, ruleMetricName: this.firewall.ruleMetricName } : undefined,
     }).dashboard;
 
     this.customDomain = this.addApiUrlOutputs(config);
-    this.addOperatorOutputs(dashboardName, frontDoor.accessLogs, frontDoor.executionLogs);
+    this.addOperatorOutputs(config, dashboardName, frontDoor.accessLogs, frontDoor.executionLogs);
   }
 
   private operationFunction(
@@ -136,6 +144,7 @@ export class PetStoreStack extends Stack {
   ): OperationFunction {
     return new OperationFunction(this, id, {
       ...extra,
+      stage: config.stage,
       tables: this.tables,
       logRetention: config.logRetention,
       logRemovalPolicy: config.dataProtection.removalPolicy,
@@ -146,24 +155,54 @@ export class PetStoreStack extends Stack {
   }
 
   /**
-   * Usage plans for the plans with fixed limits. Enterprise customers get a
-   * usage plan each, created by the key administration tool.
+   * A usage plan per plan with fixed limits, holding that plan's pooled
+   * metering keys (functions/domain/metering.ts): every customer key of the
+   * plan is metered by one of them, so the number of customers no longer
+   * counts against AWS's 10,000 API keys per account and Region, which cannot
+   * be raised ("Quotas for configuring and running a REST API in API Gateway",
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html).
+   * A pooled key's throttle and quota are those of the customers it may carry
+   * (customersPerPooledKey, from the stage's customer mix). The key values
+   * start with the stack id, unique per stage and account; they are usage
+   * identifiers, not credentials: with apiKeySourceType AUTHORIZER, API Gateway
+   * takes the key only from the authorizer, never from a client's x-api-key
+   * ("Choose an API key source", https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-api-key-source.html).
+   * Enterprise customers get a usage plan and API key each, from the key tool.
    */
   private addUsagePlans(config: StageConfig): Partial<Record<PlanName, UsagePlan>> {
     const usagePlans: Partial<Record<PlanName, UsagePlan>> = {};
     for (const name of Object.keys(plans) as PlanName[]) {
       const { limits, displayName } = plans[name];
       if (limits === 'custom') continue;
-      const derived = usagePlanLimits(limits);
-      usagePlans[name] = this.api.addUsagePlan(`${pascal(name)}UsagePlan`, {
+      const plan = name as PooledPlan;
+      const carried = customersPerPooledKey(config.customers[plan], config.meteringKeysPerPlan);
+      const derived = pooledUsagePlanLimits(limits, carried);
+      const usagePlan = this.api.addUsagePlan(`${pascal(name)}UsagePlan`, {
         name: `petstore-${config.stage}-${name}`,
-        description: `${displayName}: ${limits.perMinute} requests per minute, ${limits.perDay} per day (enforced exactly by the API; these are the backstop).`,
+        description: `${displayName}: ${limits.perMinute} requests per minute, ${limits.perDay} per day per customer (enforced exactly by the API); each pooled key carries up to ${carried} customers. These are the backstop.`,
         throttle: { rateLimit: derived.rateLimit, burstLimit: derived.burstLimit },
         quota: { limit: derived.dailyQuota, period: Period.DAY },
         apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
       });
+      for (let slot = 0; slot < config.meteringKeysPerPlan; slot++) {
+        const key = new ApiKey(this, `${pascal(name)}MeteringKey${slot}`, {
+          apiKeyName: pooledKeyName(config.stage, plan, slot),
+          description: `Pooled metering key ${slot} of the ${displayName} plan (usageIdentifierKey of the authorizer); managed by CloudFormation.`,
+          value: pooledMeteringKey(this.meteringPoolPrefix, plan, slot),
+          enabled: true,
+        });
+        usagePlan.addApiKey(key);
+      }
+      usagePlans[name] = usagePlan;
     }
+    this.authorizerFunction.addEnvironment(meteringPoolEnvironment.prefix, this.meteringPoolPrefix);
+    this.authorizerFunction.addEnvironment(meteringPoolEnvironment.keysPerPlan, String(config.meteringKeysPerPlan));
     return usagePlans;
+  }
+
+  /** The stack id's UUID without dashes: unique per stack, so pooled key values never clash across stages. */
+  private get meteringPoolPrefix(): string {
+    return Fn.join('', Fn.split('-', Fn.select(2, Fn.split('/', Aws.STACK_ID))));
   }
 
   /** ApiUrl (ends in /v1) and, with a custom domain, the domain itself and what DNS must point at. */
@@ -202,7 +241,7 @@ export class PetStoreStack extends Stack {
   }
 
   /** Where an operator looks: alarms, dashboard, logs, tables, usage plans. */
-  private addOperatorOutputs(dashboardName: string, accessLogs: LogGroup, executionLogs: LogGroup): void {
+  private addOperatorOutputs(config: StageConfig, dashboardName: string, accessLogs: LogGroup, executionLogs: LogGroup): void {
     new CfnOutput(this, 'RestApiId', {
       description: 'For the key tool: Enterprise usage plans attach to this API.',
       value: this.api.restApiId,
@@ -236,6 +275,10 @@ export class PetStoreStack extends Stack {
     for (const name of Object.keys(this.tables) as TableName[]) {
       new CfnOutput(this, `${pascal(name)}TableName`, { value: this.tables[name].tableName });
     }
+    new CfnOutput(this, 'MeteringKeysPerPlan', {
+      description: 'Pooled API Gateway API keys per fixed plan (the key tool checks it before migrating per-key metering).',
+      value: String(config.meteringKeysPerPlan),
+    });
     for (const [name, plan] of Object.entries(this.usagePlans) as [PlanName, UsagePlan][]) {
       new CfnOutput(this, `${pascal(name)}UsagePlanId`, {
         description: `Usage plan of the ${plans[name].displayName} plan.`,

@@ -1,8 +1,10 @@
 import { type Environment, RemovalPolicy, Token } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { PooledPlan } from '../definitions/metering-pool';
 import { plans } from '../definitions/plans';
 import { type DeployedStage, stackNames } from '../definitions/stages';
 import type { TableName } from '../definitions/tables';
+import { usagePlanLimits } from '../definitions/usage-plan-limits';
 
 /**
  * The deployment stages and everything that differs between them. One typed
@@ -64,19 +66,79 @@ export interface WafConfig {
   requestsPerIpPerMinute: number;
 }
 
-/** Stage-wide request throttle (all methods together), below the account's. */
+/** Stage-wide request throttle (all methods together). */
 export interface StageThrottle {
   rateLimit: number;
   burstLimit: number;
 }
 
 /**
+ * The customers a stage is sized for: how many keys of each fixed plan it
+ * serves. The stage throttle and the usage plans of the pooled metering keys
+ * derive from it (and from the plan table), so that neither refuses what the
+ * contract allows these customers. Raise it before the customers come: it is
+ * the one number to change as the business grows (docs/operators.md).
+ */
+export type CustomerMix = Record<PooledPlan, number>;
+
+/**
+ * The stage throttle for a customer mix: the sum of every expected customer's
+ * usage-plan throttle (definitions/usage-plan-limits.ts), which accepts every
+ * sequence the contract allows one key, retries included. So the stage never
+ * refuses what the contract allows the expected customers even if all of them
+ * send their whole allowance at the same moment. What still refuses earlier is
+ * AWS's account throttle (and its burst, which AWS sets from the account's
+ * rate quota): docs/operators.md lists the quota requests this implies.
+ */
+export function stageThrottleFor(customers: CustomerMix): StageThrottle {
+  let rateLimit = 0;
+  let burstLimit = 0;
+  for (const [plan, count] of Object.entries(customers) as [PooledPlan, number][]) {
+    const limits = plans[plan].limits;
+    if (limits === 'custom') throw new Error(`${plan} has no fixed limits`);
+    const one = usagePlanLimits(limits);
+    rateLimit += count * one.rateLimit;
+    burstLimit += count * one.burstLimit;
+  }
+  return { rateLimit, burstLimit };
+}
+
+/**
  * How a deployment moves the functions' `live` aliases, which API Gateway
  * invokes (lib/constructs/function-rollout.ts): `allAtOnce` at once;
- * `canary` 10 % of the traffic for 5 minutes first, rolling back if the
- * stage's 5xx or latency alarm fires meanwhile.
+ * `canary` as `canary` below says, rolling back if the new version's own
+ * alarms fire meanwhile.
  */
 export type Rollout = 'allAtOnce' | 'canary';
+
+/**
+ * The one setting of canary deployments: CodeDeploy sends `percentage` of the
+ * traffic to the new version for `intervalMinutes`, then all of it. The
+ * rollback alarms' evaluation (lib/constructs/function-rollout.ts) derives
+ * from the same interval, so the two cannot disagree.
+ */
+export const canary = { percentage: 10, intervalMinutes: 5 } as const;
+
+/**
+ * What a rollback alarm looks at: 1-minute periods (Lambda publishes its
+ * metrics per minute), as many as fit in the canary's interval less one
+ * minute, left for the metric to arrive and the alarm to be evaluated, so a
+ * bad version is caught while it takes only the canary's share.
+ */
+export function rollbackAlarmEvaluation(intervalMinutes: number = canary.intervalMinutes): {
+  periodSeconds: number;
+  evaluationPeriods: number;
+} {
+  return { periodSeconds: 60, evaluationPeriods: Math.max(1, intervalMinutes - 1) };
+}
+
+/**
+ * Lambda keeps at least this much of the account's concurrency unreserved for
+ * the functions without a reservation ("Configuring reserved concurrency",
+ * https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html):
+ * a reservation that would leave less fails the deployment.
+ */
+export const LAMBDA_UNRESERVED_MINIMUM = 100;
 
 /**
  * The tables whose data is worth restoring, and so get point-in-time recovery
@@ -98,18 +160,28 @@ export interface StageConfig {
   /** CloudFormation refuses `cdk destroy` of the stack while this is on. */
   terminationProtection: boolean;
   alarms: AlarmThresholds;
+  /** The customers the stage is sized for (see CustomerMix). */
+  customers: CustomerMix;
   /**
-   * Throttle of the whole stage. Without one, the stage takes up to the
-   * account's 10,000 requests per second (5,000 burst), shared by every API of
-   * the account and region.
+   * Pooled API Gateway API keys per fixed plan (functions/domain/metering.ts).
+   * Ten per plan: each carries a tenth of its plan, so one customer's retry
+   * storm (API Gateway counts refused requests too) exhausts the backstop of a
+   * tenth of the plan at most, and 3 × 10 keys per stage leave almost all of
+   * the account's 10,000 API keys (which cannot be raised) to Enterprise keys.
    */
-  throttle?: StageThrottle;
+  meteringKeysPerPlan: number;
+  /** Throttle of the whole stage: stageThrottleFor(customers), never set by hand. */
+  throttle: StageThrottle;
   /**
    * The most concurrent executions the authorizer may take (Lambda reserved
    * concurrency): a flood of random keys (each misses the authorizer cache)
    * is throttled there (503 for uncached keys) instead of using up the
    * region's concurrency that the operations share. SCALING.md: 20 ms per
    * call, so N executions serve about N × 50 uncached requests per second.
+   * The account's Lambda concurrency quota must be at least this plus
+   * LAMBDA_UNRESERVED_MINIMUM (plus the other stage's reservation when both
+   * share the account): checked at synth when the context gives the quota
+   * (`-c <stage>LambdaConcurrencyQuota=…`, stageConfigFromContext).
    */
   authorizerReservedConcurrency: number;
   rollout: Rollout;
@@ -118,6 +190,9 @@ export interface StageConfig {
   /** Off unless set (here or by context: see stageConfigFromContext). */
   waf?: WafConfig;
 }
+
+const stagingCustomers: CustomerMix = { free: 50, pro: 20, business: 20 };
+const productionCustomers: CustomerMix = { free: 500, pro: 100, business: 60 };
 
 export const stages: Record<StageName, StageConfig> = {
   staging: {
@@ -141,10 +216,13 @@ export const stages: Record<StageName, StageConfig> = {
       rateLimitedPeriods: 1,
       listIndexWritesPerSecond: 700,
     },
-    // A load test of staging must not eat the account-wide API Gateway limit of
-    // a production stage in the same account and region.
-    throttle: { rateLimit: 1_000, burstLimit: 500 },
-    // 1,000 uncached requests per second at 20 ms each need 20.
+    // The test keys of staging: enough for a load test, and a stage throttle
+    // (980 requests per second) that leaves the account's API Gateway
+    // throughput to a production stage in the same account and region.
+    customers: stagingCustomers,
+    meteringKeysPerPlan: 10,
+    throttle: stageThrottleFor(stagingCustomers),
+    // 980 uncached requests per second at 20 ms each need 20.
     authorizerReservedConcurrency: 20,
     rollout: 'allAtOnce',
   },
@@ -167,13 +245,15 @@ export const stages: Record<StageName, StageConfig> = {
       rateLimitedPeriods: 2,
       listIndexWritesPerSecond: 700,
     },
-    // SCALING.md: today's peak is 1,000 requests per second (60 Business keys
-    // at full rate); 3× that leaves headroom for growth and retries while
-    // keeping a flood well inside the account's 10,000 shared with staging.
+    // SCALING.md: today's peak is 60 Business keys at full rate (1,000 requests
+    // per second); Free and Pro add the rest. Stage throttle: 4,040 requests
+    // per second, burst 240,000 (every customer's whole allowance at once).
     // Past it, API Gateway answers 429 (THROTTLED) before any of our code runs.
-    throttle: { rateLimit: 3_000, burstLimit: 1_500 },
-    // The stage throttle's 3,000 requests per second, all with random keys, at
-    // 20 ms each need 60; 100 leaves room for slower key-store reads.
+    customers: productionCustomers,
+    meteringKeysPerPlan: 10,
+    throttle: stageThrottleFor(productionCustomers),
+    // 4,040 uncached requests per second (the stage throttle, all with random
+    // keys) at 20 ms each need 81; 100 leaves room for slower key-store reads.
     authorizerReservedConcurrency: 100,
     rollout: 'canary',
   },
@@ -251,7 +331,42 @@ export function stageConfigFromContext(stage: StageName, context: ContextReader,
     config.waf = { requestsPerIpPerMinute: Number(wafRateLimit) };
   }
   if (config.waf) validateWaf(stage, config.waf);
+
+  const concurrencyQuota = wholeNumber(context, stage, 'LambdaConcurrencyQuota');
+  if (concurrencyQuota !== undefined) validateConcurrencyQuota(stage, config, concurrencyQuota);
+  const rpsQuota = wholeNumber(context, stage, 'ApiGatewayRpsQuota');
+  if (rpsQuota !== undefined && config.throttle.rateLimit > rpsQuota) {
+    throw new Error(
+      `${stage}: the stage throttle (${config.throttle.rateLimit} requests per second, derived from its customer mix) is above the account's API Gateway throttle quota of ${rpsQuota} (${stage}ApiGatewayRpsQuota): AWS would refuse contract-allowed requests first. Request a higher quota (docs/operators.md, "Quotas to request before launch") and pass the new value.`,
+    );
+  }
   return config;
+}
+
+function wholeNumber(context: ContextReader, stage: StageName, name: string): number | undefined {
+  const value = contextString(context, `${stage}${name}`);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new Error(`${stage}${name} must be a whole number.`);
+  return Number(value);
+}
+
+/**
+ * The account's Lambda concurrency quota (Service Quotas, "Concurrent
+ * executions") must cover the authorizer's reservation and still leave
+ * LAMBDA_UNRESERVED_MINIMUM unreserved, or CloudFormation fails the deployment.
+ */
+function validateConcurrencyQuota(stage: StageName, config: StageConfig, quota: number): void {
+  const needed = config.authorizerReservedConcurrency + LAMBDA_UNRESERVED_MINIMUM;
+  if (quota < needed) {
+    throw new Error(
+      `${stage}: the authorizer reserves ${config.authorizerReservedConcurrency} concurrent executions and Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved, so the account's Lambda concurrency quota must be at least ${needed} (more if the other stage shares the account); ${stage}LambdaConcurrencyQuota says ${quota}. Request an increase (docs/operators.md, "Quotas to request before launch").`,
+    );
+  }
+}
+
+/** The concurrency quota an account needs for these stages together (they may share it). */
+export function requiredLambdaConcurrencyQuota(stageList: readonly StageConfig[]): number {
+  return stageList.reduce((sum, config) => sum + config.authorizerReservedConcurrency, LAMBDA_UNRESERVED_MINIMUM);
 }
 
 function validateCustomDomain(stage: StageName, domain: CustomDomain, region: string | undefined): void {

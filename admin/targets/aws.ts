@@ -24,7 +24,7 @@ import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { AdminError, describeError } from '../errors';
 import { UsageCounters } from '../usage-counters';
-import type { KeyAdminTarget, Metering, MeteringChange } from './target';
+import { type KeyAdminTarget, type Metering, type MeteringChange, type MeteringMigration, nothingToChange } from './target';
 
 const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
 
@@ -33,6 +33,7 @@ export const stackOutputKeys = {
   table: (name: TableName) => `${pascal(name)}TableName`,
   usagePlan: (plan: PlanName) => `${pascal(plan)}UsagePlanId`,
   restApiId: 'RestApiId',
+  meteringKeysPerPlan: 'MeteringKeysPerPlan',
 } as const;
 
 /** The plans with a usage plan in the stack; Enterprise keys get one each. */
@@ -50,6 +51,8 @@ export interface Deployment {
   restApiId: string;
   usagePlanIds: Partial<Record<PlanName, string>>;
   tableNames: Pick<Record<TableName, string>, 'apiKeys' | 'rateLimits'>;
+  /** Pooled metering keys per fixed plan; absent from a stack deployed before pooling. */
+  meteringKeysPerPlan?: number;
 }
 
 /**
@@ -116,9 +119,11 @@ export async function describeDeployment(cloudFormation: CloudFormationClient, s
     }
     return value;
   };
+  const pooled = outputs.find((candidate) => candidate.OutputKey === stackOutputKeys.meteringKeysPerPlan)?.OutputValue;
   return {
     stage,
     stackName,
+    ...(pooled ? { meteringKeysPerPlan: Number(pooled) } : {}),
     restApiId: output(stackOutputKeys.restApiId),
     usagePlanIds: Object.fromEntries(fixedPlans.map((plan) => [plan, output(stackOutputKeys.usagePlan(plan))])),
     tableNames: { apiKeys: output(stackOutputKeys.table('apiKeys')), rateLimits: output(stackOutputKeys.table('rateLimits')) },
@@ -172,11 +177,22 @@ interface GatewayKey {
 }
 
 /**
- * A key's metering in API Gateway: an API key named `petstore-<stage>-<keyId>`
- * whose value is the record's meteringKey (the authorizer's
- * usageIdentifierKey), member of its plan's usage plan; an Enterprise key's
- * usage plan is its own, `petstore-<stage>-enterprise-<keyId>`. Names tie them
- * to the key, so nothing else needs storing and a rerun can find them.
+ * A key's metering in API Gateway. A fixed-plan key needs nothing here: the
+ * stack's pooled metering keys of its plan meter it (functions/domain/metering.ts).
+ * An Enterprise key has an API key named `petstore-<stage>-<keyId>` whose
+ * value is the record's meteringKey (the authorizer's usageIdentifierKey), in
+ * a usage plan of its own, `petstore-<stage>-enterprise-<keyId>`. Names tie
+ * them to the key, so nothing else needs storing and a rerun can find them.
+ *
+ * Keys enrolled before pooling have such an API key for a fixed plan too
+ * ("old-style"): a plan change or revocation retires it, and
+ * `petstore-keys migrate-metering` retires all of them.
+ *
+ * Usage plans per account and Region: 300 by default, raisable ("Amazon API
+ * Gateway quotas", https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html):
+ * the three fixed plans of each stage take 6, every Enterprise key one more.
+ * Near the quota, issuing an Enterprise key fails with LimitExceededException,
+ * the tool undoes what it created and says which quota to raise.
  */
 export class ApiGatewayMetering implements Metering {
   constructor(
@@ -193,6 +209,7 @@ export class ApiGatewayMetering implements Metering {
   }
 
   async enrol(record: ApiKeyRecord): Promise<MeteringChange> {
+    if (record.plan !== 'enterprise') return nothingToChange;
     const undo = new Undo();
     await undo.guard(async () => {
       const { id } = await this.gateway.send(
@@ -205,35 +222,33 @@ export class ApiGatewayMetering implements Metering {
       );
       const apiKeyId = required(id, 'CreateApiKey returned no id');
       undo.add(`delete API key ${this.apiKeyName(record.keyId)}`, () => this.deleteApiKey(apiKeyId));
-      const planId = record.plan === 'enterprise' ? await this.createOwnPlan(record, undo) : this.fixedPlanId(record.plan);
-      await this.join(apiKeyId, planId, undo);
+      await this.join(apiKeyId, await this.createOwnPlan(record, undo), undo);
     });
     return undo.change();
   }
 
   async changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange> {
     const apiKey = await this.findApiKey(before.keyId);
-    // A key issued before this tool metered anything: meter it now.
+    // To a fixed plan: the pool meters it; an API key of its own (Enterprise, or old-style) retires.
+    if (after.plan !== 'enterprise') return apiKey ? this.withdraw(before) : nothingToChange;
+    // To Enterprise from a pooled plan: an API key and usage plan of its own.
     if (!apiKey) return this.enrol(after);
     const undo = new Undo();
     const current = await this.plansOf(apiKey.id);
     const ownPlan = current.find((plan) => plan.name === this.ownPlanName(before.keyId));
     await undo.guard(async () => {
-      if (after.plan === 'enterprise' && ownPlan) {
+      if (ownPlan) {
         await this.setLimits(ownPlan, limitsFor('enterprise', after.customLimits), undo);
         return;
       }
-      const targetPlanId = after.plan === 'enterprise' ? await this.createOwnPlan(after, undo) : this.fixedPlanId(after.plan);
+      const targetPlanId = await this.createOwnPlan(after, undo);
       // A key may belong to one usage plan per stage: leave first, then join.
       for (const plan of current) {
         if (plan.id !== targetPlanId) await this.leave(apiKey.id, required(plan.id, 'usage plan without id'), undo);
       }
       if (!current.some((plan) => plan.id === targetPlanId)) await this.join(apiKey.id, targetPlanId, undo);
     });
-    const leftOwnPlan = ownPlan && after.plan !== 'enterprise' ? ownPlan : undefined;
-    return undo.change(async () => {
-      if (leftOwnPlan) await this.deleteUsagePlan(existingPlan(leftOwnPlan));
-    });
+    return undo.change();
   }
 
   async withdraw(record: ApiKeyRecord): Promise<MeteringChange> {
@@ -257,27 +272,84 @@ export class ApiGatewayMetering implements Metering {
     });
   }
 
-  private fixedPlanId(plan: PlanName): string {
-    const id = this.deployment.usagePlanIds[plan];
-    if (!id) throw new AdminError(`Stack ${this.deployment.stackName} has no usage plan for the ${plans[plan].displayName} plan.`);
-    return id;
+  /**
+   * Retires the API keys of fixed-plan keys enrolled before pooling: the
+   * deployed authorizer already meters those keys with the pool, so each old
+   * key leaves its usage plan and is deleted, one customer key at a time.
+   * Nothing in DynamoDB changes. Idempotent (a key already retired is not
+   * found again) and resumable (a failure stops the run with what is done
+   * counted; the next run carries on). DeleteApiKey is limited to 5 requests
+   * per second per account (limits.html above), so 10,000 keys take about
+   * 35 minutes; the SDK waits and retries when API Gateway says too many.
+   */
+  async migrateToPool(records: ApiKeyRecord[], progress: (line: string) => void = () => {}): Promise<MeteringMigration> {
+    if (this.deployment.meteringKeysPerPlan === undefined) {
+      throw new AdminError(
+        `Stack ${this.deployment.stackName} has no pooled metering keys yet (output ${stackOutputKeys.meteringKeysPerPlan}): deploy the current version (\`npx cdk deploy ${this.deployment.stackName}\`), wait 5 minutes for the authorizer cache, then migrate.`,
+      );
+    }
+    const ownKeys = await this.perKeyApiKeys();
+    const result: MeteringMigration = { retired: 0, alreadyPooled: 0, enterprise: 0 };
+    for (const record of records) {
+      if (record.plan === 'enterprise') {
+        result.enterprise++;
+        continue;
+      }
+      const apiKey = ownKeys.get(this.apiKeyName(record.keyId));
+      if (!apiKey) {
+        result.alreadyPooled++;
+        continue;
+      }
+      for (const plan of await this.plansOf(apiKey.id)) await this.removeFromPlan(apiKey.id, required(plan.id, 'usage plan without id'));
+      await this.deleteApiKey(apiKey.id);
+      result.retired++;
+      progress(`retired API key ${apiKey.name} (${record.keyId}, ${plans[record.plan].displayName}: metered by the pool now)`);
+    }
+    return result;
+  }
+
+  /** Every API key this tool named after a customer key, by name (one paged listing, not one call per key). */
+  private async perKeyApiKeys(): Promise<Map<string, GatewayKey & { name: string }>> {
+    const found = new Map<string, GatewayKey & { name: string }>();
+    const prefix = this.apiKeyName('key_');
+    let position: string | undefined;
+    do {
+      const page = await this.gateway.send(new GetApiKeysCommand({ nameQuery: prefix, includeValues: false, limit: 500, position }));
+      for (const item of page.items ?? []) {
+        if (item.id && item.name?.startsWith(prefix))
+          found.set(item.name, { id: item.id, name: item.name, enabled: item.enabled ?? false });
+      }
+      position = page.position;
+    } while (position);
+    return found;
   }
 
   private async createOwnPlan(record: ApiKeyRecord, undo: Undo): Promise<string> {
     const limits = limitsFor('enterprise', record.customLimits);
     const derived = usagePlanLimits(limits);
-    const { id } = await this.gateway.send(
-      new CreateUsagePlanCommand({
-        name: this.ownPlanName(record.keyId),
-        description: `Enterprise key ${record.keyId}: ${limits.perMinute} requests per minute, ${limits.perDay} per day (enforced exactly by the API; this is the backstop).`,
-        apiStages: [{ apiId: this.deployment.restApiId, stage: stageName }],
-        throttle: { rateLimit: derived.rateLimit, burstLimit: derived.burstLimit },
-        quota: { limit: derived.dailyQuota, period: 'DAY' },
-      }),
-    );
+    const { id } = await this.createUsagePlan({
+      name: this.ownPlanName(record.keyId),
+      description: `Enterprise key ${record.keyId}: ${limits.perMinute} requests per minute, ${limits.perDay} per day (enforced exactly by the API; this is the backstop).`,
+      apiStages: [{ apiId: this.deployment.restApiId, stage: stageName }],
+      throttle: { rateLimit: derived.rateLimit, burstLimit: derived.burstLimit },
+      quota: { limit: derived.dailyQuota, period: 'DAY' },
+    });
     const planId = required(id, 'CreateUsagePlan returned no id');
     undo.add(`delete usage plan ${this.ownPlanName(record.keyId)}`, () => this.deleteUsagePlan({ id: planId, attached: true }));
     return planId;
+  }
+
+  private async createUsagePlan(input: CreateUsagePlanCommand['input']) {
+    try {
+      return await this.gateway.send(new CreateUsagePlanCommand(input));
+    } catch (error) {
+      if (error instanceof Error && error.name === 'LimitExceededException' && !/rate/i.test(error.message)) {
+        throw new AdminError(
+          `API Gateway refused another usage plan (${error.message}): the account has reached its usage plans per Region quota (300 by default; every Enterprise key takes one). Request an increase in Service Quotas (Amazon API Gateway, "Usage plans per account") and issue the key again.`,
+        );
+      }
+      throw error;
+    }
   }
 
   private async setLimits(plan: UsagePlan, limits: PlanLimits, undo: Undo): Promise<void> {

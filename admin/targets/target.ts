@@ -30,6 +30,15 @@ export interface Metering {
   changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange>;
   /** Stops metering a key (disables it, leaves its usage plan). Undo restores it; finish deletes it. Repeatable. */
   withdraw(record: ApiKeyRecord): Promise<MeteringChange>;
+  /** Retires the API keys of fixed-plan keys enrolled one API key each, before pooled metering. Idempotent, resumable. */
+  migrateToPool(records: ApiKeyRecord[], progress?: (line: string) => void): Promise<MeteringMigration>;
+}
+
+/** What a metering migration found: keys whose own API key it retired, keys metered by the pool already, Enterprise keys (left as they are). */
+export interface MeteringMigration {
+  retired: number;
+  alreadyPooled: number;
+  enterprise: number;
 }
 
 export interface MeteringChange {
@@ -44,4 +53,8 @@ export const noMetering: Metering = {
   enrol: async () => nothingToChange,
   changePlan: async () => nothingToChange,
   withdraw: async () => nothingToChange,
+  migrateToPool: async (records) => {
+    const enterprise = records.filter((record) => record.plan === 'enterprise').length;
+    return { retired: 0, alreadyPooled: records.length - enterprise, enterprise };
+  },
 };

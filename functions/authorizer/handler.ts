@@ -4,6 +4,7 @@ import { limitsFor } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import { ApiKeyRepository } from '../data/api-key-repository';
 import { bearerToken, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
+import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { toAuthorizerContext } from '../http/caller';
 import { header } from '../http/request';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
@@ -13,7 +14,8 @@ import { metricNames, metrics } from '../runtime/metrics';
 /**
  * The Lambda REQUEST authorizer: finds the key by the SHA-256 hash of the
  * bearer token (no string comparison of secrets, so no timing leak) and returns
- * who the caller is, its limits, and the metering key of its usage plan.
+ * who the caller is, its limits, and the metering key of its usage plan (a
+ * pooled key per fixed plan, or an Enterprise key's own).
  *
  * Throwing the exact message "Unauthorized" makes API Gateway answer with the
  * UNAUTHORIZED gateway response (401 Error object with WWW-Authenticate). Any
@@ -21,7 +23,11 @@ import { metricNames, metrics } from '../runtime/metrics';
  * both 503 (definitions/gateway-responses.ts). Since answers are cached for
  * the whole API per Authorization value, the policy allows every method.
  */
-export function createHandler(dependencies: Dependencies, metricsTarget: Metrics = metrics) {
+export function createHandler(
+  dependencies: Dependencies,
+  metricsTarget: Metrics = metrics,
+  meteringPool: MeteringPool | undefined = meteringPoolFromEnvironment(),
+) {
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
   /** The key store failed: counted (KeyStoreFailures, the authorizer alarm's metric), logged, and thrown as anything but "Unauthorized". */
   const findKey = async (token: string) => {
@@ -47,7 +53,8 @@ export function createHandler(dependencies: Dependencies, metricsTarget: Metrics
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],
       },
       context: toAuthorizerContext({ keyId: record.keyId, plan: record.plan, limits }),
-      usageIdentifierKey: record.meteringKey,
+      // Fixed plans: the plan's pooled metering key; Enterprise: the key's own (functions/domain/metering.ts).
+      usageIdentifierKey: usageIdentifierKeyOf(record, meteringPool),
     };
   };
 }

@@ -6,7 +6,8 @@ let instance: Metrics | undefined;
 
 /**
  * Business metrics, as CloudWatch embedded-metric-format lines on stdout
- * (Powertools for AWS Lambda): namespace PetStore, dimension service=petstore.
+ * (Powertools for AWS Lambda): namespace PetStore, dimensions service=petstore
+ * and stage (when the stack sets it: stageDimensions).
  * The dashboard and the 429 alarm read these names. Off locally and in tests
  * (POWERTOOLS_METRICS_DISABLED), where nobody collects them.
  *
@@ -18,11 +19,18 @@ export const metrics: Metrics = new Proxy({} as Metrics, {
     instance ??= new Metrics({
       namespace: businessMetrics.namespace,
       serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? businessMetrics.serviceName,
+      defaultDimensions: stageDimensions(),
     });
     const value: unknown = Reflect.get(instance, property, instance);
     return typeof value === 'function' ? value.bind(instance) : value;
   },
 });
+
+/** The `stage` dimension every business metric carries, from the environment the stack gives each function. */
+export function stageDimensions(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const stage = env[businessMetrics.stageEnvVar];
+  return stage ? { stage } : {};
+}
 
 /** Publishes what this request buffered (PetsCreated); publishing an empty buffer would only log a warning. */
 export function publishBufferedMetrics(): void {

@@ -4,6 +4,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  EndpointType,
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -90,6 +91,12 @@ export function addApiFrontDoor(stack: Stack, props: ApiFrontDoorProps): ApiFron
     // The authorizer returns the caller's metering key as usageIdentifierKey;
     // clients never send an x-api-key header.
     apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+    // Regional, like the custom domain, the WAF web ACL and the docs: without
+    // it, a REST API is EDGE-optimized (behind a CloudFront distribution that
+    // AWS manages), the default of CreateRestApi ("API endpoint types for
+    // REST APIs in API Gateway",
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-api-endpoint-types.html).
+    endpointTypes: [EndpointType.REGIONAL],
     // API Gateway needs an account-wide role to write logs. Each stack sets it;
     // RETAIN keeps it when the staging stack is destroyed, so the other stage
     // sharing the account keeps logging.

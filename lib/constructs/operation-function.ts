@@ -24,6 +24,8 @@ export interface OperationFunctionProps {
   access: TableAccess;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
+  /** The stage (staging, production): the `stage` dimension of its business metrics. */
+  stage: string;
   /** Caps (and reserves) the function's concurrent executions; unset, it shares the region's pool. */
   reservedConcurrentExecutions?: number;
 }
@@ -63,6 +65,7 @@ export class OperationFunction extends NodejsFunction {
         NODE_OPTIONS: '--enable-source-maps',
         // The `service` dimension of the business metrics and the logs' service field.
         POWERTOOLS_SERVICE_NAME: businessMetrics.serviceName,
+        [businessMetrics.stageEnvVar]: props.stage,
       },
       bundling: {
         ...lambdaBundling,
@@ -88,14 +91,16 @@ export class OperationFunction extends NodejsFunction {
   }
 
   /**
-   * Grants exactly `actions` on the table (and Query on its indexes when the
-   * actions include Query) and hands the function the table's name. Not
-   * `grantReadData` and friends: they grant more actions than an operation needs.
+   * Grants exactly `actions` on the table and hands the function the table's
+   * name; Query only on the table's indexes, since every Query on a request
+   * path reads an index (functions/data/). Not `grantReadData` and friends:
+   * they grant more actions than an operation needs.
    */
   private allowTableActions(name: TableName, table: Table, actions: readonly DynamoDbAction[]): void {
     if (actions.length === 0) return;
     this.addEnvironment(tables[name].envVar, table.tableName);
-    this.addToRolePolicy(new PolicyStatement({ actions: [...actions].sort(), resources: [table.tableArn] }));
+    const onTable = actions.filter((action) => action !== 'dynamodb:Query');
+    if (onTable.length > 0) this.addToRolePolicy(new PolicyStatement({ actions: [...onTable].sort(), resources: [table.tableArn] }));
     if (actions.includes('dynamodb:Query')) {
       this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/*`] }));
       const tableId = Stack.of(table).getLogicalId(table.node.defaultChild as CfnElement);

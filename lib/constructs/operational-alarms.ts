@@ -119,7 +119,7 @@ export class OperationalAlarms extends Construct {
     const serverErrors = api.metricServerError({ period: ALARM_PERIOD, statistic: Stats.SUM });
     const serverErrorRate = alarm('Api5xxRate', {
       means: `at least ${t.serverErrorRatePercent}% of requests got a 5xx in 5 minutes (with ${t.serverErrorMinRequests} requests or more): functions failing (internal_error), DynamoDB unavailable or throttling (service_unavailable), or the authorizer unable to check keys (keys not in its cache answered 503 service_unavailable).`,
-      todo: 'open the dashboard: function errors and throttles, DynamoDB throttles and the authorizer tell which part fails; read the function logs for the request ids in the access log. In production a canary deployment rolls back by itself when this fires; otherwise, if it started with a deployment, roll back (redeploy the previous commit).',
+      todo: "open the dashboard: function errors and throttles, DynamoDB throttles and the authorizer tell which part fails; read the function logs for the request ids in the access log. This alarm never rolls a deployment back (a canary rolls back on its new version's own alarms), so a fix deploys while it fires; if it started with a deployment, roll back (redeploy the previous commit).",
       metric: new MathExpression({
         expression: `IF(requests >= ${t.serverErrorMinRequests}, 100 * ${fill('errors')} / requests, 0)`,
         usingMetrics: { requests, errors: serverErrors },
@@ -164,7 +164,7 @@ export class OperationalAlarms extends Construct {
     alarm('authorizerKeyStoreFailures', {
       means: `the API key authorizer could not read the key store ${t.functionErrors} time(s) or more in 5 minutes: every request whose key was not in the authorizer cache got 503 service_unavailable, valid keys included.`,
       todo: 'search the authorizer log group for level ERROR ("the key store failed"); check that the apiKeys table exists and is not throttled (dashboard); if it started with a deployment, roll back (redeploy the previous commit). Keys cached in the last 300 s keep working meanwhile.',
-      metric: businessMetric(businessMetrics.names.keyStoreFailures, {}, ALARM_PERIOD),
+      metric: businessMetric(this.props.stageLabel, businessMetrics.names.keyStoreFailures, {}, ALARM_PERIOD),
       threshold: t.functionErrors,
     });
     alarm('authorizerThrottles', {
@@ -215,7 +215,9 @@ export class OperationalAlarms extends Construct {
     const { thresholds: t } = this.props;
     // One RateLimited series per plan of definitions/plans.ts (the `plan`
     // dimension), summed: alarms cannot watch a SEARCH expression.
-    const perPlan = Object.fromEntries(planNames.map((plan) => [plan, businessMetric(businessMetrics.names.rateLimited, { plan })]));
+    const perPlan = Object.fromEntries(
+      planNames.map((plan) => [plan, businessMetric(this.props.stageLabel, businessMetrics.names.rateLimited, { plan })]),
+    );
     this.alarm('RateLimitedSpike', {
       means: `our rate limiter answered ${t.rateLimitedPerFiveMinutes} or more 429s (rate_limited, quota_exceeded, key_suspended) in 5 minutes, ${t.rateLimitedPeriods} period(s) in a row: a client looping without honouring Retry-After, or limits refusing more than they should (a plan or deployment change).`,
       todo: 'the dashboard shows 429s by plan and, from the access logs, the keys with the most 429s. One key: contact its owner (the ban rule already suspends it for 15 minutes at a time). Many keys at once after a deployment: roll back. A flood from a few addresses: turn on the WAF rate rule.',

@@ -120,7 +120,9 @@ function functionRow(props: OperationsDashboardProps): IWidget[] {
   return [
     graph("Function errors (the authorizer's include every refused key)", [
       ...functions.map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
-      businessMetric(businessMetrics.names.keyStoreFailures).with({ label: 'authorizer: keys not checked (KeyStoreFailures)' }),
+      businessMetric(props.stageLabel, businessMetrics.names.keyStoreFailures).with({
+        label: 'authorizer: keys not checked (KeyStoreFailures)',
+      }),
     ]),
     graph(
       'Function throttles',
@@ -177,10 +179,10 @@ function dynamoDbRow(props: OperationsDashboardProps): IWidget[] {
         perSecond(`w${i}`, table.metricConsumedWriteCapacityUnits({ statistic: Stats.SUM }), `${name} WCU/s`),
       ]),
     ),
-    graph('Pets created', [businessMetric(businessMetrics.names.petsCreated).with({ label: 'pets created' })]),
+    graph('Pets created', [businessMetric(props.stageLabel, businessMetrics.names.petsCreated).with({ label: 'pets created' })]),
     graph('Client errors (4xx) by code', [
       new SearchExpression({
-        expression: `SEARCH('{${businessMetrics.namespace},code,service} MetricName="${businessMetrics.names.clientErrors}" service="${businessMetrics.serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+        expression: `SEARCH('{${businessMetrics.namespace},code,service,stage} MetricName="${businessMetrics.names.clientErrors}" service="${businessMetrics.serviceName}" stage="${props.stageLabel}"', 'Sum', ${PERIOD.toSeconds()})`,
         period: PERIOD,
       }),
     ]),
@@ -192,7 +194,7 @@ function productRow(props: OperationsDashboardProps): IWidget[] {
   return [
     graph(
       '429s from the rate limiter, by plan',
-      planNames.map((plan) => businessMetric(businessMetrics.names.rateLimited, { plan }).with({ label: plan })),
+      planNames.map((plan) => businessMetric(props.stageLabel, businessMetrics.names.rateLimited, { plan }).with({ label: plan })),
       { stacked: true },
     ),
     new LogQueryWidget({

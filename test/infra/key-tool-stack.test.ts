@@ -70,7 +70,10 @@ it.each([...deployedStages])('finds every id it needs among the outputs of the %
     restApiId: resolved('RestApiId'),
     usagePlanIds: { free: resolved('FreeUsagePlanId'), pro: resolved('ProUsagePlanId'), business: resolved('BusinessUsagePlanId') },
     tableNames: { apiKeys: resolved('ApiKeysTableName'), rateLimits: resolved('RateLimitsTableName') },
+    // Parsed as a number from the real output, a plain string in the template.
+    meteringKeysPerPlan: expect.anything(),
   });
+  expect(outputs[stage].MeteringKeysPerPlan!.Value).toMatch(/^[1-9]\d*$/);
   mock.restore();
   cloudFormation.destroy();
 });

@@ -10,16 +10,25 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { type GatewayResponseType, gatewayResponse, gatewayResponses } from '../../definitions/gateway-responses';
+import { meteringPoolEnvironment, type PooledPlan, pooledKeyName } from '../../definitions/metering-pool';
 import { businessMetrics } from '../../definitions/metrics';
 import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer, type DynamoDbAction, type RouteDefinition, routes, stageName } from '../../definitions/routes';
 import { type TableDefinition, type TableName, tables } from '../../definitions/tables';
-import { usagePlanLimits } from '../../definitions/usage-plan-limits';
+import { customersPerPooledKey, pooledUsagePlanLimits } from '../../definitions/usage-plan-limits';
 import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import type { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';
-import { type StageName, stageNames, stages, tablesWorthRestoring } from '../../lib/stage-config';
+import {
+  canary,
+  rollbackAlarmEvaluation,
+  type StageName,
+  stageNames,
+  stages,
+  stageThrottleFor,
+  tablesWorthRestoring,
+} from '../../lib/stage-config';
 
 type Json = Record<string, any>;
 
@@ -226,7 +235,8 @@ function expectedPairs(b: Built, access: RouteDefinition['access']): string[] {
   const pairs: string[] = [];
   for (const [table, actions] of Object.entries(access) as [TableName, readonly DynamoDbAction[]][]) {
     const tableId = logicalId(b, b.stack.tables[table]);
-    for (const action of actions) pairs.push(`${action} on ${tableId}`);
+    // Query on the indexes only: no Query on a request path reads the table itself.
+    for (const action of actions) if (action !== 'dynamodb:Query') pairs.push(`${action} on ${tableId}`);
     if (actions.includes('dynamodb:Query')) pairs.push(`dynamodb:Query on ${tableId}/index/*`);
   }
   return pairs.sort();
@@ -257,11 +267,18 @@ describe.each(stageNames)('%s stack', (stage) => {
     expect(b().stack.terminationProtection).toBe(stage === 'production');
   });
 
-  test(config.throttle ? 'throttles the whole stage as its config says' : 'leaves the stage throttle to the account limit', () => {
+  test("throttles the whole stage at the sum of its expected customers' usage-plan limits (stage config)", () => {
     const props = ofType(b(), 'AWS::ApiGateway::Stage')[0]![1].Properties;
     const settings = (props.MethodSettings as Json[]).find((m) => m.HttpMethod === '*' && m.ResourcePath === '/*')!;
-    expect(settings.ThrottlingRateLimit).toBe(config.throttle?.rateLimit);
-    expect(settings.ThrottlingBurstLimit).toBe(config.throttle?.burstLimit);
+    expect(config.throttle).toEqual(stageThrottleFor(config.customers));
+    expect(settings.ThrottlingRateLimit).toBe(config.throttle.rateLimit);
+    expect(settings.ThrottlingBurstLimit).toBe(config.throttle.burstLimit);
+  });
+
+  test('the REST API is regional (EndpointConfiguration REGIONAL), like its custom domain and WAF', () => {
+    const apis = ofType(b(), 'AWS::ApiGateway::RestApi');
+    expect(apis).toHaveLength(1);
+    expect(apis[0]![1].Properties.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
   });
 
   describe('API', () => {
@@ -362,19 +379,53 @@ describe.each(stageNames)('%s stack', (stage) => {
       (name, { limits }) => {
         const plan = ofType(b(), 'AWS::ApiGateway::UsagePlan').find(([, p]) => p.Properties.UsagePlanName === `petstore-${stage}-${name}`)!;
         const props = plan[1].Properties;
-        const derived = usagePlanLimits(limits);
+        // Each pooled key carries up to `carried` customers of the stage's mix.
+        const carried = customersPerPooledKey(config.customers[name as PooledPlan], config.meteringKeysPerPlan);
+        const derived = pooledUsagePlanLimits(limits, carried);
         expect(props.Throttle).toEqual({ RateLimit: derived.rateLimit, BurstLimit: derived.burstLimit });
         expect(props.Quota).toEqual({ Limit: derived.dailyQuota, Period: 'DAY' });
-        // A contract-abiding client may send a minute's worth at the end of one
-        // fixed window and another at the start of the next.
-        expect(props.Throttle.BurstLimit).toBeGreaterThanOrEqual(2 * limits.perMinute);
-        expect(props.Throttle.RateLimit * 60).toBeGreaterThanOrEqual(limits.perMinute);
-        expect(props.Quota.Limit).toBeGreaterThanOrEqual(limits.perDay);
+        // Contract-abiding clients may each send a minute's worth at the end of
+        // one fixed window and another at the start of the next.
+        expect(props.Throttle.BurstLimit).toBeGreaterThanOrEqual(2 * limits.perMinute * carried);
+        expect(props.Throttle.RateLimit * 60).toBeGreaterThanOrEqual(limits.perMinute * carried);
+        expect(props.Quota.Limit).toBeGreaterThanOrEqual(limits.perDay * carried);
+        expect(carried * config.meteringKeysPerPlan).toBeGreaterThanOrEqual(config.customers[name as PooledPlan]);
         const restApiId = ofType(b(), 'AWS::ApiGateway::RestApi')[0]![0];
         const stageId = ofType(b(), 'AWS::ApiGateway::Stage')[0]![0];
         expect(props.ApiStages).toEqual([expect.objectContaining({ ApiId: { Ref: restApiId }, Stage: { Ref: stageId } })]);
       },
     );
+
+    test.each(fixedPlans.map((plan) => [plan.name] as const))(
+      '%s: the pooled metering keys of the plan, in its usage plan, valued from the stack id (not in the template)',
+      (name) => {
+        const planId = logicalId(b(), b().stack.usagePlans[name]!);
+        const keys = ofType(b(), 'AWS::ApiGateway::ApiKey').filter(([, key]) =>
+          String(key.Properties.Name).startsWith(`petstore-${stage}-${name}-pool-`),
+        );
+        expect(keys.map(([, key]) => key.Properties.Name).sort()).toEqual(
+          Array.from({ length: config.meteringKeysPerPlan }, (_, slot) => pooledKeyName(stage, name as PooledPlan, slot)).sort(),
+        );
+        for (const [id, key] of keys) {
+          expect(key.Properties.Enabled).toBe(true);
+          expect(JSON.stringify(key.Properties.Value)).toContain('AWS::StackId');
+          expect(ofType(b(), 'AWS::ApiGateway::UsagePlanKey').filter(([, link]) => link.Properties.KeyId.Ref === id)).toEqual([
+            [
+              expect.any(String),
+              {
+                Type: 'AWS::ApiGateway::UsagePlanKey',
+                Properties: { KeyId: { Ref: id }, KeyType: 'API_KEY', UsagePlanId: { Ref: planId } },
+              },
+            ],
+          ]);
+        }
+      },
+    );
+
+    test('no other API keys: Enterprise keys get theirs from the key tool', () => {
+      expect(ofType(b(), 'AWS::ApiGateway::ApiKey')).toHaveLength(fixedPlans.length * config.meteringKeysPerPlan);
+      b().template.hasOutput('MeteringKeysPerPlan', { Value: String(config.meteringKeysPerPlan) });
+    });
   });
 
   describe('functions', () => {
@@ -406,7 +457,14 @@ describe.each(stageNames)('%s stack', (stage) => {
         expect(fn.Properties.Environment.Variables).toEqual({
           NODE_OPTIONS: '--enable-source-maps',
           POWERTOOLS_SERVICE_NAME: 'petstore',
+          [businessMetrics.stageEnvVar]: stage,
           ...tableVars,
+          ...(spec.id === 'authorizer'
+            ? {
+                [meteringPoolEnvironment.prefix]: expect.anything(),
+                [meteringPoolEnvironment.keysPerPlan]: String(config.meteringKeysPerPlan),
+              }
+            : {}),
         });
         const logGroup = b().resources[fn.Properties.LoggingConfig.LogGroup.Ref]!;
         expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
@@ -573,7 +631,9 @@ describe.each(stageNames)('%s stack', (stage) => {
     test('errors of every operation function and throttles of every function, the authorizer included', () => {
       for (const spec of functionSpecs) {
         const fn = { Ref: logicalId(b(), spec.fn(b())) };
-        const errors = watching(b(), 'AWS/Lambda', 'Errors', { FunctionName: fn });
+        const errors = watching(b(), 'AWS/Lambda', 'Errors', { FunctionName: fn }).filter(
+          ({ props }) => !alarmMetrics(props).some((m) => m.dimensions.ExecutedVersion),
+        );
         const throttles = watching(b(), 'AWS/Lambda', 'Throttles', { FunctionName: fn });
         // Refusing a key throws "Unauthorized", which Lambda counts in Errors:
         // an alarm on the authorizer's Errors would fire for every bad key.
@@ -645,7 +705,7 @@ describe.each(stageNames)('%s stack', (stage) => {
       const alarms = watching(b(), businessMetrics.namespace, businessMetrics.names.rateLimited);
       expect(alarms).toHaveLength(1);
       const metrics = alarmMetrics(alarms[0]!.props);
-      expect(metrics.map((m) => m.dimensions)).toEqual(planNames.map((plan) => ({ plan, service: businessMetrics.serviceName })));
+      expect(metrics.map((m) => m.dimensions)).toEqual(planNames.map((plan) => ({ plan, service: businessMetrics.serviceName, stage })));
       expect(metrics.every((m) => m.stat === 'Sum')).toBe(true);
       expect(alarmExpression(alarms[0]!.props)).toBe(planNames.map((plan) => `FILL(${plan}, 0)`).join(' + '));
       expect(alarms[0]!.props).toMatchObject({
@@ -664,15 +724,23 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(alarms[0]!.props.Threshold).toBe(config.alarms.listIndexWritesPerSecond);
     });
 
+    test('every alarm on a custom-namespace metric reads only this stage (its `stage` dimension)', () => {
+      const custom = alarmsOf(b())
+        .flatMap(({ props }) => alarmMetrics(props))
+        .filter((m) => !m.namespace.startsWith('AWS/'));
+      expect(custom.length).toBeGreaterThan(0);
+      for (const metric of custom) expect(metric.dimensions.stage).toBe(stage);
+    });
+
     test('no other alarms', () => {
-      // 5xx rate and latency; errors (key-store failures for the authorizer) and throttles per function; reads and writes per table; 429s; the list index.
-      expect(alarmsOf(b())).toHaveLength(2 + 2 * functionSpecs.length + 2 * tableNames.length + 2);
+      // 5xx rate and latency; errors (key-store failures for the authorizer) and throttles per function; reads and writes per table; 429s; the list index;
+      // rollback alarms: errors and duration of each operation's new version, duration of the authorizer's.
+      expect(alarmsOf(b())).toHaveLength(2 + 2 * functionSpecs.length + 2 * tableNames.length + 2 + (2 * routes.length + 1));
     });
   });
 
   describe('rollout', () => {
-    const expectedConfig =
-      config.rollout === 'canary' ? 'CodeDeployDefault.LambdaCanary10Percent5Minutes' : 'CodeDeployDefault.LambdaAllAtOnce';
+    const deploymentConfigs = () => ofType(b(), 'AWS::CodeDeploy::DeploymentConfig');
 
     test(`every function is published as a version behind the "${LIVE_ALIAS}" alias, and API Gateway invokes only aliases`, () => {
       const versions = ofType(b(), 'AWS::Lambda::Version');
@@ -695,22 +763,65 @@ describe.each(stageNames)('%s stack', (stage) => {
       }
     });
 
-    test(`${stage} deploys ${config.rollout === 'canary' ? 'by canary (10 % for 5 minutes), rolling back on the 5xx-rate and latency alarms' : 'at once'}`, () => {
+    test(`${stage} deploys ${config.rollout === 'canary' ? `by canary (${canary.percentage} % for ${canary.intervalMinutes} minutes)` : 'at once'}, from the one canary setting`, () => {
+      const configs = deploymentConfigs();
+      expect(configs).toHaveLength(1);
+      expect(configs[0]![1].Properties.TrafficRoutingConfig).toEqual(
+        config.rollout === 'canary'
+          ? { Type: 'TimeBasedCanary', TimeBasedCanary: { CanaryInterval: canary.intervalMinutes, CanaryPercentage: canary.percentage } }
+          : { Type: 'AllAtOnce' },
+      );
       const groups = ofType(b(), 'AWS::CodeDeploy::DeploymentGroup');
       expect(groups).toHaveLength(functionSpecs.length);
-      const alarmIds = (name: string) =>
-        ofType(b(), 'AWS::CloudWatch::Alarm')
-          .filter(([, a]) => a.Properties.AlarmName === `${config.stackName}-${name}`)
-          .map(([id]) => id);
       for (const [, group] of groups) {
-        expect(group.Properties.DeploymentConfigName).toBe(expectedConfig);
-        expect(group.Properties.AlarmConfiguration.Enabled).toBe(true);
-        const watched = (group.Properties.AlarmConfiguration.Alarms as Json[]).map((alarm) => alarm.Name.Ref).sort();
-        expect(watched).toEqual([...alarmIds('Api5xxRate'), ...alarmIds('ApiLatencyP99')].sort());
+        expect(group.Properties.DeploymentConfigName).toEqual({ Ref: configs[0]![0] });
         expect(group.Properties.AutoRollbackConfiguration).toEqual({
           Enabled: true,
           Events: expect.arrayContaining(['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM']),
         });
+      }
+    });
+
+    // CodeDeploy stops and rolls back a deployment when any alarm of its group
+    // is in ALARM, whatever made it fire ("Monitoring deployments with
+    // CloudWatch alarms in CodeDeploy",
+    // https://docs.aws.amazon.com/codedeploy/latest/userguide/monitoring-create-alarms.html):
+    // so each group watches only its own function's new version.
+    test("every rollback alarm watches its own function's new version (alias and ExecutedVersion), in 1-minute periods inside the canary's interval", () => {
+      const { evaluationPeriods } = rollbackAlarmEvaluation();
+      for (const spec of functionSpecs) {
+        const fnId = logicalId(b(), spec.fn(b()));
+        const aliasResource = b().resources[aliasId(b(), spec.fn(b()))]!;
+        const versionId = aliasResource.Properties.FunctionVersion['Fn::GetAtt'][0] as string;
+        const groups = ofType(b(), 'AWS::CodeDeploy::DeploymentGroup').filter(([id]) => id.includes(`Rollout${spec.id}Deployment`));
+        expect(groups).toHaveLength(1);
+        const alarmConfig = groups[0]![1].Properties.AlarmConfiguration;
+        expect(alarmConfig.Enabled).toBe(true);
+        const watched = (alarmConfig.Alarms as Json[]).map((alarm) => b().resources[alarm.Name.Ref]!.Properties as Json);
+        expect(watched.map((alarm) => alarm.MetricName).sort()).toEqual(spec.id === 'authorizer' ? ['Duration'] : ['Duration', 'Errors']);
+        for (const alarm of watched) {
+          expect(alarm.Namespace).toBe('AWS/Lambda');
+          const dims = Object.fromEntries((alarm.Dimensions as Json[]).map((d) => [d.Name, d.Value]));
+          expect(dims).toEqual({
+            FunctionName: { Ref: fnId },
+            Resource: { 'Fn::Join': ['', [{ Ref: fnId }, `:${LIVE_ALIAS}`]] },
+            ExecutedVersion: { 'Fn::GetAtt': [versionId, 'Version'] },
+          });
+          expect(alarm.Period).toBe(60);
+          expect(alarm.EvaluationPeriods).toBe(evaluationPeriods);
+          expect(alarm.Period * alarm.EvaluationPeriods).toBeLessThanOrEqual(canary.intervalMinutes * 60);
+        }
+      }
+    });
+
+    test('no stage-wide alarm can roll a deployment back (they notify only)', () => {
+      for (const [, group] of ofType(b(), 'AWS::CodeDeploy::DeploymentGroup')) {
+        for (const { Name } of group.Properties.AlarmConfiguration.Alarms as Json[]) {
+          const alarm = b().resources[Name.Ref]!.Properties as Json;
+          const metrics = alarmMetrics(alarm);
+          expect(metrics.every((m) => m.namespace === 'AWS/Lambda' && m.dimensions.ExecutedVersion !== undefined)).toBe(true);
+          expect(metrics.map((m) => m.namespace)).not.toContain('AWS/ApiGateway');
+        }
       }
     });
   });
@@ -824,7 +935,8 @@ describe.each(stageNames)('%s stack', (stage) => {
       const { namespace, names, serviceName } = businessMetrics;
       expect(lines.some((line) => line.includes(`"${namespace}","${names.petsCreated}","service","${serviceName}"`))).toBe(true);
       const search = lines.find((line) => line.includes('SEARCH('));
-      expect(search).toContain(`{${namespace},code,service}`);
+      expect(search).toContain(`{${namespace},code,service,stage}`);
+      expect(search).toContain(`stage=\\"${stage}\\"`);
       expect(search).toContain(names.clientErrors);
       for (const plan of planNames) {
         expect(

@@ -4,7 +4,18 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { plans } from '../../definitions/plans';
-import { minimumWafRequestsPerIpPerMinute, stageConfigFromContext, stageEnvironment, stageNames, stages } from '../../lib/stage-config';
+import {
+  canary,
+  LAMBDA_UNRESERVED_MINIMUM,
+  minimumWafRequestsPerIpPerMinute,
+  requiredLambdaConcurrencyQuota,
+  rollbackAlarmEvaluation,
+  stageConfigFromContext,
+  stageEnvironment,
+  stageNames,
+  stages,
+  stageThrottleFor,
+} from '../../lib/stage-config';
 import { assumptions, awsLimits } from '../../scripts/capacity-model';
 
 const contextOf = (values: Record<string, unknown>) => (key: string) => values[key];
@@ -33,34 +44,71 @@ describe('the stage table', () => {
     expect(config).toEqual(stages[stage]);
   });
 
-  test("production throttle: at least twice today's peak (SCALING.md), well under the account limit it shares with staging", () => {
-    const peakRps = (assumptions.businessKeysAtPeak * businessPerMinute) / 60;
-    const throttle = stages.production.throttle!;
-    expect(throttle.rateLimit).toBeGreaterThanOrEqual(2 * peakRps);
-    expect(throttle.rateLimit + stages.staging.throttle!.rateLimit).toBeLessThanOrEqual(awsLimits.apiGatewayRps / 2);
-    expect(throttle.burstLimit).toBeLessThan(5_000);
+  test("production's customer mix holds today's peak (SCALING.md: the Business keys at full rate)", () => {
+    expect(stages.production.customers.business).toBeGreaterThanOrEqual(assumptions.businessKeysAtPeak);
+  });
+
+  test.each(stageNames)('%s: the stage throttle never refuses what the contract allows its customers, even all at once', (stage) => {
+    const { throttle, customers } = stages[stage];
+    let steadyPerSecond = 0;
+    let allAtOnce = 0;
+    for (const [plan, count] of Object.entries(customers)) {
+      const limits = plans[plan as keyof typeof plans].limits;
+      if (limits === 'custom') throw new Error('fixed plans only');
+      steadyPerSecond += (count * limits.perMinute) / 60;
+      // A client may send a minute's worth at the end of one UTC minute and another at the start of the next.
+      allAtOnce += count * 2 * limits.perMinute;
+    }
+    expect(throttle).toEqual(stageThrottleFor(customers));
+    expect(throttle.rateLimit).toBeGreaterThanOrEqual(2 * steadyPerSecond);
+    expect(throttle.burstLimit).toBeGreaterThanOrEqual(allAtOnce);
+  });
+
+  test("both stages' throttles fit in the account's default 10,000 requests per second they may share; staging takes less than production", () => {
+    expect(stages.production.throttle.rateLimit + stages.staging.throttle.rateLimit).toBeLessThanOrEqual(awsLimits.apiGatewayRps);
+    expect(stages.staging.throttle.rateLimit).toBeLessThan(stages.production.throttle.rateLimit);
   });
 
   test("the authorizer's reserved concurrency serves a key flood at the stage throttle (20 ms a call) and leaves the region most of its pool", () => {
     for (const stage of stageNames) {
       const { throttle, authorizerReservedConcurrency } = stages[stage];
-      expect(authorizerReservedConcurrency).toBeGreaterThanOrEqual((throttle!.rateLimit * assumptions.durationsMs.authorizer) / 1000);
+      expect(authorizerReservedConcurrency).toBeGreaterThanOrEqual((throttle.rateLimit * assumptions.durationsMs.authorizer) / 1000);
       expect(authorizerReservedConcurrency).toBeLessThanOrEqual(awsLimits.lambdaConcurrency / 10);
     }
   });
 
-  test('a staging stage throttle stays under the account limit, so staging cannot starve production', () => {
-    const throttle = stages.staging.throttle!;
-    expect(throttle.rateLimit).toBeLessThan(10_000);
-    expect(throttle.burstLimit).toBeLessThan(5_000);
+  test('an account with both stages needs a Lambda concurrency quota of 220 (both reservations plus the 100 Lambda keeps unreserved)', () => {
+    expect(requiredLambdaConcurrencyQuota([stages.production])).toBe(
+      stages.production.authorizerReservedConcurrency + LAMBDA_UNRESERVED_MINIMUM,
+    );
+    expect(requiredLambdaConcurrencyQuota(stageNames.map((stage) => stages[stage]))).toBe(220);
+  });
+
+  test("rollback alarms: 1-minute periods that fit in the canary's interval, with a minute to spare", () => {
+    const { periodSeconds, evaluationPeriods } = rollbackAlarmEvaluation();
+    expect(periodSeconds).toBe(60);
+    expect(periodSeconds * evaluationPeriods).toBeLessThanOrEqual(canary.intervalMinutes * 60 - 60);
+    expect(rollbackAlarmEvaluation(1).evaluationPeriods).toBe(1);
+    expect(rollbackAlarmEvaluation(10).evaluationPeriods).toBe(9);
   });
 });
 
-const businessPerMinute = (() => {
-  const limits = plans.business.limits;
-  if (limits === 'custom') throw new Error('The Business plan has fixed limits.');
-  return limits.perMinute;
-})();
+describe('account quotas from the context, checked at synth', () => {
+  test('a Lambda concurrency quota below the reservation plus 100 fails, naming the number needed', () => {
+    expect(() => stageConfigFromContext('production', contextOf({ productionLambdaConcurrencyQuota: '150' }))).toThrow(
+      /the account's Lambda concurrency quota must be at least 200 .*productionLambdaConcurrencyQuota says 150/,
+    );
+    expect(() => stageConfigFromContext('production', contextOf({ productionLambdaConcurrencyQuota: '200' }))).not.toThrow();
+    expect(() => stageConfigFromContext('staging', contextOf({ stagingLambdaConcurrencyQuota: 'lots' }))).toThrow(/whole number/);
+  });
+
+  test("a stage throttle above the account's API Gateway quota fails (13 Regions default to 2,500 requests per second)", () => {
+    expect(() => stageConfigFromContext('production', contextOf({ productionApiGatewayRpsQuota: '2500' }))).toThrow(
+      /stage throttle \(4040 requests per second, derived from its customer mix\) is above the account's API Gateway throttle quota of 2500/,
+    );
+    expect(() => stageConfigFromContext('production', contextOf({ productionApiGatewayRpsQuota: '10000' }))).not.toThrow();
+  });
+});
 
 describe('stageConfigFromContext', () => {
   test('a custom domain from <stage>DomainName and <stage>CertificateArn', () => {

@@ -8,14 +8,17 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
-import type { PlanName } from '../../definitions/plans';
+import { openAwsTarget } from '../../admin/targets/aws';
+import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
+import { type PlanName, planNames, plans } from '../../definitions/plans';
 import type { TableName } from '../../definitions/tables';
-import { usagePlanLimits } from '../../definitions/usage-plan-limits';
+import { customersPerPooledKey, usagePlanLimits } from '../../definitions/usage-plan-limits';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
+import { type MeteringPool, meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { localCredentials } from '../../local/local-api';
 import { createTestTables, TestClock, testEndpoint } from '../support/dynamo';
 import { FakeApiGateway, serviceError } from '../support/fake-api-gateway';
@@ -30,6 +33,9 @@ import { FakeApiGateway, serviceError } from '../support/fake-api-gateway';
 const REST_API_ID = 'a1b2c3d4e5';
 const fixedPlanIds: Partial<Record<PlanName, string>> = { free: 'upfree01', pro: 'uppro001', business: 'upbus001' };
 const fakeCredentials = { credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'not-a-secret' } };
+/** The stack's pooled metering keys, as CloudFormation makes them (lib/petstore-stack.ts) and the authorizer names them. */
+const pool: MeteringPool = { prefix: '0f3e4c1a11114b5c9d8e7f6a5b4c3d2e', keysPerPlan: 10 };
+const pooledPlans = planNames.filter((plan) => plans[plan].limits !== 'custom') as PooledPlan[];
 
 let clock: TestClock;
 let tableNames: Record<TableName, string>;
@@ -87,6 +93,7 @@ beforeEach(async () => {
           { OutputKey: 'FreeUsagePlanId', OutputValue: fixedPlanIds.free },
           { OutputKey: 'ProUsagePlanId', OutputValue: fixedPlanIds.pro },
           { OutputKey: 'BusinessUsagePlanId', OutputValue: fixedPlanIds.business },
+          { OutputKey: 'MeteringKeysPerPlan', OutputValue: String(pool.keysPerPlan) },
         ],
       },
     ],
@@ -95,6 +102,11 @@ beforeEach(async () => {
   const apiGateway = new APIGatewayClient({ region: 'eu-west-1', ...fakeCredentials });
   gateway = new FakeApiGateway(apiGateway, (command) => writes.push(command));
   for (const [plan, id] of Object.entries(fixedPlanIds)) gateway.addStackPlan(id, `petstore-staging-${plan}`, REST_API_ID, 'v1');
+  for (const plan of pooledPlans) {
+    for (let slot = 0; slot < pool.keysPerPlan; slot++) {
+      gateway.addKey(pooledKeyName('staging', plan, slot), pooledMeteringKey(pool.prefix, plan, slot), fixedPlanIds[plan]!);
+    }
+  }
   clients = { cloudFormation, apiGateway, dynamoDb };
 });
 
@@ -144,22 +156,31 @@ function expectOneLineError(run: Run, message: RegExp): void {
 const apiKeyName = (record: ApiKeyRecord) => `petstore-staging-${record.keyId}`;
 const ownPlanName = (record: ApiKeyRecord) => `petstore-staging-enterprise-${record.keyId}`;
 
+/** The stack's pooled keys: the API keys there are with no customer key enrolled. */
+const POOLED_KEYS = 3 * pool.keysPerPlan;
+const isPooled = (name: string) => /^petstore-staging-(free|pro|business)-pool-\d+$/.test(name);
+
 /**
- * DynamoDB and API Gateway agree: every key that is not revoked is metered by
- * an enabled API key (value = its meteringKey) in exactly its plan's usage
- * plan (an Enterprise key: its own, with limits derived from the key's); a
- * revoked key is metered by nothing; nothing else exists in API Gateway.
+ * DynamoDB and API Gateway agree: for every key that is not revoked, what the
+ * authorizer returns as usageIdentifierKey is an enabled API key in exactly
+ * its plan's usage plan: a pooled key of the plan for Free, Pro and Business;
+ * for Enterprise, its own API key (value = its meteringKey) in a usage plan of
+ * its own, with limits derived from the key's. Besides the pool, API Gateway
+ * holds the Enterprise keys' API keys and usage plans, and nothing else.
  */
-async function expectAgreement(): Promise<void> {
-  const records = await keysTable.scanAll();
+async function expectAgreement(stored?: ApiKeyRecord[]): Promise<void> {
+  // The records in DynamoDB, or (for thousands of keys) those the test wrote and counted there.
+  const records = stored ?? (await keysTable.scanAll());
   const metered = records.filter((record) => record.status !== 'revoked');
+  const byValue = new Map([...gateway.apiKeys.values()].map((key) => [key.value, key]));
   for (const record of metered) {
-    const apiKey = gateway.keyNamed(apiKeyName(record));
-    expect(apiKey).toMatchObject({ value: record.meteringKey, enabled: true });
+    const apiKey = byValue.get(usageIdentifierKeyOf(record, pool));
+    expect(apiKey?.enabled).toBe(true);
     const plans = gateway.plansOf(apiKey!.id);
     expect(plans).toHaveLength(1);
     if (record.plan === 'enterprise') {
       const derived = usagePlanLimits(record.customLimits!);
+      expect(apiKey!.name).toBe(apiKeyName(record));
       expect(plans[0]).toMatchObject({
         name: ownPlanName(record),
         apiStages: [{ apiId: REST_API_ID, stage: 'v1' }],
@@ -167,23 +188,68 @@ async function expectAgreement(): Promise<void> {
         quota: { limit: derived.dailyQuota, period: 'DAY' },
       });
     } else {
+      expect(apiKey!.name).toBe(pooledKeyName('staging', record.plan, meteringSlot(record.keyId, pool.keysPerPlan)));
       expect(plans[0]!.id).toBe(fixedPlanIds[record.plan]);
     }
   }
-  expect([...gateway.apiKeys.values()].map((key) => key.name).sort()).toEqual(metered.map(apiKeyName).sort());
+  const enterprise = metered.filter((record) => record.plan === 'enterprise');
+  const names = [...gateway.apiKeys.values()].map((key) => key.name);
+  expect(names.filter(isPooled)).toHaveLength(POOLED_KEYS);
+  expect(names.filter((name) => !isPooled(name)).sort()).toEqual(enterprise.map(apiKeyName).sort());
   const ownPlans = [...gateway.usagePlans.values()].filter((plan) => !Object.values(fixedPlanIds).includes(plan.id));
-  expect(ownPlans.map((plan) => plan.name).sort()).toEqual(
-    metered
-      .filter((record) => record.plan === 'enterprise')
-      .map(ownPlanName)
-      .sort(),
-  );
+  expect(ownPlans.map((plan) => plan.name).sort()).toEqual(enterprise.map(ownPlanName).sort());
+}
+
+/** A fixed-plan key as the key tool enrolled it before pooling: an API key of its own (value = meteringKey) in its plan's usage plan. */
+function enrolOldStyle(record: ApiKeyRecord): void {
+  gateway.addKey(apiKeyName(record), record.meteringKey, fixedPlanIds[record.plan]!);
+}
+
+/** Stores records 25 to a BatchWriteItem, several batches at a time: the fast way to fill DynamoDB Local with thousands of keys. */
+async function storeAll(records: ApiKeyRecord[]): Promise<void> {
+  const db = DynamoDBDocumentClient.from(dynamoDb);
+  const batches: ApiKeyRecord[][] = [];
+  for (let i = 0; i < records.length; i += 25) batches.push(records.slice(i, i + 25));
+  const worker = async () => {
+    for (let batch = batches.shift(); batch; batch = batches.shift()) {
+      let requests = { [tableNames.apiKeys]: batch.map((Item) => ({ PutRequest: { Item } })) };
+      while (requests[tableNames.apiKeys]?.length) {
+        const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: requests }));
+        requests = (UnprocessedItems ?? {}) as typeof requests;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
+
+/** Items in a table, counted by DynamoDB (a COUNT scan, page by page) without reading them back. */
+async function countItems(tableName: string): Promise<number> {
+  const db = DynamoDBDocumentClient.from(dynamoDb);
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new ScanCommand({ TableName: tableName, Select: 'COUNT', ExclusiveStartKey: startKey }));
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+function newRecord(plan: PooledPlan, i: number): ApiKeyRecord {
+  return generateApiKey({ plan, owner: `Customer ${i}`, now: clock.now }).record;
 }
 
 describe('issue', () => {
-  it('creates the API Gateway key and its usage plan membership first, from the stack outputs, then the DynamoDB record', async () => {
-    const record = await issue('pro');
+  it('a fixed-plan key is metered by a pooled key of its plan: only the DynamoDB record is written', async () => {
+    await issue('pro');
     expect(cloudFormationMock.commandCalls(DescribeStacksCommand)[0]!.args[0].input).toEqual({ StackName: 'PetStore-Staging' });
+    expect(writes).toEqual(['PutItemCommand']);
+    expect(gateway.apiKeys.size).toBe(POOLED_KEYS);
+    await expectAgreement();
+  });
+
+  it('an Enterprise key gets an API key of its own first, then the DynamoDB record', async () => {
+    const record = await issue('enterprise', ['--per-minute', '6000', '--per-day', '5000000']);
     expect(gateway.mock.commandCalls(CreateApiKeyCommand)[0]!.args[0].input).toMatchObject({
       name: apiKeyName(record),
       value: record.meteringKey,
@@ -191,11 +257,19 @@ describe('issue', () => {
     });
     const apiKey = gateway.keyNamed(apiKeyName(record))!;
     expect(gateway.mock.commandCalls(CreateUsagePlanKeyCommand)[0]!.args[0].input).toEqual({
-      usagePlanId: fixedPlanIds.pro,
+      usagePlanId: gateway.planNamed(ownPlanName(record))!.id,
       keyId: apiKey.id,
       keyType: 'API_KEY',
     });
-    expect(writes).toEqual(['CreateApiKeyCommand', 'CreateUsagePlanKeyCommand', 'PutItemCommand']);
+    expect(writes).toEqual(['CreateApiKeyCommand', 'CreateUsagePlanCommand', 'CreateUsagePlanKeyCommand', 'PutItemCommand']);
+    await expectAgreement();
+  });
+
+  it('says which quota to raise when API Gateway refuses another usage plan, and leaves nothing behind', async () => {
+    gateway.failNext(CreateUsagePlanCommand, 'LimitExceededException');
+    const run = await keys(['issue', '--plan', 'enterprise', '--owner', 'Acme Ltd', '--per-minute', '100', '--per-day', '1000']);
+    expectOneLineError(run, /usage plans per Region quota \(300 by default; every Enterprise key takes one\)\. Request an increase/);
+    expect(await keysTable.scanAll()).toEqual([]);
     await expectAgreement();
   });
 
@@ -212,7 +286,10 @@ describe('issue', () => {
 
   it('leaves nothing behind when API Gateway fails before the DynamoDB write', async () => {
     gateway.failNext(CreateUsagePlanKeyCommand);
-    expectOneLineError(await keys(['issue', '--plan', 'pro', '--owner', 'Acme Ltd']), /CreateUsagePlanKey failed/);
+    expectOneLineError(
+      await keys(['issue', '--plan', 'enterprise', '--owner', 'Acme Ltd', '--per-minute', '100', '--per-day', '1000']),
+      /CreateUsagePlanKey failed/,
+    );
     expect(gateway.mock.commandCalls(DeleteApiKeyCommand)).toHaveLength(1);
     expect(writes).not.toContain('PutItemCommand');
     expect(await keysTable.scanAll()).toEqual([]);
@@ -225,7 +302,7 @@ describe('issue', () => {
       await keys(['issue', '--plan', 'enterprise', '--owner', 'Acme Ltd', '--per-minute', '100', '--per-day', '1000']),
       /DynamoDB did not answer .*nothing was written/,
     );
-    expect(gateway.apiKeys.size).toBe(0);
+    expect(gateway.apiKeys.size).toBe(POOLED_KEYS);
     expect(await keysTable.scanAll()).toEqual([]);
     await expectAgreement();
   });
@@ -233,7 +310,7 @@ describe('issue', () => {
   it('names what is left to do by hand when even the undo fails', async () => {
     dynamoFaults.add('PutItemCommand');
     gateway.failNext(DeleteApiKeyCommand);
-    const run = await keys(['issue', '--plan', 'free', '--owner', 'Acme Ltd']);
+    const run = await keys(['issue', '--plan', 'enterprise', '--owner', 'Acme Ltd', '--per-minute', '100', '--per-day', '1000']);
     expectOneLineError(
       run,
       /Undoing the API Gateway change failed too: still to do by hand in API Gateway: delete API key petstore-staging-key_\w+/,
@@ -242,27 +319,32 @@ describe('issue', () => {
 });
 
 describe('set-plan', () => {
-  it('moves the API key from one usage plan to the other (leaving first: one plan per stage)', async () => {
+  it('between fixed plans: only DynamoDB changes (the pooled key of the new plan meters it)', async () => {
     const record = await issue('pro');
     writes = [];
     expect((await keys(['set-plan', record.keyId, 'business'])).code).toBe(0);
-    expect(writes).toEqual(['DeleteUsagePlanKeyCommand', 'CreateUsagePlanKeyCommand', 'TransactWriteItemsCommand']);
+    expect(writes).toEqual(['TransactWriteItemsCommand']);
     expect((await keysTable.findById(record.keyId))!.plan).toBe('business');
     await expectAgreement();
   });
 
-  it('puts the API key back in its usage plan when the DynamoDB write fails', async () => {
-    const record = await issue('pro');
-    dynamoFaults.add('TransactWriteItemsCommand');
-    expectOneLineError(await keys(['set-plan', record.keyId, 'free']), /DynamoDB did not answer/);
-    expect((await keysTable.findById(record.keyId))!.plan).toBe('pro');
+  it('an old-style key (an API key of its own) is retired when it changes plan', async () => {
+    const record = newRecord('pro', 1);
+    await keysTable.insert(record);
+    enrolOldStyle(record);
+    writes = [];
+    expect((await keys(['set-plan', record.keyId, 'business'])).code).toBe(0);
+    expect(writes).toEqual(['UpdateApiKeyCommand', 'DeleteUsagePlanKeyCommand', 'TransactWriteItemsCommand', 'DeleteApiKeyCommand']);
     await expectAgreement();
   });
 
-  it('leaves the old usage plan intact when API Gateway fails halfway through the move', async () => {
+  it('deletes the new Enterprise usage plan again when API Gateway fails halfway through the move', async () => {
     const record = await issue('pro');
     gateway.failNext(CreateUsagePlanKeyCommand);
-    expectOneLineError(await keys(['set-plan', record.keyId, 'business']), /CreateUsagePlanKey failed/);
+    expectOneLineError(
+      await keys(['set-plan', record.keyId, 'enterprise', '--per-minute', '600', '--per-day', '50000']),
+      /CreateUsagePlanKey failed/,
+    );
     expect((await keysTable.findById(record.keyId))!.plan).toBe('pro');
     await expectAgreement();
   });
@@ -287,19 +369,19 @@ describe('set-plan', () => {
 });
 
 describe('rotate', () => {
-  it("meters the successor with an API key of its own in the same usage plan; the old one's stays until revoked", async () => {
-    const record = await issue('business');
+  it("meters an Enterprise successor with an API key of its own in a usage plan of its own; the old one's stays until revoked", async () => {
+    const record = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
     const run = await keys(['rotate', record.keyId, '--grace', '1h', '--json']);
     expect(run.code).toBe(0);
     const successor = (await keysTable.findById((JSON.parse(run.stdout) as { keyId: string }).keyId))!;
-    expect(successor).toMatchObject({ plan: 'business', owner: 'Acme Ltd', status: 'active' });
-    expect(gateway.plansOf(gateway.keyNamed(apiKeyName(successor))!.id).map((plan) => plan.id)).toEqual([fixedPlanIds.business]);
+    expect(successor).toMatchObject({ plan: 'enterprise', owner: 'Acme Ltd', status: 'active' });
+    expect(gateway.plansOf(gateway.keyNamed(apiKeyName(successor))!.id).map((plan) => plan.name)).toEqual([ownPlanName(successor)]);
     expect((await keysTable.findById(record.keyId))!.expiresAt).toBe(new Date(clock.now + 3_600_000).toISOString());
     await expectAgreement();
   });
 
   it('deletes the successor API key when the DynamoDB transaction fails, and leaves the old key untouched', async () => {
-    const record = await issue('pro');
+    const record = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
     dynamoFaults.add('TransactWriteItemsCommand');
     expectOneLineError(await keys(['rotate', record.keyId]), /DynamoDB did not answer/);
     expect(await keysTable.findById(record.keyId)).toEqual(record);
@@ -309,6 +391,14 @@ describe('rotate', () => {
 });
 
 describe('revoke', () => {
+  it('a pooled key: only the DynamoDB record changes (the pooled key keeps metering the others)', async () => {
+    const record = await issue('free');
+    writes = [];
+    expect((await keys(['revoke', record.keyId])).code).toBe(0);
+    expect(writes).toEqual(['TransactWriteItemsCommand']);
+    await expectAgreement();
+  });
+
   it('disables the API key and takes it out of its usage plan, revokes the record, then deletes the API key', async () => {
     const record = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
     writes = [];
@@ -329,7 +419,7 @@ describe('revoke', () => {
   });
 
   it('restores the API key when the DynamoDB write fails: the key stays active and metered', async () => {
-    const record = await issue('pro');
+    const record = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
     dynamoFaults.add('TransactWriteItemsCommand');
     expectOneLineError(await keys(['revoke', record.keyId]), /DynamoDB did not answer/);
     expect((await keysTable.findById(record.keyId))!.status).toBe('active');
@@ -337,7 +427,7 @@ describe('revoke', () => {
   });
 
   it('changes nothing when API Gateway fails before the DynamoDB write', async () => {
-    const record = await issue('pro');
+    const record = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
     gateway.failNext(DeleteUsagePlanKeyCommand);
     expectOneLineError(await keys(['revoke', record.keyId]), /DeleteUsagePlanKey failed/);
     expect(await keysTable.findById(record.keyId)).toEqual(record);
@@ -345,7 +435,7 @@ describe('revoke', () => {
   });
 
   it('reports unfinished clean-up as a warning, and a second revoke finishes it', async () => {
-    const record = await issue('pro');
+    const record = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
     gateway.failNext(DeleteApiKeyCommand);
     const first = await keys(['revoke', record.keyId]);
     expect(first.code).toBe(0);
@@ -358,6 +448,98 @@ describe('revoke', () => {
     expect(second).toMatchObject({ code: 0, stderr: '' });
     expect(second.stdout).toContain('was revoked already');
     await expectAgreement();
+  });
+});
+
+describe('pooled metering', () => {
+  it('12,000 fixed-plan keys through the AWS target add no API key; each Enterprise key adds one', async () => {
+    const target = await openAwsTarget({ stage: 'staging', clients });
+    const records: ApiKeyRecord[] = [];
+    for (let i = 0; i < 12_000; i++) {
+      const record = newRecord(pooledPlans[i % pooledPlans.length]!, i);
+      // What issue does before its DynamoDB write; the records are then written in batches (storeAll).
+      const change = await target.metering.enrol(record);
+      await change.finish();
+      records.push(record);
+    }
+    await storeAll(records);
+    expect(gateway.mock.commandCalls(CreateApiKeyCommand)).toHaveLength(0);
+    for (const perMinute of [100, 200, 300]) {
+      records.push(await issue('enterprise', ['--per-minute', String(perMinute), '--per-day', '100000']));
+    }
+
+    expect(gateway.apiKeys.size).toBe(pool.keysPerPlan * pooledPlans.length + 3);
+    expect(await countItems(tableNames.apiKeys)).toBe(12_003);
+    await expectAgreement(records);
+    // The hash spreads them as the pooled usage plans are sized for (definitions/usage-plan-limits.ts).
+    const perPooledKey = new Map<string, number>();
+    for (const record of records.filter(({ plan }) => plan !== 'enterprise')) {
+      const value = usageIdentifierKeyOf(record, pool);
+      perPooledKey.set(value, (perPooledKey.get(value) ?? 0) + 1);
+    }
+    expect(perPooledKey.size).toBe(pool.keysPerPlan * pooledPlans.length);
+    expect(Math.max(...perPooledKey.values())).toBeLessThanOrEqual(customersPerPooledKey(12_000 / pooledPlans.length, pool.keysPerPlan));
+  }, 120_000);
+
+  it('migrate-metering moves 50 old-style keys onto the pool without touching DynamoDB; a second run changes nothing', async () => {
+    const oldStyle = Array.from({ length: 50 }, (_, i) => newRecord(pooledPlans[i % pooledPlans.length]!, i));
+    await storeAll(oldStyle);
+    for (const record of oldStyle) enrolOldStyle(record);
+    const enterprise = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
+    expect(gateway.apiKeys.size).toBe(POOLED_KEYS + 50 + 1);
+    const before = await keysTable.scanAll();
+
+    writes = [];
+    const first = await keys(['migrate-metering']);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toContain(
+      'staging (PetStore-Staging): 50 key(s) moved to pooled metering; 0 already pooled; 1 Enterprise key(s) keep their own usage plan.',
+    );
+    expect(writes.filter((write) => write === 'DeleteApiKeyCommand')).toHaveLength(50);
+    expect(writes.filter((write) => !write.endsWith('ApiKeyCommand') && write !== 'DeleteUsagePlanKeyCommand')).toEqual([]);
+    expect(gateway.apiKeys.size).toBe(POOLED_KEYS + 1);
+    expect(gateway.keyNamed(apiKeyName(enterprise))).toBeDefined();
+    expect(await keysTable.scanAll()).toEqual(before);
+    await expectAgreement();
+
+    writes = [];
+    const second = await keys(['migrate-metering']);
+    expect(second.stdout).toContain('0 key(s) moved to pooled metering; 50 already pooled; 1 Enterprise key(s)');
+    expect(writes).toEqual([]);
+  });
+
+  it('resumes where a failure stopped it', async () => {
+    const oldStyle = Array.from({ length: 5 }, (_, i) => newRecord('free', i));
+    await storeAll(oldStyle);
+    for (const record of oldStyle) enrolOldStyle(record);
+    gateway.failNext(DeleteApiKeyCommand);
+    expectOneLineError(await keys(['migrate-metering']), /DeleteApiKey failed/);
+    expect(gateway.apiKeys.size).toBe(POOLED_KEYS + 5);
+    const second = await keys(['migrate-metering']);
+    expect(second.stdout).toContain('5 key(s) moved to pooled metering');
+    await expectAgreement();
+  });
+
+  it('refuses while the deployed stack has no pooled keys (the authorizer still returns per-key values)', async () => {
+    const outputs = (await cloudFormation.send(new DescribeStacksCommand({ StackName: 'PetStore-Staging' }))).Stacks![0]!.Outputs!;
+    cloudFormationMock.on(DescribeStacksCommand, { StackName: 'PetStore-Staging' }).resolves({
+      Stacks: [
+        {
+          StackName: 'PetStore-Staging',
+          StackStatus: 'UPDATE_COMPLETE',
+          CreationTime: new Date(),
+          Outputs: outputs.filter((output) => output.OutputKey !== 'MeteringKeysPerPlan'),
+        },
+      ],
+    });
+    const record = newRecord('pro', 1);
+    await keysTable.insert(record);
+    enrolOldStyle(record);
+    expectOneLineError(
+      await keys(['migrate-metering']),
+      /has no pooled metering keys yet \(output MeteringKeysPerPlan\): deploy the current version/,
+    );
+    expect(gateway.keyNamed(apiKeyName(record))).toBeDefined();
   });
 });
 

@@ -131,6 +131,14 @@ export class FakeApiGateway {
     this.usagePlans.set(id, { id, name, apiStages: [{ apiId, stage }], keyIds: new Set() });
   }
 
+  /** An API key in a usage plan, made by someone else than the tool: the stack's pooled keys, or the key tool before pooling. */
+  addKey(name: string, value: string, usagePlanId: string): FakeApiKey {
+    const key = { id: this.id('ak'), name, value, enabled: true };
+    this.apiKeys.set(key.id, key);
+    this.usagePlan(usagePlanId).keyIds.add(key.id);
+    return key;
+  }
+
   /** The next call of this command fails with a service error, changing nothing. */
   failNext(command: { name: string }, name = 'TooManyRequestsException'): void {
     this.failures.set(command.name, serviceError(name, `${command.name.replace(/Command$/, '')} failed (injected)`));

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { meteringPoolEnvironment, pooledMeteringKey } from '../../definitions/metering-pool';
+import type { ApiKeyRecord } from './api-keys';
+
+/**
+ * The pooled API Gateway API keys that meter fixed-plan customers: per plan,
+ * `keysPerPlan` keys whose values are `<prefix><plan><slot>` (the CDK stack
+ * creates them in the plan's usage plan). Usage plans are our backstop and
+ * metering, not the contract (our own counters enforce each key's exact limits),
+ * so customers can share them, and AWS's 10,000 API keys per account and
+ * Region, which cannot be raised, no longer caps the number of customers
+ * (decision 14).
+ */
+export interface MeteringPool {
+  /** Unique per stack (from its stack id): values never clash between stages sharing an account. */
+  prefix: string;
+  keysPerPlan: number;
+}
+
+/**
+ * The pooled key (0 … keysPerPlan − 1) of a customer key: the first 32 bits of
+ * SHA-256 of its key id, modulo the pool size. A hash of the key id because it
+ * is stable (the id never changes, so a key's slot never moves unless the pool
+ * is resized), needs nothing stored (the authorizer and the key tool compute
+ * the same slot, no counter item to contend on) and spreads keys uniformly,
+ * which is what the pooled keys' usage plans are sized for
+ * (definitions/usage-plan-limits.ts, customersPerPooledKey).
+ */
+export function meteringSlot(keyId: string, keysPerPlan: number): number {
+  if (!Number.isSafeInteger(keysPerPlan) || keysPerPlan < 1) throw new Error(`keysPerPlan must be a whole number ≥ 1; got ${keysPerPlan}`);
+  return createHash('sha256').update(keyId).digest().readUInt32BE(0) % keysPerPlan;
+}
+
+/**
+ * What the authorizer returns as usageIdentifierKey: the pooled key of the
+ * customer's plan, or for an Enterprise key (a usage plan of its own, with its
+ * own limits) the value of its own API key. Without a pool (the local gateway,
+ * which has no usage plans) the record's own metering key.
+ */
+export function usageIdentifierKeyOf(record: Pick<ApiKeyRecord, 'keyId' | 'plan' | 'meteringKey'>, pool: MeteringPool | undefined): string {
+  if (!pool || record.plan === 'enterprise') return record.meteringKey;
+  return pooledMeteringKey(pool.prefix, record.plan, meteringSlot(record.keyId, pool.keysPerPlan));
+}
+
+/** The pool the stack describes to the authorizer, if any. */
+export function meteringPoolFromEnvironment(env: NodeJS.ProcessEnv = process.env): MeteringPool | undefined {
+  const prefix = env[meteringPoolEnvironment.prefix];
+  const keysPerPlan = env[meteringPoolEnvironment.keysPerPlan];
+  if (!prefix || !keysPerPlan) return undefined;
+  if (!/^[A-Za-z0-9]+$/.test(prefix) || !/^[1-9]\d*$/.test(keysPerPlan)) {
+    throw new Error(`${meteringPoolEnvironment.prefix} must be alphanumeric and ${meteringPoolEnvironment.keysPerPlan} a whole number ≥ 1`);
+  }
+  return { prefix, keysPerPlan: Number(keysPerPlan) };
+}
