@@ -9,9 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
-import { type ApiKeyRecord, generateApiKey } from '../functions/domain/api-keys';
+import { type ApiKeyRecord, generateApiKey, type KeyState, keyState, keyStates, ownerProblem } from '../functions/domain/api-keys';
 import { DependencyUnavailableError } from '../functions/domain/errors';
-import { unreadableTextReason } from '../functions/domain/pet';
 import { windowsAt } from '../functions/domain/rate-limit';
 import { AdminError, describeError } from './errors';
 import type { KeyAdminTarget, MeteringChange } from './targets/target';
@@ -19,9 +18,9 @@ import { COUNTER_RETENTION_DAYS, type DayUsage } from './usage-counters';
 
 const DAY_MS = 86_400_000;
 
-/** The stored status, or `expired` for an active key past its rotation grace. */
-export const keyStatuses = ['active', 'expired', 'revoked', 'suspended'] as const;
-export type KeyStatus = (typeof keyStatuses)[number];
+/** The states of functions/domain/api-keys.ts: `expired` after a rotation's grace, `suspended` during a ban. */
+export const keyStatuses = keyStates;
+export type KeyStatus = KeyState;
 
 export interface KeyView {
   keyId: string;
@@ -34,6 +33,8 @@ export interface KeyView {
   updatedAt: string;
   /** Set on a rotated key: it stops working at this instant. */
   expiresAt?: string;
+  /** Set while the rate limiter bans the key (status `suspended`): the ban ends at this instant. */
+  suspendedUntil?: string;
 }
 
 export interface PlanChoice {
@@ -45,23 +46,24 @@ export interface PlanChoice {
 /** Notes for the administrator about clean-up that could not be finished; the key itself is consistent. */
 export type Warnings = string[];
 
-export function effectiveStatus(record: ApiKeyRecord, now: number): KeyStatus {
-  if (record.status !== 'active') return record.status;
-  return record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now ? 'expired' : 'active';
+export function effectiveStatus(record: ApiKeyRecord, now: number, suspendedUntilMs?: number): KeyStatus {
+  return keyState(record, now, suspendedUntilMs);
 }
 
 /** What may be shown of a key: everything but the secret's hash and the metering key. */
-export function viewOf(record: ApiKeyRecord, now: number): KeyView {
+export function viewOf(record: ApiKeyRecord, now: number, suspendedUntilMs?: number): KeyView {
+  const status = effectiveStatus(record, now, suspendedUntilMs);
   return {
     keyId: record.keyId,
     displayPrefix: record.displayPrefix,
     plan: record.plan,
     owner: record.owner,
-    status: effectiveStatus(record, now),
+    status,
     limits: limitsFor(record.plan, record.customLimits),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     ...(record.expiresAt !== undefined ? { expiresAt: record.expiresAt } : {}),
+    ...(status === 'suspended' && suspendedUntilMs !== undefined ? { suspendedUntil: new Date(suspendedUntilMs).toISOString() } : {}),
   };
 }
 
@@ -87,8 +89,7 @@ export function planChoice(plan: PlanName, limits: { perMinute?: number; perDay?
 
 export function validOwner(owner: string): string {
   const trimmed = owner.trim();
-  // The same rule as a pet's name: an owner is shown to people in listings.
-  if (trimmed.length > 200 || unreadableTextReason(trimmed) !== undefined) {
+  if (ownerProblem(trimmed) !== undefined) {
     throw new AdminError(
       '--owner must name the customer: 1 to 200 characters, at least one of them visible; no control characters, bidirectional controls or noncharacters.',
     );
@@ -135,8 +136,16 @@ export async function issueKey(
 /** Every key, filtered by plan and (effective) status, oldest first. */
 export async function listKeys(target: KeyAdminTarget, filter: { plan?: PlanName; status?: KeyStatus }, now: number): Promise<KeyView[]> {
   const records = await target.keys.scanAll();
-  return records
-    .map((record) => viewOf(record, now))
+  // A ban is on the rate limiter's item of today (one that crosses midnight is on both days): one read per key that could be banned.
+  const today = daysBack(now, 1)[0]!;
+  const views = await Promise.all(
+    records.map(async (record) =>
+      keyState(record, now) === 'active'
+        ? viewOf(record, now, (await target.counters.day(record, today)).suspendedUntilMs)
+        : viewOf(record, now),
+    ),
+  );
+  return views
     .filter(
       (key) => (filter.plan === undefined || key.plan === filter.plan) && (filter.status === undefined || key.status === filter.status),
     )
@@ -160,7 +169,7 @@ export async function showKey(target: KeyAdminTarget, keyId: string, now: number
     if (lastUsedAt !== undefined) break;
     lastUsedAt = (await target.counters.day(record, day)).lastRequestAt;
   }
-  return { key: viewOf(record, now), today, ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
+  return { key: viewOf(record, now, today.suspendedUntilMs), today, ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
 }
 
 /** Requests served per UTC day, oldest day first, today last. */

@@ -15,6 +15,8 @@ export interface DayUsage {
   requests: number;
   /** Unix seconds of the day's last served request. */
   lastRequestAt?: number;
+  /** When the rate limiter's ban of the key ends (milliseconds), if it banned the key that day. */
+  suspendedUntilMs?: number;
 }
 
 /** Reads the rate limiter's counter items: one GetItem per key, day and counter shard, never a Scan. */
@@ -34,18 +36,20 @@ export class UsageCounters {
             new GetCommand({
               TableName: this.tableName,
               Key: { pk: counterKey(key.keyId, day, shard) },
-              ProjectionExpression: 'dayCount, lastRequestAt',
+              ProjectionExpression: 'dayCount, lastRequestAt, suspendedUntil',
               ConsistentRead: true,
             }),
           ),
-        ).then(({ Item }) => Item as { dayCount?: number; lastRequestAt?: number } | undefined),
+        ).then(({ Item }) => Item as { dayCount?: number; lastRequestAt?: number; suspendedUntil?: number } | undefined),
       ),
     );
     const lastRequestAt = Math.max(...items.map((item) => Number(item?.lastRequestAt ?? Number.NEGATIVE_INFINITY)));
+    const suspendedUntil = Math.max(...items.map((item) => Number(item?.suspendedUntil ?? Number.NEGATIVE_INFINITY)));
     return {
       day,
       requests: items.reduce((sum, item) => sum + Number(item?.dayCount ?? 0), 0),
       ...(Number.isFinite(lastRequestAt) ? { lastRequestAt } : {}),
+      ...(Number.isFinite(suspendedUntil) ? { suspendedUntilMs: suspendedUntil * 1000 } : {}),
     };
   }
 }

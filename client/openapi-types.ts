@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * List pets in ascending id order, optionally filtered by status.
-         * @description Pets in ascending id order, at most `limit` (default 20, at most 100) a page, optionally only those in one `status`. Unknown query parameters are ignored.
+         * @description Pets in ascending id order, at most `limit` (default 20, at most 100) a page, optionally only those in one `status`. Unknown query parameters are ignored; a parameter sent twice (`limit=1&limit=2`) is a 400 naming it.
          *
          *     When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.
          *
@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Add a pet.
-         * @description Adds a pet; the service assigns its id. The body must be declared as JSON (`application/json`, or `application/*+json`, any parameters, any case: else 415), at most 16 KiB (else 413), and valid (else 400). Invalid input never changes anything.
+         * @description Adds a pet; the service assigns its id. The body must be declared as JSON (`application/json`, or `application/*+json`, any parameters, any case: else 415), at most 16 KiB (else 413), and valid (else 400). Invalid input never changes anything. The 201 carries the pet and its URL in `Location`.
          *
          *     **Idempotent retries.** Send an `Idempotency-Key` (IETF httpapi draft; e.g. a random UUID in quotes) to make a retry safe: the same key with the same body returns the original 201 and creates nothing; the same key with another body is a 422 `idempotency_key_reused`; a duplicate sent while the first is still in flight is a 409 `request_in_progress` (retry after Retry-After). Keys are remembered per API key for 24 hours. A refused request (4xx) is not remembered.
          */
@@ -333,6 +333,8 @@ export interface operations {
                     "X-RateLimit-Remaining": number;
                     /** @description Unix time (seconds) at which that window ends (for a suspended key: when the suspension ends). */
                     "X-RateLimit-Reset": number;
+                    /** @description The absolute URL of the pet (RFC 9110, section 15.3.2): the stage URL followed by `/pets/{id}`. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,9 +1,16 @@
+import { createPetContract } from './operations/create-pet';
+import { getPetContract } from './operations/get-pet';
+import { listPetsContract } from './operations/list-pets';
+import type { OperationContract } from './operations/operation-contract';
 import type { TableName } from './tables';
+
+export { stageName } from './stage-name';
 
 /**
  * The route table: the one source for every operation of the API. The CDK
  * stack builds one Lambda function, one API Gateway method and one IAM policy
  * per row; the local gateway routes requests with it; the docs derive from it.
+ * Each row points at its operation's contract (definitions/operations/<op>.ts).
  */
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
 
@@ -19,7 +26,10 @@ export interface Deprecation {
 }
 
 export interface RouteDefinition {
+  /** The contract's operationId. */
   operationId: OperationId;
+  /** What the operation takes and answers: its handler validates with it, the OpenAPI document describes it. */
+  contract: OperationContract;
   method: 'GET' | 'POST';
   /** Path below the stage, with `{name}` for path parameters. */
   path: string;
@@ -34,17 +44,20 @@ export interface RouteDefinition {
 /** Every operation counts its request against the caller's rate limits. */
 const rateLimitAccess = ['dynamodb:UpdateItem'] as const;
 
+/** A row of the table, named after its contract. */
+const route = (row: Omit<RouteDefinition, 'operationId'>): RouteDefinition => ({ operationId: row.contract.operationId, ...row });
+
 export const routes: readonly RouteDefinition[] = [
-  {
-    operationId: 'listPets',
+  route({
+    contract: listPetsContract,
     method: 'GET',
     path: '/pets',
     summary: 'List pets in ascending id order, optionally filtered by status.',
     handlerEntry: 'functions/list-pets/handler.ts',
     access: { pets: ['dynamodb:Query'], rateLimits: rateLimitAccess },
-  },
-  {
-    operationId: 'createPet',
+  }),
+  route({
+    contract: createPetContract,
     method: 'POST',
     path: '/pets',
     summary: 'Add a pet.',
@@ -57,9 +70,9 @@ export const routes: readonly RouteDefinition[] = [
       rateLimits: rateLimitAccess,
       idempotency: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
     },
-  },
-  {
-    operationId: 'getPet',
+  }),
+  route({
+    contract: getPetContract,
     method: 'GET',
     path: '/pets/{petId}',
     summary: 'Get one pet by id (deprecated: use GET /pets).',
@@ -70,7 +83,7 @@ export const routes: readonly RouteDefinition[] = [
       sunsetAt: '2030-12-05T00:00:00Z',
       successorPath: '/pets',
     },
-  },
+  }),
 ];
 
 /**
@@ -79,9 +92,6 @@ export const routes: readonly RouteDefinition[] = [
  * Lambda timeout (which API Gateway would turn into a bare 502/504).
  */
 export const functionTimeoutSeconds = 10;
-
-/** The stage name: every URL of the API ends in /v1. */
-export const stageName = 'v1';
 
 /** The Lambda REQUEST authorizer in front of every route. */
 export const authorizer = {

@@ -1,25 +1,38 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ApiKeyRepository } from '../functions/data/api-key-repository';
-import { generateApiKey, hashApiKey, isUsable } from '../functions/domain/api-keys';
+import { generateApiKey, hashApiKey, isUsable, isWellFormedApiKey } from '../functions/domain/api-keys';
 import type { Dependencies } from '../functions/runtime/dependencies';
 
 /**
  * The development key of `npm start`: a Business key made on first run. The
  * table keeps only its hash, so the secret itself is kept in a git-ignored
  * file to be printed at every start, readable by its owner only (made 0600 at
- * every start). Made again if the file or record is gone.
+ * every start). Made again if the file is gone or its key was revoked. A
+ * DynamoDB that does not know the key (npm start switched between DynamoDB
+ * Local and AWS_ENDPOINT_URL_DYNAMODB) gets the same key: one development key
+ * across endpoints, never a second one left behind in the first.
  */
 export async function ensureDevelopmentKey(dependencies: Dependencies, secretFile: string): Promise<string> {
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  const fresh = generateApiKey({ plan: 'business', owner: 'local development', now: dependencies.clock() });
   if (existsSync(secretFile)) {
     // Only its owner may read it, whatever happened to the file since (a copy, a checkout, a chmod).
     chmodSync(secretFile, 0o600);
     const secret = readFileSync(secretFile, 'utf8').trim();
     const record = await keys.findByHash(hashApiKey(secret));
     if (record && isUsable(record, dependencies.clock())) return secret;
+    if (!record && isWellFormedApiKey(secret)) {
+      // This DynamoDB has never seen the key: enrol the same secret here.
+      await keys.insert({
+        ...fresh.record,
+        keyHash: hashApiKey(secret),
+        displayPrefix: secret.slice(0, fresh.record.displayPrefix.length),
+      });
+      return secret;
+    }
   }
-  const { secret, record } = generateApiKey({ plan: 'business', owner: 'local development', now: dependencies.clock() });
+  const { secret, record } = fresh;
   await keys.insert(record);
   mkdirSync(dirname(secretFile), { recursive: true });
   // `mode` applies only when the file is created: a file replaced here keeps its mode unless set again.

@@ -100,7 +100,13 @@ async function main(): Promise<void> {
   const tableNames = tableNamesFor(tablePrefix);
   await createTables(dynamoUrl, tableNames);
 
-  api = await startLocalApi({ dynamoEndpoint: dynamoUrl, tableNames, port, host });
+  api = await startLocalApi({ dynamoEndpoint: dynamoUrl, tableNames, port, host }).catch((error: unknown) => {
+    // A busy port is a person's to fix: one line, not Node's stack trace.
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new StartError(`Port ${port} is in use on ${host}: stop what runs there, or start on another port, e.g. PORT=3001 npm start`);
+    }
+    throw error;
+  });
   if (!loopbackHosts.has(host)) {
     console.warn(`Warning: HOST=${host}: the API answers other machines on your network too, not only this one.`);
   }

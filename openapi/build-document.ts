@@ -1,9 +1,10 @@
+import type * as z from 'zod';
 import type { ErrorCode } from '../definitions/error-codes';
 import { errorCodes } from '../definitions/error-codes';
 import { gatewayResponses } from '../definitions/gateway-responses';
 import { operationContracts } from '../definitions/operations';
-import { IDEMPOTENCY_TTL_SECONDS, MAX_BODY_BYTES } from '../definitions/operations/create-pet';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../definitions/operations/list-pets';
+import { LOCAL_SERVER_URL } from '../definitions/operations/code-samples';
+import type { JsonSchema, OperationContract } from '../definitions/operations/operation-contract';
 import { plans } from '../definitions/plans';
 import { authorizer, type Deprecation, type OperationId, type RouteDefinition, routes, stageName } from '../definitions/routes';
 import { BAN_DURATION_SECONDS } from '../functions/domain/rate-limit';
@@ -17,15 +18,7 @@ import {
   type StatusSources,
   statusSourcesOf,
 } from './responses';
-import {
-  componentSchemas,
-  ERROR_SCHEMA_ID,
-  inlineSchema,
-  type JsonSchema,
-  listPetsQueryParameterSchemas,
-  petIdParameterSchema,
-  schemaRef,
-} from './schemas';
+import { componentSchemas, ERROR_SCHEMA_ID, inlineSchema, schemaRef } from './schemas';
 
 /**
  * The OpenAPI 3.1 document of the API, built from the route table, the error
@@ -58,26 +51,11 @@ export const INTERFACE_VERSION = '1.0.0';
 export const BEARER_SCHEME = 'bearerAuth';
 const JSON_MEDIA_TYPE = 'application/json';
 /**
- * The other request media types createPet accepts (functions/http/api-handler.ts,
+ * The other request media types a JSON body may be sent as (functions/http/api-handler.ts,
  * jsonBody): any structured-syntax `+json` type (RFC 6839), e.g. application/merge-patch+json.
  */
 const JSON_SUFFIX_MEDIA_RANGE = 'application/*+json';
 const PETS_TAG = 'Pets';
-
-/**
- * An Idempotency-Key as functions/domain/idempotency-key.ts accepts it: a
- * structured-field string (in quotes) or a bare token of 1 to 255 printable
- * ASCII characters. Written without lookahead or escapes such as \x21, which
- * fall outside the portable regex subset (see NAME_PATTERN in ./schemas);
- * test/unit/openapi-schemas.test.ts checks that it and the code agree.
- */
-const idempotencyKeyForms = [
-  '[!-~]', // one printable character, `"` included
-  '[!#-~][!-~]{1,254}', // a bare token that does not start with `"`
-  '"[!-~]{0,253}[!#-~]', // a bare token that starts with `"` but does not end with one
-  '"[!#-\\[\\]-~]{1,255}"', // a structured-field string: no `"` or `\` inside
-];
-export const IDEMPOTENCY_KEY_PATTERN = `^(${idempotencyKeyForms.join('|')})$`;
 
 export function buildOpenApiDocument(): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
@@ -114,106 +92,67 @@ export function buildOpenApiDocument(): OpenApiDocument {
   };
 }
 
-/**
- * The local server (`npm start`): the code samples use it, so they run as they
- * are. The client samples are plain JavaScript (valid TypeScript too); the
- * reference page lists them under the languages of openapi/redocly.yaml.
- */
-const LOCAL_SERVER_URL = `http://localhost:3000/${stageName}`;
-const CURL_AUTHORIZATION = `-H "Authorization: Bearer $PET_STORE_API_KEY"`;
-const CLIENT_SETUP = `import { PetStoreClient, PetStoreError } from '@petstore/client';
-
-const petStore = new PetStoreClient({ baseUrl: '${LOCAL_SERVER_URL}', apiKey: process.env.PET_STORE_API_KEY ?? '' });`;
-
-interface OperationDocs {
-  description: string;
-  request: () => { parameters?: unknown[]; requestBody?: unknown };
-  /** Shown beside the operation on the reference page (Redoc's x-codeSamples): a curl command and the same with @petstore/client. */
-  samples: { curl: string; client: string };
+/** Every parameter of an operation, in the order path, query, header, each documented by its contract. */
+function parametersOf(contract: OperationContract): unknown[] {
+  const parts = [
+    ['path', contract.request.path],
+    ['query', contract.request.query],
+    ['header', contract.request.headers],
+  ] as const;
+  const parameters: unknown[] = [];
+  const named = new Set<string>();
+  for (const [location, schema] of parts) {
+    for (const [name, valueSchema] of Object.entries(schema?.shape ?? {}) as [string, z.ZodType][]) {
+      const docs = contract.parameters?.[name];
+      if (!docs) throw new Error(`The contract of ${contract.operationId} does not document its ${location} parameter ${name}`);
+      named.add(name);
+      parameters.push({
+        name,
+        in: location,
+        // A parameter with a default, or an optional one, need not be sent.
+        required: location === 'path' || !valueSchema.safeParse(undefined).success,
+        description: docs.description,
+        schema: docs.schema ?? inlineSchema(valueSchema, 'output'),
+        ...(docs.example !== undefined ? { example: docs.example } : {}),
+      });
+    }
+  }
+  const stray = Object.keys(contract.parameters ?? {}).filter((name) => !named.has(name));
+  if (stray.length > 0)
+    throw new Error(`The contract of ${contract.operationId} documents parameters it does not take: ${stray.join(', ')}`);
+  return parameters;
 }
 
-/** What each operation takes, besides its path parameters; keyed by operation so none is forgotten. */
-const operationDocs: Record<OperationId, OperationDocs> = {
-  listPets: {
-    description: [
-      `Pets in ascending id order, at most \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) a page, optionally only those in one \`status\`. Unknown query parameters are ignored.`,
-      'When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.',
-      'In AWS, a pet just created may take a moment to appear in lists (they read an eventually consistent index).',
-    ].join('\n\n'),
-    request: () => ({
-      parameters: Object.entries(listPetsQueryParameterSchemas()).map(([name, { schema, required }]) => ({
-        name,
-        in: 'query',
-        required,
-        description: schema.description,
-        schema,
-      })),
-    }),
-    samples: {
-      curl: `curl ${CURL_AUTHORIZATION} \\\n  '${LOCAL_SERVER_URL}/pets?status=available&limit=20'`,
-      client: `${CLIENT_SETUP}\n\n// Every page, following Link: rel="next".\nfor await (const pet of petStore.allPets({ status: 'available', limit: 20 })) {\n  console.log(pet.id, pet.name);\n}`,
-    },
-  },
-  createPet: {
-    description: [
-      `Adds a pet; the service assigns its id. The body must be declared as JSON (\`application/json\`, or \`application/*+json\`, any parameters, any case: else 415), at most ${MAX_BODY_BYTES / 1024} KiB (else 413), and valid (else 400). Invalid input never changes anything.`,
-      `**Idempotent retries.** Send an \`Idempotency-Key\` (IETF httpapi draft; e.g. a random UUID in quotes) to make a retry safe: the same key with the same body returns the original 201 and creates nothing; the same key with another body is a 422 \`idempotency_key_reused\`; a duplicate sent while the first is still in flight is a 409 \`request_in_progress\` (retry after Retry-After). Keys are remembered per API key for ${IDEMPOTENCY_TTL_SECONDS / 3600} hours. A refused request (4xx) is not remembered.`,
-    ].join('\n\n'),
-    request: () => ({
-      parameters: [
-        {
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: false,
-          description: `Makes a retried create safe: 1 to 255 printable ASCII characters, as a structured-field string (in quotes) or a bare token. Remembered per API key for ${IDEMPOTENCY_TTL_SECONDS / 3600} hours.`,
-          schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
-          example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
-        },
-      ],
-      requestBody: {
-        required: true,
-        description: `The pet to add, as JSON: \`application/json\` or any \`application/*+json\` type, at most ${MAX_BODY_BYTES / 1024} KiB.`,
-        content: {
-          [JSON_MEDIA_TYPE]: { schema: { $ref: schemaRef('NewPet') } },
-          [JSON_SUFFIX_MEDIA_RANGE]: { schema: { $ref: schemaRef('NewPet') } },
-        },
-      },
-    }),
-    samples: {
-      curl: `curl -X POST ${CURL_AUTHORIZATION} \\\n  -H 'Content-Type: application/json' \\\n  -H 'Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"' \\\n  -d '{"name": "Rex", "categoryId": 1}' \\\n  '${LOCAL_SERVER_URL}/pets'`,
-      client: `${CLIENT_SETUP}\n\n// Sends an Idempotency-Key and keeps it for its retries.\nconst rex = await petStore.createPet({ name: 'Rex', categoryId: 1 });\nconsole.log(rex.id, rex.status); // status: 'available'`,
-    },
-  },
-  getPet: {
-    description:
-      'One pet by its id. `petId` is a plain decimal integer from 1 to 2^53−1 (`abc`, `0`, `01`, `-1`, `1.5` are a 400); a well-formed id with no pet is a 404.',
-    request: () => ({}),
-    samples: {
-      curl: `curl -i ${CURL_AUTHORIZATION} \\\n  '${LOCAL_SERVER_URL}/pets/1'`,
-      client: `${CLIENT_SETUP}\n\ntry {\n  const pet = await petStore.getPet(1);\n  console.log(pet.name);\n} catch (error) {\n  if (error instanceof PetStoreError && error.code === 'not_found') console.log('no pet 1');\n  else throw error;\n}`,
-    },
-  },
-};
+/** The JSON body, in every media type the functions accept as JSON. */
+function requestBodyOf(contract: OperationContract): unknown {
+  const { body, bodyDescription } = contract.request;
+  if (!body) return undefined;
+  const schema = inlineSchema(body, 'input');
+  return {
+    required: true,
+    ...(bodyDescription ? { description: bodyDescription } : {}),
+    content: { [JSON_MEDIA_TYPE]: { schema }, [JSON_SUFFIX_MEDIA_RANGE]: { schema } },
+  };
+}
 
 function operationOf(route: RouteDefinition): OperationObject {
-  const docs = operationDocs[route.operationId];
-  const { parameters = [], requestBody } = docs.request();
-  const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => pathParameterOf(name as string));
-  const allParameters = [...pathParameters, ...parameters];
+  const contract = operationContracts[route.operationId];
+  const parameters = parametersOf(contract);
+  const requestBody = requestBodyOf(contract);
   const operation: OperationObject = {
     operationId: route.operationId,
     summary: route.summary,
-    description: route.deprecation ? `${deprecationNotice(route.deprecation)}\n\n${docs.description}` : docs.description,
+    description: route.deprecation ? `${deprecationNotice(route.deprecation)}\n\n${contract.description}` : contract.description,
     tags: [PETS_TAG],
     security: [{ [BEARER_SCHEME]: [] }],
-    ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: Object.fromEntries(
-      statusSourcesOf(route.operationId).map((sources) => [String(sources.status), responseOf(route, sources)]),
+      statusSourcesOf(route.operationId).map((sources) => [String(sources.status), responseOf(route, contract, sources)]),
     ),
     'x-codeSamples': [
-      { lang: 'Shell', label: 'curl', source: docs.samples.curl },
-      { lang: 'JavaScript', label: '@petstore/client', source: docs.samples.client },
+      { lang: 'Shell', label: 'curl', source: contract.samples.curl },
+      { lang: 'JavaScript', label: '@petstore/client', source: contract.samples.client },
     ],
   };
   if (route.deprecation) {
@@ -225,22 +164,11 @@ function operationOf(route: RouteDefinition): OperationObject {
   return operation;
 }
 
-function pathParameterOf(name: string) {
-  if (name !== 'petId') throw new Error(`No schema for the path parameter ${name}`);
-  return {
-    name,
-    in: 'path',
-    required: true,
-    description: 'The id of the pet: a plain decimal integer.',
-    schema: petIdParameterSchema(),
-  };
-}
-
 function deprecationNotice({ deprecatedAt, sunsetAt, successorPath }: Deprecation): string {
   return `**Deprecated** since ${deprecatedAt.slice(0, 10)}; removed on ${sunsetAt.slice(0, 10)} (Sunset: ${httpDate(sunsetAt)}). Use \`GET ${successorPath}\` with the \`status\` filter instead. Every response of this operation's function carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and \`Link: <…${successorPath}>; rel="successor-version"\`; the answers API Gateway gives by itself (a 401 for a missing or refused key, a 413 over 10 MB, its own 429 and 5xx) do not. From the sunset instant on it answers 410 \`gone\`.`;
 }
 
-function responseOf(route: RouteDefinition, sources: StatusSources): ResponseObject {
+function responseOf(route: RouteDefinition, contract: OperationContract, sources: StatusSources): ResponseObject {
   const headers: Record<string, HeaderObject> = {};
   const add = (presence: HeaderPresence, entries: HeaderDocs) => {
     if (!presence.documented) return;
@@ -260,26 +188,18 @@ function responseOf(route: RouteDefinition, sources: StatusSources): ResponseObj
     },
   });
   if (route.deprecation) add(functionHeadersPresence(sources), deprecationHeaders(route.deprecation));
-  if (route.operationId === 'listPets' && sources.status === 200) {
-    headers.Link = {
-      description: 'Present when more pets exist: the absolute URL of the next page (RFC 8288). Follow it as it is.',
-      required: false,
-      schema: { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
-    };
-    headers['X-Next-Cursor'] = {
-      description:
-        'Present when more pets exist (with `Link`): the opaque cursor of the next page. Send it as the `cursor` query parameter, with the same `status` and `limit`.',
-      required: false,
-      schema: { type: 'string', minLength: 1 },
-    };
+  if (sources.status === contract.success.status) {
+    for (const [name, header] of Object.entries(contract.success.headers ?? {})) headers[name] = { ...header };
   }
 
   const isSuccess = sources.status < 400;
   return {
-    description: isSuccess ? successDescription(route.operationId) : errorDescription(route, sources),
+    description: isSuccess ? contract.success.description : errorDescription(contract, sources),
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: {
-      [JSON_MEDIA_TYPE]: { schema: isSuccess ? successSchema(route.operationId) : errorSchemaFor(sources.status, sources.codes) },
+      [JSON_MEDIA_TYPE]: {
+        schema: isSuccess ? inlineSchema(contract.success.schema, 'output') : errorSchemaFor(sources.status, sources.codes),
+      },
     },
   };
 }
@@ -320,14 +240,6 @@ function deprecationHeaders(deprecation: Deprecation): HeaderDocs {
   };
 }
 
-function successDescription(operationId: OperationId): string {
-  return operationContracts[operationId].success.description;
-}
-
-function successSchema(operationId: OperationId): JsonSchema {
-  return inlineSchema(operationContracts[operationId].success.schema, 'output');
-}
-
 /** The Error object, narrowed to the codes and the status of one response. */
 function errorSchemaFor(status: number, codes: ErrorCode[]): JsonSchema {
   return {
@@ -338,25 +250,24 @@ function errorSchemaFor(status: number, codes: ErrorCode[]): JsonSchema {
   };
 }
 
-function errorDescription(route: RouteDefinition, sources: StatusSources): string {
+function errorDescription(contract: OperationContract, sources: StatusSources): string {
   const codes = sources.codes.map((code) => `\`${code}\``).join(', ');
   const text: Record<number, string> = {
     400: 'A parameter, header or body field is missing, malformed or invalid; the message names it. Nothing was changed.',
     401: 'The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, so without rate-limit headers (or deprecation headers). A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401.',
-    404: route.operationId === 'getPet' ? 'No pet has this id.' : 'Not found.',
-    409: 'A request with the same Idempotency-Key is still in flight. Retry after Retry-After: the retry gets the original 201.',
+    404: 'Not found.',
     410: 'The operation is past its sunset.',
     413:
       sources.functionRateLimitHeaders === undefined
         ? "The request is over API Gateway's own 10 MB limit (API Gateway answers, without rate-limit headers)."
-        : `The body is over ${MAX_BODY_BYTES / 1024} KiB. A request over 10 MB is refused by API Gateway itself, without rate-limit headers.`,
+        : `The body is over ${(contract.limits?.MAX_BODY_BYTES ?? 0) / 1024} KiB. A request over 10 MB is refused by API Gateway itself, without rate-limit headers.`,
     415: 'The body is not declared as JSON.',
-    422: 'The Idempotency-Key was already used with a different body. Use a new key for a new pet.',
     429: `\`rate_limited\`: the minute's limit is used up; \`quota_exceeded\`: the day's quota is used up (Retry-After reaches to 00:00 UTC); \`key_suspended\`: the key kept calling after its 429s and is suspended for ${BAN_DURATION_SECONDS / 60} minutes. A refused request consumes nothing. Wait Retry-After seconds before the next request. Our limiter always sends the rate-limit headers; a 429 from a backstop in front of it (API Gateway's usage-plan or stage throttling, or a per-IP firewall rule where a stage enables one) carries only Retry-After.`,
     500: 'An unexpected error; nothing was changed. Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without).',
     503: 'A dependency is unavailable or too slow; nothing was changed. Retry after Retry-After. May lack the rate-limit headers, since the counters could not be read.',
   };
-  return `${codes}. ${text[sources.status] ?? errorCodes[sources.codes[0] as ErrorCode].meaning}`;
+  const meaning = contract.errorDescriptions?.[sources.status] ?? text[sources.status] ?? errorCodes[sources.codes[0] as ErrorCode].meaning;
+  return `${codes}. ${meaning}`;
 }
 
 /** A gateway response as a Response object (its headers are static). */

@@ -1,18 +1,9 @@
 import { z } from 'zod';
 import { errorCodes } from '../definitions/error-codes';
-import { DEFAULT_LIMIT, listPetsContract, MAX_LIMIT } from '../definitions/operations/list-pets';
-import { errorObjectSchema, petIdSchema, petSchema } from '../definitions/operations/pet-schemas';
-import {
-  bidiControl,
-  controlCharacter,
-  DEFAULT_STATUS,
-  MAX_ID,
-  NAME_MAX_CODE_POINTS,
-  newPetSchema,
-  noncharacter,
-  petStatusSchema,
-  visibleCharacter,
-} from '../functions/domain/pet';
+import { DEFAULT_STATUS, MAX_ID, NAME_MAX_CODE_POINTS, newPetSchema, petStatusSchema } from '../definitions/fields/pet-fields';
+import { bidiControl, controlCharacter, noncharacter, visibleCharacter } from '../definitions/fields/readable-text';
+import type { JsonSchema } from '../definitions/operations/operation-contract';
+import { errorObjectSchema, petSchema } from '../definitions/operations/pet-schemas';
 
 /**
  * The JSON Schemas of the document, generated with zod's own z.toJSONSchema from
@@ -23,18 +14,16 @@ import {
  * test/unit/openapi-schemas.test.ts check that zod and the document accept and
  * refuse the same values, so these cannot drift apart silently either.
  */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 
 /** Where components live in the document; every $ref the generator writes points here. */
 export const schemaRef = (id: string) => `#/components/schemas/${id}`;
-
-const listPetsQuerySchema = listPetsContract.request.query;
 
 /** The id of the Error object's schema: `Error` would shadow the global Error class in generated TypeScript. */
 export const ERROR_SCHEMA_ID = 'ErrorObject';
 
 /**
- * The name rule of functions/domain/pet.ts, written as character lists: patterns
+ * The name rule of definitions/fields/pet-fields.ts, written as character lists: patterns
  * keep to the regex subset JSON Schema recommends for interoperability (JSON
  * Schema 2020-12 Core, section 6.4 "Regular Expressions": characters, classes,
  * ranges, quantifiers, anchors, groups, alternation), which has no property
@@ -71,7 +60,7 @@ export const REFUSED_CHARACTERS = characterClass((c) => controlCharacter.test(c)
 export const INVISIBLE_CHARACTERS = characterClass((c) => !visibleCharacter.test(c));
 
 /**
- * A name (DESIGN decision 2): at least one visible character, at most 100
+ * A name (decision 2): at least one visible character, at most 100
  * Unicode code points, none of the refused characters, well-formed Unicode.
  * JSON Schema counts string length in code points too.
  */
@@ -117,7 +106,7 @@ metadata.add(petSchema, {
   description: 'An animal of the catalogue: the creation payload plus the id the service assigned.',
   examples: [{ id: 1, name: 'Rex', categoryId: 1, status: DEFAULT_STATUS }],
 });
-metadata.add(petIdSchema, {
+metadata.add(petSchema.shape.id, {
   description: `Assigned by the service: unique, never reused, roughly increasing, not contiguous; from 1 to ${MAX_ID} (2^53−1, exact in any JSON client).`,
   format: 'int64',
 });
@@ -129,19 +118,6 @@ metadata.add(errorObjectSchema, {
 metadata.add(errorObjectSchema.shape.code, { description: 'Machine-readable; one of the closed set in the table above.' });
 metadata.add(errorObjectSchema.shape.message, { description: 'Human-readable; may change at any time.' });
 metadata.add(errorObjectSchema.shape.status, { type: 'integer', description: 'The HTTP status code of the response.' });
-
-// Query parameters: the value after zod has parsed the string (io "output").
-// `limit` is parsed from a base-10 string by a regex and a transform, so it is a
-// number for zod but only ever an integer: say so.
-metadata.add(listPetsQuerySchema.shape.limit, {
-  type: 'integer',
-  description: `How many pets a page holds at most: a base-10 integer from 1 to ${MAX_LIMIT}; ${DEFAULT_LIMIT} when not sent.`,
-});
-metadata.add(listPetsQuerySchema.shape.status, { description: 'Only pets in this state.' });
-metadata.add(listPetsQuerySchema.shape.cursor, {
-  description:
-    'Opaque: never build it, copy it from the `Link: rel="next"` URL (best: follow that URL as it is). Valid only with the `status` it was made for.',
-});
 
 /** The schemas under components/schemas, keyed by their id. */
 export function componentSchemas(): Record<string, JsonSchema> {
@@ -164,27 +140,6 @@ export function inlineSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSch
     if (JSON.stringify(definition) !== JSON.stringify(components[id])) throw new Error(`Schema ${id} differs from its component`);
   }
   return inline;
-}
-
-/** The query parameters of listPets, each as a JSON Schema. */
-export function listPetsQueryParameterSchemas(): Record<string, { schema: JsonSchema; required: boolean }> {
-  const shape = listPetsQuerySchema.shape;
-  return Object.fromEntries(
-    Object.entries(shape).map(([name, schema]) => [
-      name,
-      // A parameter with a default, or an optional one, need not be sent.
-      { schema: inlineSchema(schema, 'output'), required: !schema.safeParse(undefined).success },
-    ]),
-  );
-}
-
-/**
- * The petId path parameter: the handler's petIdSchema parses a plain decimal
- * string with a regex and a transform, which JSON Schema cannot express; the
- * value it yields is this integer.
- */
-export function petIdParameterSchema(): JsonSchema {
-  return { type: 'integer', format: 'int64', minimum: 1, maximum: MAX_ID };
 }
 
 /** A component or an inline schema lives inside the document: no dialect, no $id of its own. */

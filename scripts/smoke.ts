@@ -1,7 +1,11 @@
 /**
  * A short contract check against a live stage:
  *
- *   npm run smoke -- --base-url https://api.example.com/v1 --key psk_… [--read-only]
+ *   PETSTORE_API_KEY=psk_… npm run smoke -- --base-url https://api.example.com/v1 [--read-only]
+ *
+ * The key comes from the environment, never from the command line: npm echoes
+ * its arguments into the log, and every user of the machine sees them in `ps`.
+ * Nothing printed contains it.
  *
  * Authentication, listing and following Link, a create marked as a smoke test
  * (skipped with --read-only, the mode for production), the deprecated get with
@@ -99,7 +103,10 @@ function successChecks(stage: Stage, options: SmokeOptions, found: { petId?: num
       essential: true,
       run: async () => {
         const { response } = await stage.call('/pets?limit=1');
-        expectThat(response.status !== 401, 'the key was refused (401 unauthorized): check --key and that it belongs to this stage');
+        expectThat(
+          response.status !== 401,
+          'the key was refused (401 unauthorized): check PETSTORE_API_KEY and that it belongs to this stage',
+        );
         expectThat(response.status === 200, `GET /pets answered ${response.status}`);
         return 'GET /pets → 200';
       },
@@ -232,13 +239,15 @@ async function main(): Promise<void> {
     .name('smoke')
     .description('A short contract check of a deployed stage (or npm start).')
     .requiredOption('--base-url <url>', 'the stage URL, ending in /v1 (the stack output ApiUrl)')
-    .requiredOption('--key <key>', 'an API key of this stage')
     .option('--read-only', 'create nothing (for production)', false)
     .parse();
-  const opts = program.opts<{ baseUrl: string; key: string; readOnly: boolean }>();
+  const opts = program.opts<{ baseUrl: string; readOnly: boolean }>();
+  const key = process.env.PETSTORE_API_KEY ?? '';
+  if (key === '')
+    program.error('Set PETSTORE_API_KEY to an API key of this stage (never pass a key as an argument: npm and ps show arguments).');
   if (!/^https?:\/\/[^/]+\/v1\/?$/.test(opts.baseUrl))
     program.error(`--base-url must be the stage URL ending in /v1, e.g. https://api.example.com/v1; got ${opts.baseUrl}`);
-  const results = await runSmoke(opts);
+  const results = await runSmoke({ ...opts, key });
   console.log(renderTable(results));
   process.exitCode = results.some((result) => result.outcome === 'fail') ? 1 : 0;
 }

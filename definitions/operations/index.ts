@@ -1,15 +1,8 @@
-import type { OperationId } from '../routes';
-import { createPetContract } from './create-pet';
-import { getPetContract } from './get-pet';
-import { listPetsContract } from './list-pets';
+import { type OperationId, routes } from '../routes';
 import type { OperationContract } from './operation-contract';
 
-/**
- * Every operation's contract, keyed by operationId so none is forgotten. For the
- * generator and the tests; a handler imports only its own file (smaller bundle).
- */
-export const operationContracts: Record<OperationId, OperationContract> = {
-  listPets: listPetsContract,
-  createPet: createPetContract,
-  getPet: getPetContract,
-};
+/** Every operation's contract, keyed by operationId: read from the route table, whose rows point at them. */
+export const operationContracts = Object.fromEntries(routes.map((route) => [route.operationId, route.contract])) as Record<
+  OperationId,
+  OperationContract
+>;

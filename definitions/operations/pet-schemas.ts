@@ -1,7 +1,7 @@
 // The namespace import lets esbuild drop the parts of zod we do not use (half the bundle).
 import * as z from 'zod';
-import { MAX_ID, newPetSchema, petStatusSchema } from '../../functions/domain/pet';
 import { errorCodes } from '../error-codes';
+import { MAX_ID, newPetSchema, petStatusSchema } from '../fields/pet-fields';
 
 /**
  * The bodies the API sends, as zod schemas. functions/ builds pets with
@@ -9,10 +9,8 @@ import { errorCodes } from '../error-codes';
  * contract. A Pet is composed from the creation payload's own field schemas:
  * the response can never allow a name the creation payload refuses, or the reverse.
  */
-export const petIdSchema = z.int().min(1).max(MAX_ID);
-
 export const petSchema = z.strictObject({
-  id: petIdSchema,
+  id: z.int().min(1).max(MAX_ID),
   name: newPetSchema.shape.name,
   categoryId: newPetSchema.shape.categoryId,
   status: petStatusSchema,

@@ -4,11 +4,10 @@ import { IdempotencyRepository } from '../data/idempotency-repository';
 import { PetRepository } from '../data/pet-repository';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { IdAllocator } from '../domain/id-allocator';
-import { parseIdempotencyKey } from '../domain/idempotency-key';
 import { toPetBody } from '../domain/pet';
 import { PetCreation } from '../domain/pet-creation';
 import { createApiHandler } from '../http/api-handler';
-import { header } from '../http/request';
+import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { recordPetCreated } from '../runtime/metrics';
@@ -30,12 +29,12 @@ export function createHandler(dependencies: Dependencies) {
     createPetContract,
     dependencies,
     new RateLimitRepository(db, tableNames.rateLimits),
-    async ({ event, body, caller }) => {
-      const idempotencyKey = parseIdempotencyKey(header(event, 'Idempotency-Key'));
-      const { pet, created } = await creation.create(body, { keyId: caller.keyId, idempotencyKey });
+    async ({ event, headers, body, caller }) => {
+      const { pet, created } = await creation.create(body, { keyId: caller.keyId, idempotencyKey: headers['Idempotency-Key'] });
       // A replay answers with an earlier attempt's pet: not a pet created now.
       if (created) recordPetCreated();
-      return jsonResponse(201, toPetBody(pet));
+      // RFC 9110, section 15.3.2: a 201 names the created resource.
+      return jsonResponse(201, toPetBody(pet), { Location: `${stageBaseUrl(event)}/pets/${pet.id}` });
     },
   );
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { unreadableTextReason } from '../../definitions/fields/readable-text';
 import type { PlanLimits, PlanName } from '../../definitions/plans';
 
 /**
@@ -77,8 +78,29 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return match?.[1];
 }
 
-/** Whether a stored key may be used at `now`. */
+/**
+ * What a key is at `now`, one word per state, the same in the key tool and the docs:
+ * `active`; `expired`, a rotated key past its grace (401); `revoked` (401);
+ * `suspended`, banned by the rate limiter for calling on after its 429s
+ * (429 `key_suspended`) until `suspendedUntilMs`. A stored status other than
+ * active (the legacy `suspended`, 401) is reported as it is stored.
+ */
+export const keyStates = ['active', 'expired', 'revoked', 'suspended'] as const;
+export type KeyState = (typeof keyStates)[number];
+
+export function keyState(record: ApiKeyRecord, now: number, suspendedUntilMs?: number): KeyState {
+  if (record.status !== 'active') return record.status;
+  if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now) return 'expired';
+  return suspendedUntilMs !== undefined && suspendedUntilMs > now ? 'suspended' : 'active';
+}
+
+/** Whether the authorizer lets a stored key through at `now` (a ban is the rate limiter's 429, after it). */
 export function isUsable(record: ApiKeyRecord, now: number): boolean {
-  if (record.status !== 'active') return false;
-  return record.expiresAt === undefined || Date.parse(record.expiresAt) > now;
+  return keyState(record, now) === 'active';
+}
+
+/** The owner of a key is shown to people in listings: the same readability rule as a pet's name. */
+export function ownerProblem(owner: string): string | undefined {
+  if (owner.length > 200) return 'must be at most 200 characters';
+  return unreadableTextReason(owner);
 }

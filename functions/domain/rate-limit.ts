@@ -2,7 +2,7 @@ import type { PlanLimits } from '../../definitions/plans';
 import { ApiError } from './errors';
 
 /**
- * Rate-limit rules (DESIGN decisions 8 and 9): fixed UTC windows of one minute
+ * Rate-limit rules (decisions 8 and 9): fixed UTC windows of one minute
  * and one day; headers that describe the window closest to exhaustion; a
  * temporary ban for keys that keep calling after their 429s. Pure functions:
  * the counting itself is atomic in DynamoDB (data/rate-limit-repository.ts).

@@ -27,6 +27,7 @@ export interface OperationInput<Contract extends OperationContract> {
   event: ApiEvent;
   query: RequestPart<Contract, 'query'>;
   path: RequestPart<Contract, 'path'>;
+  headers: RequestPart<Contract, 'headers'>;
   body: RequestPart<Contract, 'body'>;
   caller: Caller;
   context: Context;
@@ -120,15 +121,42 @@ function maxBodyBytesOf(contract: OperationContract): number {
   return limit;
 }
 
-/** The query, path parameters and (already JSON-parsed) body, each through its schema; a part without one is undefined. */
+/** The query, path parameters, headers and (already JSON-parsed) body, each through its schema; a part without one is undefined. */
 function parseRequest<Contract extends OperationContract>(contract: Contract, event: ApiEvent) {
-  const { query, path, body } = contract.request;
+  const { query, path, headers, body } = contract.request;
   return {
-    query: (query ? parseOrThrow(query, event.queryStringParameters ?? {}, 'query') : undefined) as RequestPart<Contract, 'query'>,
+    query: (query ? parseOrThrow(query, singleValuedQuery(event, Object.keys(query.shape)), 'query') : undefined) as RequestPart<
+      Contract,
+      'query'
+    >,
     path: (path ? parseOrThrow(path, event.pathParameters ?? {}, 'path') : undefined) as RequestPart<Contract, 'path'>,
+    headers: (headers
+      ? parseOrThrow(headers, Object.fromEntries(Object.keys(headers.shape).map((name) => [name, header(event, name)])), 'headers')
+      : undefined) as RequestPart<Contract, 'headers'>,
     // middy's JSON body parser replaced the text with the parsed value.
     body: (body ? parseOrThrow(body, event.body as unknown, 'request body') : undefined) as RequestPart<Contract, 'body'>,
   };
+}
+
+/**
+ * The query parameters an operation takes, each sent once: a repeated one is a
+ * 400 naming it (decision 4), never silently its last value.
+ *
+ * AWS: for a repeated key, `queryStringParameters` holds only the last value and
+ * `multiValueQueryStringParameters` every value (Lambda proxy integrations in
+ * API Gateway, "Support for multi-value headers and query string parameters",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html#apigateway-multivalue-headers-and-parameters).
+ */
+function singleValuedQuery(event: ApiEvent, names: readonly string[]): Record<string, string | undefined> {
+  for (const name of names) {
+    if ((event.multiValueQueryStringParameters?.[name]?.length ?? 0) > 1) {
+      throw new ApiError(
+        'invalid_request',
+        `${name} must be sent once; it was sent ${event.multiValueQueryStringParameters?.[name]?.length} times.`,
+      );
+    }
+  }
+  return event.queryStringParameters ?? {};
 }
 
 function internal(request: ApiRequest): ApiInternal {

@@ -204,6 +204,31 @@ it('lists keys as a table, filtered by plan and status', async () => {
   expect(revoked.every((key) => key.status === 'revoked')).toBe(true);
 });
 
+it('shows a key the rate limiter banned as suspended until the ban ends, in show and in list --status suspended', async () => {
+  clock.set(testInstant(3, '10:00:30'));
+  const banned = JSON.parse(
+    await succeeds(['issue', '--plan', 'enterprise', '--owner', 'Hooli', '--per-minute', '1', '--per-day', '10', '--json']),
+  ) as IssuedJson;
+  expect((await call(banned.secret)).status).toBe(200);
+  // One refusal reaches a per-minute limit of 1: the ban rule suspends the key for 15 minutes.
+  expect((await call(banned.secret)).status).toBe(429);
+  const refused = (await (await call(banned.secret)).json()) as { code: string };
+  expect(refused.code).toBe('key_suspended');
+
+  const shown = await succeeds(['show', banned.keyId]);
+  expect(shown).toMatch(
+    new RegExp(String.raw`^Status\s+suspended until ${testDay(3)}T10:1\d:\d\dZ \(rate-limit ban: 429 key_suspended\)$`, 'm'),
+  );
+  const suspended = JSON.parse(await succeeds(['list', '--status', 'suspended', '--json'])) as { keyId: string; suspendedUntil?: string }[];
+  expect(suspended.map((key) => key.keyId)).toEqual([banned.keyId]);
+  expect(Date.parse(suspended[0]?.suspendedUntil ?? '')).toBeGreaterThan(clock.read());
+
+  // The ban ends: the key is active again, in the tool as on the API.
+  clock.set(testInstant(3, '10:20:00'));
+  expect(await succeeds(['show', banned.keyId])).toMatch(/^Status\s+active$/m);
+  expect(JSON.parse(await succeeds(['list', '--status', 'suspended', '--json']))).toEqual([]);
+});
+
 it('moves an enterprise key to other limits, and refuses limits on the other plans', async () => {
   clock.set(testInstant(4, '09:00:00'));
   const issued = JSON.parse(

@@ -167,3 +167,31 @@ it('an AWS_ENDPOINT_URL_DYNAMODB that does not answer: npm start stops with a me
   expect(started.stderr()).not.toMatch(/\n\s+at /);
   expect(await reachable('127.0.0.1', port)).toBe(false);
 });
+
+it('a busy port: npm start stops with one line naming the port and the way out, not a stack trace', async () => {
+  const first = await startLocal({});
+  const second = run(['--import', 'tsx', 'local/start.ts'], { PETSTORE_LOCAL_DIR: scratch, PORT: String(first.port) });
+  running.add(second.child);
+  expect(await second.exited).toBe(1);
+  running.delete(second.child);
+  expect(second.stderr().trim()).toBe(
+    `Port ${first.port} is in use on 127.0.0.1: stop what runs there, or start on another port, e.g. PORT=3001 npm start`,
+  );
+  await stopProcess(first.child);
+});
+
+it('one development key across endpoints: switching AWS_ENDPOINT_URL_DYNAMODB on keeps the key, and it works there', async () => {
+  const keyFile = join(scratch, 'development-api-key');
+  rmSync(keyFile, { force: true });
+  // A new key, made in npm start's own DynamoDB Local: the other DynamoDB has never seen it.
+  const own = await startLocal({});
+  await stopProcess(own.child);
+  const key = readFileSync(keyFile, 'utf8').trim();
+
+  const switched = await startLocal({ AWS_ENDPOINT_URL_DYNAMODB: testEndpoint() });
+  expect(readFileSync(keyFile, 'utf8').trim()).toBe(key);
+  expect(switched.stdout()).toContain(`Development API key (Business plan): ${key}`);
+  const response = await fetch(`http://127.0.0.1:${switched.port}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
+  expect(response.status).toBe(200);
+  await stopProcess(switched.child);
+});

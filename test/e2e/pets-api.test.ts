@@ -5,7 +5,7 @@ import { beforeGetPetSunset } from '../support/dynamo';
 /**
  * The API over real HTTP, through the local gateway and the real handlers, on
  * DynamoDB Local: every status the interface lists for every operation, and
- * the decisions of DESIGN.md.
+ * the decisions of docs/decisions.md.
  */
 let api: TestApi;
 
@@ -36,6 +36,9 @@ describe('POST /v1/pets (createPet)', () => {
     const pet = (await response.json()) as { id: number };
     expect(pet).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 7, status: 'available' });
     expect(Number.isSafeInteger(pet.id) && pet.id >= 1).toBe(true);
+    // RFC 9110, section 15.3.2: the URL of the pet, which answers with that pet.
+    expect(response.headers.get('Location')).toBe(`${api.url}/pets/${pet.id}`);
+    expect(await (await api.call(new URL(response.headers.get('Location') ?? '').pathname.replace(/^\/v1/, ''))).json()).toEqual(pet);
   });
 
   it('keeps the status sent', async () => {
@@ -120,6 +123,14 @@ describe('GET /v1/pets (listPets)', () => {
     async (query) => {
       const error = await expectError(await api.call(`/pets?${query}`), 400, 'invalid_request');
       expect(error.message).toContain(query.split('=')[0]);
+    },
+  );
+
+  it.each(['limit=abc&limit=1', 'limit=1&limit=2', 'status=bogus&status=sold', 'status=sold&status=sold', 'cursor=a&cursor=b'])(
+    'answers 400 naming the parameter sent twice: %s',
+    async (query) => {
+      const error = await expectError(await api.call(`/pets?${query}`), 400, 'invalid_request');
+      expect(error.message).toBe(`${query.split('=')[0]} must be sent once; it was sent 2 times.`);
     },
   );
 

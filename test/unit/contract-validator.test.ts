@@ -8,6 +8,8 @@ import { ContractValidator, contract } from '../support/contract';
 const base = 'http://localhost:3000/v1';
 const rateLimit = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': '1880000000' };
 const json = { 'Content-Type': 'application/json' };
+/** What every 201 carries besides: the URL of the pet. */
+const created = { ...json, Location: `${base}/pets/1` };
 const rex = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 
 function check(method: string, path: string, status: number, headers: Record<string, string>, body: unknown, validator = contract) {
@@ -19,7 +21,7 @@ function check(method: string, path: string, status: number, headers: Record<str
 }
 
 it('accepts responses the document describes', () => {
-  expect(check('POST', '/pets', 201, { ...json, ...rateLimit, 'Cache-Control': 'no-store' }, rex)).toEqual([]);
+  expect(check('POST', '/pets', 201, { ...created, ...rateLimit, 'Cache-Control': 'no-store' }, rex)).toEqual([]);
   expect(
     check('GET', '/pets?limit=1', 200, { ...json, ...rateLimit, Link: `<${base}/pets?limit=1&cursor=abc>; rel="next"` }, [rex]),
   ).toEqual([]);
@@ -34,8 +36,8 @@ it('accepts responses the document describes', () => {
 });
 
 it('refuses a body that does not match the schema', () => {
-  expect(check('POST', '/pets', 201, { ...json, ...rateLimit }, { ...rex, status: 'lost' })).toEqual([expect.stringContaining('body')]);
-  expect(check('POST', '/pets', 201, { ...json, ...rateLimit }, { ...rex, owner: 'me' })).toEqual([
+  expect(check('POST', '/pets', 201, { ...created, ...rateLimit }, { ...rex, status: 'lost' })).toEqual([expect.stringContaining('body')]);
+  expect(check('POST', '/pets', 201, { ...created, ...rateLimit }, { ...rex, owner: 'me' })).toEqual([
     expect.stringContaining('additional properties'),
   ]);
   expect(check('GET', '/pets', 200, { ...json, ...rateLimit }, rex)).toEqual([expect.stringContaining('must be array')]);
@@ -56,19 +58,19 @@ it('refuses an undocumented status', () => {
 
 it('refuses a missing required header, an invalid header value, and undocumented X-, Link and Retry-After headers', () => {
   const { 'X-RateLimit-Remaining': _, ...withoutRemaining } = rateLimit;
-  expect(check('POST', '/pets', 201, { ...json, ...withoutRemaining }, rex)).toEqual([
+  expect(check('POST', '/pets', 201, { ...created, ...withoutRemaining }, rex)).toEqual([
     expect.stringContaining('required header X-RateLimit-Remaining is missing'),
   ]);
-  expect(check('POST', '/pets', 201, { ...json, ...rateLimit, 'X-RateLimit-Remaining': 'many' }, rex)).toEqual([
+  expect(check('POST', '/pets', 201, { ...created, ...rateLimit, 'X-RateLimit-Remaining': 'many' }, rex)).toEqual([
     expect.stringContaining('X-RateLimit-Remaining'),
   ]);
-  expect(check('POST', '/pets', 201, { ...json, ...rateLimit, 'X-Debug': '1' }, rex)).toEqual([
+  expect(check('POST', '/pets', 201, { ...created, ...rateLimit, 'X-Debug': '1' }, rex)).toEqual([
     expect.stringContaining('header x-debug is not documented'),
   ]);
-  expect(check('POST', '/pets', 201, { ...json, ...rateLimit, 'Retry-After': '1' }, rex)).toEqual([
+  expect(check('POST', '/pets', 201, { ...created, ...rateLimit, 'Retry-After': '1' }, rex)).toEqual([
     expect.stringContaining('header retry-after is not documented'),
   ]);
-  expect(check('POST', '/pets', 201, { ...json, ...rateLimit, Link: `<${base}/pets>; rel="next"` }, rex)).toEqual([
+  expect(check('POST', '/pets', 201, { ...created, ...rateLimit, Link: `<${base}/pets>; rel="next"` }, rex)).toEqual([
     expect.stringContaining('header link is not documented'),
   ]);
   expect(check('GET', '/pets/1', 200, { ...json, ...rateLimit }, rex)).toEqual([
@@ -87,8 +89,12 @@ it('fails the end-to-end suite when the document changes without the code: e.g. 
   changed.components.schemas.PetStatus.enum = ['available', 'pending'];
   const stale = new ContractValidator(changed as unknown as Record<string, unknown>);
   const sold = { ...rex, status: 'sold' };
-  expect(check('POST', '/pets', 201, { ...json, ...rateLimit }, sold)).toEqual([]);
-  expect(check('POST', '/pets', 201, { ...json, ...rateLimit }, sold, stale)).toEqual([
+  expect(check('POST', '/pets', 201, { ...created, ...rateLimit }, sold)).toEqual([]);
+  expect(check('POST', '/pets', 201, { ...created, ...rateLimit }, sold, stale)).toEqual([
     expect.stringContaining('must be equal to one of the allowed values'),
   ]);
+});
+
+it('refuses a 201 without the Location of the pet', () => {
+  expect(check('POST', '/pets', 201, { ...json, ...rateLimit }, rex)).toEqual(['POST /v1/pets → 201: required header Location is missing']);
 });

@@ -27,6 +27,10 @@ const fixtures: Record<string, string> = {
   'functions/http/imports-lib.ts': "import { stages } from '../../lib/stage-config';\nexport const a = stages;\n",
   'functions/http/imports-local.ts': "import { startLocalApi } from '../../local/local-api';\nexport const a = startLocalApi;\n",
   'functions/http/imports-data.ts': "import { PetRepository } from '../data/pet-repository';\nexport const a = PetRepository;\n",
+  'definitions/imports-domain.ts': "import { newPetSchema } from '../functions/domain/pet';\nexport const a = newPetSchema;\n",
+  'definitions/operations/imports-http.ts': "import { header } from '../../functions/http/request';\nexport const a = header;\n",
+  'definitions/imports-lib.ts': "import { stages } from '../lib/stage-config';\nexport const a = stages;\n",
+  'definitions/operations/allowed.ts': "import { MAX_ID } from '../fields/pet-fields';\nexport const a = MAX_ID;\n",
   'lib/imports-handler.ts': "import { handler } from '../functions/get-pet/handler';\nexport const a = handler;\n",
   'lib/constructs/allowed.ts': "import { routes } from '../../definitions/routes';\nexport const a = routes;\n",
   'local/imports-lib.ts': "import { addPetStoreStacks } from '../lib/petstore-app';\nexport const a = addPetStoreStacks;\n",
@@ -37,7 +41,7 @@ const fixtures: Record<string, string> = {
     "import { createDocumentClient } from '../functions/runtime/dependencies';\nexport const a = createDocumentClient;\n",
   'openapi/imports-handler.ts':
     "import { listPetsQuerySchema } from '../functions/list-pets/handler';\nexport const a = listPetsQuerySchema;\n",
-  'openapi/allowed.ts': "import { newPetSchema } from '../functions/domain/pet';\nexport const a = newPetSchema;\n",
+  'openapi/allowed.ts': "import { newPetSchema } from '../definitions/fields/pet-fields';\nexport const a = newPetSchema;\n",
   'client/imports-functions.ts': "import { newPetSchema } from '../functions/domain/pet';\nexport const a = newPetSchema;\n",
   'admin/unused-import.ts': "import { plans } from '../definitions/plans';\nexport const a = 1;\n",
   'scripts/long-function.ts': `export function long(): number {\n  let total = 0;\n${'  total += 1;\n'.repeat(80)}  return total;\n}\n`,
@@ -70,6 +74,9 @@ beforeAll(() => {
 });
 
 it.each([
+  ['definitions/imports-domain.ts'],
+  ['definitions/operations/imports-http.ts'],
+  ['definitions/imports-lib.ts'],
   ['functions/domain/imports-data.ts'],
   ['functions/domain/imports-data-from-afar.ts'],
   ['functions/domain/imports-http.ts'],
@@ -89,6 +96,7 @@ it.each([
 });
 
 it.each([
+  ['definitions/operations/allowed.ts'],
   ['functions/domain/allowed.ts'],
   ['lib/constructs/allowed.ts'],
   ['openapi/allowed.ts'],

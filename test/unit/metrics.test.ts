@@ -6,7 +6,8 @@ import { captureMetrics } from '../support/metrics';
 async function emitted(run: (metrics: Metrics) => void): Promise<Record<string, unknown>[]> {
   const { lines } = await captureMetrics((metrics) => {
     run(metrics);
-    metrics.publishStoredMetrics();
+    // Single metrics publish themselves; publishing an empty buffer only logs "No application metrics to publish".
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
   });
   return lines;
 }

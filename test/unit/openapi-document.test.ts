@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorCodes } from '../../definitions/error-codes';
+import { petStatuses } from '../../definitions/fields/pet-fields';
 import { routes } from '../../definitions/routes';
-import { petStatuses } from '../../functions/domain/pet';
 import { buildOpenApiDocument, type OperationObject } from '../../openapi/build-document';
 import { CLIENT_TYPES_PATH, DOCUMENT_PATH, projectRoot, renderDocument } from '../../openapi/contract-files';
 
@@ -36,8 +36,8 @@ describe('the committed files are what the generator produces (run `npm run open
 
   it('goes stale when a zod schema changes and the document is not regenerated', () => {
     jest.isolateModules(() => {
-      jest.doMock('../../functions/domain/pet', () => {
-        const actual = jest.requireActual<typeof import('../../functions/domain/pet')>('../../functions/domain/pet');
+      jest.doMock('../../definitions/fields/pet-fields', () => {
+        const actual = jest.requireActual<typeof import('../../definitions/fields/pet-fields')>('../../definitions/fields/pet-fields');
         // As if someone allowed a new optional field in the creation payload.
         return { ...actual, newPetSchema: actual.newPetSchema.extend({ nickname: actual.newPetSchema.shape.name.optional() }) };
       });
@@ -47,7 +47,7 @@ describe('the committed files are what the generator produces (run `npm run open
       expect(changed).not.toBe(committed(DOCUMENT_PATH));
       expect(JSON.parse(changed).components.schemas.NewPet.properties).toHaveProperty('nickname');
     });
-    jest.dontMock('../../functions/domain/pet');
+    jest.dontMock('../../definitions/fields/pet-fields');
   });
 });
 

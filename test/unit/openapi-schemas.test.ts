@@ -1,7 +1,8 @@
 import fc from 'fast-check';
+import { idempotencyKeySchema } from '../../definitions/operations/create-pet';
 import { petIdPathSchema } from '../../definitions/operations/get-pet';
-import { listPetsContract } from '../../definitions/operations/list-pets';
-import { parseIdempotencyKey } from '../../functions/domain/idempotency-key';
+import { CURSOR_PATTERN, listPetsContract } from '../../definitions/operations/list-pets';
+import { encodeCursor } from '../../functions/domain/cursor';
 import { MAX_ID, newPetSchema, type Pet, petStatuses, toPetBody, unreadableTextReason } from '../../functions/domain/pet';
 import { NAME_PATTERN } from '../../openapi/schemas';
 import { contract } from '../support/contract';
@@ -174,14 +175,7 @@ it('Idempotency-Key: the document and the handler agree', () => {
     printable.map((text) => `"${text}"`),
     fc.constantFrom('""', '"', 'x'.repeat(255), 'x'.repeat(256), `"${'x'.repeat(255)}"`, `"${'x'.repeat(256)}"`, '"a"b"', 'a"'),
   );
-  const accepted = (header: string) => {
-    try {
-      parseIdempotencyKey(header);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const accepted = (header: string) => idempotencyKeySchema.safeParse(header).success;
   fc.assert(
     // HTTP strips whitespace around a header value: only values without any reach the API.
     fc.property(
@@ -192,4 +186,17 @@ it('Idempotency-Key: the document and the handler agree', () => {
     ),
     { numRuns: runs },
   );
+});
+
+it('cursor: every cursor the server makes matches the pattern the contract and the document state', () => {
+  const cursor = parameter('/pets', 'get', 'cursor');
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: MAX_ID }), fc.constantFrom(undefined, ...petStatuses), (afterId, status) => {
+      const made = encodeCursor({ afterId, status });
+      expect(made).toMatch(CURSOR_PATTERN);
+      expect(cursor(made)).toBe(true);
+    }),
+    { numRuns: runs },
+  );
+  expect(cursor('not a cursor!')).toBe(false);
 });
