@@ -130,10 +130,11 @@ it('answers a known route without an Authorization header with 401 and WWW-Authe
   }
 });
 
-it('hands the function the last value of a repeated query parameter (queryStringParameters)', async () => {
+it('hands the function every value of a repeated query parameter (multiValueQueryStringParameters): a repeated limit is a 400 naming it', async () => {
   const answer = await send('GET', '/v1/pets?limit=1&limit=2', { Authorization: `Bearer ${key}` });
-  expect(answer.status).toBe(200);
-  expect(JSON.parse(answer.body)).toHaveLength(2);
+  expectErrorObject(answer.status, answer.body, 'invalid_request');
+  expect(answer.status).toBe(400);
+  expect(JSON.parse(answer.body).message).toMatch(/limit/);
 });
 
 it('decodes a body that is not valid UTF-8 with U+FFFD in place of the bad bytes', async () => {
