@@ -2,7 +2,7 @@ import { createPetContract } from './operations/create-pet';
 import { getPetContract } from './operations/get-pet';
 import { listPetsContract } from './operations/list-pets';
 import type { OperationContract } from './operations/operation-contract';
-import type { TableName } from './tables';
+import type { TableAccess } from './table-grants';
 
 export { stageName } from './stage-name';
 
@@ -13,8 +13,6 @@ export { stageName } from './stage-name';
  * Each row points at its operation's contract (definitions/operations/<op>.ts).
  */
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
-
-export type DynamoDbAction = 'dynamodb:GetItem' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem' | 'dynamodb:Query';
 
 export interface Deprecation {
   /** When the operation was deprecated (sent as the RFC 9745 `Deprecation` header). */
@@ -36,8 +34,8 @@ export interface RouteDefinition {
   summary: string;
   /** Lambda entry file, relative to the project root; it exports `handler` and `createHandler`. */
   handlerEntry: string;
-  /** The DynamoDB actions the function may take, per table: nothing else is granted. */
-  access: Partial<Record<TableName, readonly DynamoDbAction[]>>;
+  /** The DynamoDB actions the function may take, per table: nothing else is granted (definitions/table-grants.ts). */
+  access: TableAccess;
   deprecation?: Deprecation;
 }
 
@@ -54,7 +52,9 @@ export const routes: readonly RouteDefinition[] = [
     path: '/pets',
     summary: 'List pets in ascending id order, optionally filtered by status.',
     handlerEntry: 'functions/list-pets/handler.ts',
-    access: { pets: ['dynamodb:Query'], rateLimits: rateLimitAccess },
+    // Query reads a page from the list indexes; BatchGetItem reads the allocator stripe items
+    // (which id blocks exist) when a page reaches the newest pets (functions/data/pet-repository.ts).
+    access: { pets: ['dynamodb:Query', 'dynamodb:BatchGetItem'], rateLimits: rateLimitAccess },
   }),
   route({
     contract: createPetContract,
@@ -62,11 +62,13 @@ export const routes: readonly RouteDefinition[] = [
     path: '/pets',
     summary: 'Add a pet.',
     handlerEntry: 'functions/create-pet/handler.ts',
-    // UpdateItem reserves a block of ids on the allocator item; PutItem writes the pet.
-    // The idempotency records are claimed (a conditional PutItem that returns the
-    // record already there) and completed; never read apart, never deleted.
+    // UpdateItem reserves a block of ids on an allocator stripe; PutItem writes the pet;
+    // GetItem looks for the pet of a record whose COMPLETED mark was lost, when its key is
+    // replayed within the lease (functions/domain/pet-creation.ts). The idempotency records
+    // are claimed (a conditional PutItem that returns the record already there) and
+    // completed; never read apart, never deleted.
     access: {
-      pets: ['dynamodb:UpdateItem', 'dynamodb:PutItem'],
+      pets: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem'],
       rateLimits: rateLimitAccess,
       idempotency: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
     },
@@ -103,7 +105,20 @@ export const authorizer = {
    */
   resultsCacheTtlSeconds: 300,
   access: { apiKeys: ['dynamodb:GetItem'] },
-} as const satisfies { handlerEntry: string; identityHeader: string; resultsCacheTtlSeconds: number; access: RouteDefinition['access'] };
+} as const satisfies { handlerEntry: string; identityHeader: string; resultsCacheTtlSeconds: number; access: TableAccess };
+
+/** Every Lambda function of the API: one per route, named by its operationId, and the authorizer. */
+export const lambdaFunctions: readonly { name: string; entry: string; access: TableAccess }[] = [
+  ...routes.map((route) => ({ name: route.operationId, entry: route.handlerEntry, access: route.access })),
+  { name: 'authorizer', entry: authorizer.handlerEntry, access: authorizer.access },
+];
+
+/** The table access of a Lambda function of the API, by its name (an operationId, or `authorizer`). */
+export function accessOfFunction(name: string): TableAccess {
+  const fn = lambdaFunctions.find((candidate) => candidate.name === name);
+  if (!fn) throw new Error(`No function named ${name} in the route table`);
+  return fn.access;
+}
 
 export function routeFor(operationId: OperationId): RouteDefinition {
   const route = routes.find((candidate) => candidate.operationId === operationId);

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { build, version as esbuildVersion } from 'esbuild';
 import { lambdaEsbuildOptions } from '../definitions/lambda-function';
-import { authorizer, routes } from '../definitions/routes';
+import { lambdaFunctions } from '../definitions/routes';
 
 /**
  * The Lambda bundles that `npm start` and the end-to-end tests serve, built by
@@ -38,14 +38,10 @@ interface Manifest {
   functions: Record<string, { entry: string; sha256: string }>;
 }
 
-/** Every function of the stack: one per route, and the authorizer. */
-export const lambdaFunctions: readonly { name: string; entry: string }[] = [
-  ...routes.map((route) => ({ name: route.operationId, entry: route.handlerEntry })),
-  { name: 'authorizer', entry: authorizer.handlerEntry },
-];
-
 /** What else decides the output: the options, esbuild's version, the entry files. */
-const buildKey = sha256(JSON.stringify({ lambdaEsbuildOptions, esbuildVersion, lambdaFunctions }));
+const buildKey = sha256(
+  JSON.stringify({ lambdaEsbuildOptions, esbuildVersion, lambdaFunctions: lambdaFunctions.map(({ name, entry }) => ({ name, entry })) }),
+);
 
 /**
  * The current bundles, rebuilt first if any input changed since they were

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { lambdaEnvironment, lambdaMemoryMb, lambdaNodeMajor } from '../definitions/lambda-function';
 import { businessMetrics } from '../definitions/metrics';
-import { authorizer, type DynamoDbAction, functionTimeoutSeconds, routes } from '../definitions/routes';
+import { accessOfFunction, functionTimeoutSeconds } from '../definitions/routes';
 import { type TableName, tables } from '../definitions/tables';
 import type { Clock } from '../functions/runtime/clock';
 import { CALL_BUDGET_VARIABLE, type DynamoDbCallBudget } from '../functions/runtime/dependencies';
@@ -45,22 +45,14 @@ export interface LocalFunctionOptions {
 
 const workerFile = join(__dirname, 'lambda-runtime-worker.mjs');
 
-/** What the function reads for its own settings: the names of the tables it may use, as the stack gives them. */
-function accessOf(name: string): Partial<Record<TableName, readonly DynamoDbAction[]>> {
-  if (name === 'authorizer') return authorizer.access;
-  const route = routes.find((candidate) => candidate.operationId === name);
-  if (!route) throw new Error(`No function named ${name} in the route table`);
-  return route.access;
-}
-
 /**
  * The function's environment: the stack's (definitions/lambda-function.ts and
  * the table names, exactly as lib/constructs/operation-function.ts derives them
  * from the route table), Lambda's defined runtime variables ("Defined runtime
  * environment variables", https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime),
  * and what only this machine needs: DynamoDB's endpoint (the SDK's
- * service-specific endpoint variable), dummy credentials in the variables where
- * Lambda puts the role's, the log and metric switches a developer or a test
+ * service-specific endpoint variable), dummy credentials naming the function in
+ * the variables where Lambda puts the role's, the log and metric switches a developer or a test
  * set for the functions, and a test's DynamoDB call budget.
  *
  * NODE_OPTIONS is the stack's. For nodejs24.x, Lambda applies no Node.js flag
@@ -71,7 +63,7 @@ function accessOf(name: string): Partial<Record<TableName, readonly DynamoDbActi
  */
 export function functionEnvironment(options: LocalFunctionOptions): NodeJS.ProcessEnv {
   const { bundle } = options;
-  const tableVariables = Object.entries(accessOf(bundle.name))
+  const tableVariables = Object.entries(accessOfFunction(bundle.name))
     .filter(([, actions]) => (actions ?? []).length > 0)
     .map(([table]) => [tables[table as TableName].envVar, options.tableNames[table as TableName]]);
   const passedOn = ['POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED', 'POWERTOOLS_DEV'].filter(
@@ -90,7 +82,9 @@ export function functionEnvironment(options: LocalFunctionOptions): NodeJS.Proce
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     AWS_REGION: 'us-east-1',
     AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
+    // The function's name as its access key id: DynamoDB Local takes any credentials, and a
+    // test's IAM policy simulator (test/support/iam-policy-proxy.ts) tells the functions apart by it, as IAM does by their roles.
+    AWS_ACCESS_KEY_ID: bundle.name,
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SESSION_TOKEN: 'local',
     AWS_ENDPOINT_URL_DYNAMODB: options.dynamoEndpoint,

@@ -100,7 +100,7 @@ function readmeSection(parts: { command: string; table: string; notes: string[];
 /** How our functions get where they are: the same every run, so written here once. */
 const whatMakesTheDifference = [
   "**Reads in one round trip of wall time.** `getPet` and `listPets` send the limiter's update and their read together",
-  '(`functions/http/api-handler.ts`: an operation whose route grants only `GetItem`/`Query` outside the rate-limit table).',
+  '(`functions/http/api-handler.ts`: an operation whose route grants only reads (`GetItem`, `BatchGetItem`, `Query`) outside the rate-limit table).',
   'The verdict still decides the answer: a refused request answers 429 with the same headers as before and what was read is',
   'dropped (a refusal costs a read, never a count); a failed count answers 503. On DynamoDB Local the two requests share the',
   "machine's cores with the client and its SDK, so the pair takes longer than either request alone (the raw SDK rows): the",

@@ -5,6 +5,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { OperationContract, RequestPart } from '../../definitions/operations/operation-contract';
 import type { Deprecation, OperationId, RouteDefinition } from '../../definitions/routes';
 import { routeFor } from '../../definitions/routes';
+import { onlyReadsOutside } from '../../definitions/table-grants';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { type RateCounters, type RateLimitDecision, RateLimiter } from '../domain/rate-limiter';
 import { parseOrThrow } from '../domain/validation';
@@ -226,10 +227,7 @@ function sunset(definition: Deprecation, dependencies: Dependencies): Middleware
 
 /** Whether an operation's function only reads outside the rate-limit table, so its logic may run alongside the count. */
 export function onlyReads(route: RouteDefinition): boolean {
-  const readActions: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Query'];
-  return Object.entries(route.access).every(
-    ([table, actions]) => table === 'rateLimits' || (actions ?? []).every((action) => readActions.includes(action)),
-  );
+  return onlyReadsOutside(route.access, 'rateLimits');
 }
 
 /**

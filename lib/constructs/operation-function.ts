@@ -8,11 +8,10 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { lambdaBundling, lambdaEnvironment, lambdaMemoryMb } from '../../definitions/lambda-function';
 import { businessMetrics } from '../../definitions/metrics';
-import { type DynamoDbAction, functionTimeoutSeconds } from '../../definitions/routes';
+import { functionTimeoutSeconds } from '../../definitions/routes';
+import { grantStatements, type TableAccess } from '../../definitions/table-grants';
 import { type TableName, tables } from '../../definitions/tables';
 import { projectRoot } from '../project-root';
-
-export type TableAccess = Partial<Record<TableName, readonly DynamoDbAction[]>>;
 
 export interface OperationFunctionProps {
   /** Entry file relative to the project root (a route's `handlerEntry`). */
@@ -82,28 +81,29 @@ export class OperationFunction extends NodejsFunction {
       reason:
         'Node.js 24 (nodejs24.x, supported by Lambda to 2028-04-30) is the chosen runtime: the esbuild target and the Node.js pinned for tests and npm start match it; moving to a newer runtime is a deliberate change.',
     });
-    for (const [name, actions] of Object.entries(props.access) as [TableName, readonly DynamoDbAction[]][]) {
-      this.allowTableActions(name, props.tables[name], actions);
-    }
+    this.allowTableActions(props.tables, props.access);
   }
 
   /**
-   * Grants exactly `actions` on the table and hands the function the table's
-   * name; Query only on the table's indexes, since every Query on a request
-   * path reads an index (functions/data/). Not `grantReadData` and friends:
-   * they grant more actions than an operation needs.
+   * Grants exactly the statements of the access map (definitions/table-grants.ts:
+   * Query on the indexes only) and hands the function the names of its tables.
+   * Not `grantReadData` and friends: they grant more actions than an operation needs.
    */
-  private allowTableActions(name: TableName, table: Table, actions: readonly DynamoDbAction[]): void {
-    if (actions.length === 0) return;
-    this.addEnvironment(tables[name].envVar, table.tableName);
-    const onTable = actions.filter((action) => action !== 'dynamodb:Query');
-    if (onTable.length > 0) this.addToRolePolicy(new PolicyStatement({ actions: [...onTable].sort(), resources: [table.tableArn] }));
-    if (actions.includes('dynamodb:Query')) {
-      this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/*`] }));
+  private allowTableActions(stackTables: Record<TableName, Table>, access: TableAccess): void {
+    for (const name of Object.keys(access) as TableName[]) {
+      if ((access[name] ?? []).length > 0) this.addEnvironment(tables[name].envVar, stackTables[name].tableName);
+    }
+    for (const statement of grantStatements(access)) {
+      const table = stackTables[statement.table];
+      if (statement.on === 'table') {
+        this.addToRolePolicy(new PolicyStatement({ actions: statement.actions, resources: [table.tableArn] }));
+        continue;
+      }
+      this.addToRolePolicy(new PolicyStatement({ actions: statement.actions, resources: [`${table.tableArn}/index/*`] }));
       const tableId = Stack.of(table).getLogicalId(table.node.defaultChild as CfnElement);
       Validations.of(this.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
-        reason: `Query only, on the indexes of the ${name} table (definitions/tables.ts); lists are Queries on those indexes.`,
+        reason: `Query only, on the indexes of the ${statement.table} table (definitions/tables.ts); lists are Queries on those indexes.`,
       });
     }
   }

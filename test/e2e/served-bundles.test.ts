@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { ensureFunctionBundles, lambdaFunctions, readCurrent, staleInputs } from '../../local/function-bundles';
+import { lambdaFunctions } from '../../definitions/routes';
+import { ensureFunctionBundles, readCurrent, staleInputs } from '../../local/function-bundles';
 import { startTestApi, type TestApi } from '../support/api';
 
 /**

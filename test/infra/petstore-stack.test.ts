@@ -13,7 +13,8 @@ import { type GatewayResponseType, gatewayResponse, gatewayResponses } from '../
 import { meteringPoolEnvironment, type PooledPlan, pooledKeyName } from '../../definitions/metering-pool';
 import { businessMetrics } from '../../definitions/metrics';
 import { type PlanName, planNames, plans } from '../../definitions/plans';
-import { authorizer, type DynamoDbAction, type RouteDefinition, routes, stageName } from '../../definitions/routes';
+import { authorizer, type RouteDefinition, routes, stageName } from '../../definitions/routes';
+import type { DynamoDbAction } from '../../definitions/table-grants';
 import { type TableDefinition, type TableName, tables } from '../../definitions/tables';
 import { customersPerPooledKey, pooledUsagePlanLimits } from '../../definitions/usage-plan-limits';
 import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';

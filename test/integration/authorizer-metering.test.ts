@@ -6,7 +6,7 @@ import { generateApiKey } from '../../functions/domain/api-keys';
 import { meteringSlot } from '../../functions/domain/metering';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { metrics } from '../../functions/runtime/metrics';
-import { createTestTables, testDependencies } from '../support/dynamo';
+import { asFunction, createTestTables, testDependencies } from '../support/dynamo';
 
 /**
  * What the authorizer returns as usageIdentifierKey, on DynamoDB Local: API
@@ -28,7 +28,7 @@ async function authorize(secret: string): Promise<APIGatewayAuthorizerResult> {
     methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/GET/pets',
     headers: { Authorization: `Bearer ${secret}` },
   } as unknown as APIGatewayRequestAuthorizerEvent;
-  return createHandler(dependencies, metrics, pool)(event);
+  return createHandler(asFunction('authorizer', dependencies), metrics, pool)(event);
 }
 
 it.each(['free', 'pro', 'business'] as const)('a %s key is metered by its slot of the pooled keys of its plan', async (plan) => {

@@ -4,7 +4,7 @@ import { createHandler as createGetPet } from '../../functions/get-pet/handler';
 import { stageBaseUrl } from '../../functions/http/request';
 import { createHandler as createListPets } from '../../functions/list-pets/handler';
 import type { Dependencies } from '../../functions/runtime/dependencies';
-import { beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';
+import { asFunction, beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';
 
 /**
  * Absolute URLs (Link rel="next", rel="successor-version") must be the URL the
@@ -102,7 +102,7 @@ describe('Link headers built from the request context', () => {
     ['a custom domain with base path v1', viaCustomDomain('/pets'), 'https://api.example.com/v1/pets?limit=1&cursor='],
     ['the execute-api URL (stage v1)', viaExecuteApi('/pets'), `https://${EXECUTE_API_HOST}/v1/pets?limit=1&cursor=`],
   ])('listPets through %s links rel="next" to the URL the client used', async (_name, arrival, expected) => {
-    const result = await createListPets(dependencies)(listPage(arrival), context);
+    const result = await createListPets(asFunction('listPets', dependencies))(listPage(arrival), context);
     expect(result.statusCode).toBe(200);
     const link = String(result.headers?.Link);
     expect(link.startsWith(`<${expected}`)).toBe(true);
@@ -114,13 +114,13 @@ describe('Link headers built from the request context', () => {
     ['the execute-api URL (stage v1)', viaExecuteApi('/pets/1'), `https://${EXECUTE_API_HOST}/v1/pets`],
   ])('getPet through %s names its successor under /v1', async (_name, arrival, expected) => {
     const event = awsEvent(arrival, '/pets/{petId}', { pathParameters: { petId: '1' } });
-    const result = await createGetPet(dependencies)(event, context);
+    const result = await createGetPet(asFunction('getPet', dependencies))(event, context);
     expect(result.statusCode).toBe(200);
     expect(result.headers?.Link).toBe(`<${expected}>; rel="successor-version"`);
   });
 
   it('ignores Host and X-Forwarded-* entirely', async () => {
-    const result = await createListPets(dependencies)(listPage(viaCustomDomain('/pets')), context);
+    const result = await createListPets(asFunction('listPets', dependencies))(listPage(viaCustomDomain('/pets')), context);
     expect(String(result.headers?.Link)).not.toMatch(/evil\.example|javascript:/);
   });
 });

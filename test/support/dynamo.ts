@@ -92,3 +92,18 @@ export function testDependencies(tableNames: Record<TableName, string>, clock: C
     clock,
   };
 }
+
+/**
+ * The same tables and clock, with a client that signs as the Lambda function
+ * `name` (an operationId, or `authorizer`), as the local runtime's function
+ * processes do: the IAM policy simulator in front of the tests' DynamoDB Local
+ * then holds its calls to that function's grants (test/support/iam-policy-proxy.ts).
+ * For tests that run a handler in their own process.
+ */
+export function asFunction(name: string, dependencies: Dependencies): Dependencies {
+  const credentials = { accessKeyId: name, secretAccessKey: 'local' };
+  return {
+    ...dependencies,
+    db: createDocumentClient({ endpoint: testEndpoint(), region: 'local', budget: relaxedCallBudget, credentials }),
+  };
+}

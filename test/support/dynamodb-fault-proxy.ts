@@ -1,5 +1,5 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { answerDynamoDbError, type LoopbackServer, listenOnLoopback, operationOf, readRequestBody } from './dynamodb-proxy';
 
 /**
  * An HTTP proxy in front of DynamoDB Local that injects the failures real
@@ -75,40 +75,30 @@ export interface ProxiedCall {
   forwarded: boolean;
 }
 
-const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_LOG = 10_000;
 
 export class DynamoDbFaultProxy {
   /** Every call seen, oldest first. */
   readonly calls: ProxiedCall[] = [];
   private rules: { rule: FaultRule; skip: number; left: number }[] = [];
-  private readonly sockets = new Set<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Requests held by `slowForward`, until DynamoDB has answered them. */
   private readonly held = new Set<Promise<void>>();
 
   private constructor(
-    private readonly server: Server,
+    private readonly loopback: LoopbackServer,
     private readonly upstream: URL,
   ) {}
 
   static async start(upstreamEndpoint: string): Promise<DynamoDbFaultProxy> {
     let proxy: DynamoDbFaultProxy | undefined;
-    const server = createServer((request, response) => proxy!.handle(request, response));
-    proxy = new DynamoDbFaultProxy(server, new URL(upstreamEndpoint));
-    server.on('connection', (socket) => {
-      proxy!.sockets.add(socket);
-      socket.on('close', () => proxy!.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
+    const loopback = await listenOnLoopback((request, response) => void proxy!.handle(request, response));
+    proxy = new DynamoDbFaultProxy(loopback, new URL(upstreamEndpoint));
     return proxy;
   }
 
   get endpoint(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.loopback.endpoint;
   }
 
   /** Adds faults; each applies to `times` matching calls after the first `skip`. */
@@ -134,38 +124,26 @@ export class DynamoDbFaultProxy {
 
   async close(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise((resolve) => this.server.close(resolve));
+    await this.loopback.close();
   }
 
-  private handle(request: IncomingMessage, response: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) request.destroy();
-      else chunks.push(chunk);
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const body = await readRequestBody(request);
+    if (!body) return void request.destroy();
+    const operation = operationOf(request);
+    const tables = tablesOf(body);
+    const fault = this.takeFault(operation, tables);
+    if (fault?.kind === 'transactionConflict' || fault?.kind === 'slowForward')
+      return this.extraFault(fault, operation, tables, request, body, response);
+    this.record({
+      operation,
+      tables,
+      fault: fault?.kind,
+      forwarded: fault === undefined || fault.kind === 'late' || fault.kind === 'drop' || isLandedFault(fault.kind),
     });
-    request.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const operation =
-        String(request.headers['x-amz-target'] ?? '')
-          .split('.')
-          .pop() ?? '';
-      const tables = tablesOf(body);
-      const fault = this.takeFault(operation, tables);
-      if (fault?.kind === 'transactionConflict' || fault?.kind === 'slowForward')
-        return this.extraFault(fault, operation, tables, request, body, response);
-      this.record({
-        operation,
-        tables,
-        fault: fault?.kind,
-        forwarded: fault === undefined || fault.kind === 'late' || fault.kind === 'drop' || isLandedFault(fault.kind),
-      });
-      if (fault && !['late', 'drop'].includes(fault.kind) && !isLandedFault(fault.kind))
-        return refuse(fault.kind as FaultKind, request, response);
-      this.forward(request, body, response, fault);
-    });
+    if (fault && !['late', 'drop'].includes(fault.kind) && !isLandedFault(fault.kind))
+      return refuse(fault.kind as FaultKind, request, response);
+    this.forward(request, body, response, fault);
   }
 
   private extraFault(
@@ -304,11 +282,5 @@ function refuse(kind: FaultKind, request: IncomingMessage, response: ServerRespo
 }
 
 function awsError(response: ServerResponse, status: number, name: string, message: string): void {
-  const body = JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${name}`, message });
-  response.writeHead(status, {
-    'Content-Type': 'application/x-amz-json-1.0',
-    'Content-Length': Buffer.byteLength(body),
-    'x-amzn-RequestId': 'injected',
-  });
-  response.end(body);
+  answerDynamoDbError(response, status, name, message);
 }

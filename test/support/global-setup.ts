@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { startDynamoDbLocal, stopLeftoverDynamoDbs } from '../../local/dynamodb-local';
 import { ensureFunctionBundles } from '../../local/function-bundles';
+import { IamPolicyProxy } from './iam-policy-proxy';
 
 /**
  * Where each test run records the pid of its DynamoDB Local (one file per run,
@@ -14,6 +15,9 @@ export function pidDirectory(): string {
 /**
  * One in-memory DynamoDB Local for the whole test run; every test file makes
  * tables of its own under a unique prefix, so files never see each other's data.
+ * The tests reach it through the IAM policy simulator: a call a function makes
+ * outside its route's grants is refused as IAM would refuse it in AWS, so the
+ * test that made it fails here, not in production.
  */
 export default async function globalSetup(): Promise<void> {
   const leftovers = await stopLeftoverDynamoDbs(pidDirectory());
@@ -22,6 +26,7 @@ export default async function globalSetup(): Promise<void> {
   // The bundles the local API serves: built once here (or found fresh) rather than by each test file.
   await ensureFunctionBundles();
   const dynamo = await startDynamoDbLocal({ pidFile: join(pidDirectory(), `${process.pid}.pid`) });
-  process.env.TEST_DYNAMODB_ENDPOINT = dynamo.endpoint;
-  (globalThis as { testDynamoDb?: typeof dynamo }).testDynamoDb = dynamo;
+  const iam = await IamPolicyProxy.start(dynamo.endpoint);
+  process.env.TEST_DYNAMODB_ENDPOINT = iam.endpoint;
+  Object.assign(globalThis, { testDynamoDb: dynamo, testIamPolicy: iam });
 }

@@ -1,5 +1,5 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { answerDynamoDbError, inputOf, type LoopbackServer, listenOnLoopback, operationOf, readRequestBody } from './dynamodb-proxy';
 
 /**
  * A partition-limit simulator: an HTTP proxy in front of DynamoDB Local (which
@@ -92,8 +92,6 @@ interface Bucket {
 type Json = Record<string, unknown>;
 type AttributeValue = Record<string, unknown>;
 
-const MAX_BODY_BYTES = 1024 * 1024;
-
 export class PartitionLimitProxy {
   readonly usage = new Map<string, KeyUsage>();
   readonly throttles: ThrottleRecord[] = [];
@@ -101,14 +99,13 @@ export class PartitionLimitProxy {
   readonly calls = new Map<string, number>();
   private readonly writeBuckets = new Map<string, Bucket>();
   private readonly readBuckets = new Map<string, Bucket>();
-  private readonly sockets = new Set<Socket>();
   private readonly now: () => number;
   readonly writeRate: number;
   readonly readRate: number;
   readonly burstSeconds: number;
 
   private constructor(
-    private readonly server: Server,
+    private readonly loopback: LoopbackServer,
     private readonly upstream: URL,
     private readonly schemas: Record<string, KeySchema>,
     readonly limits: PartitionLimits,
@@ -122,21 +119,13 @@ export class PartitionLimitProxy {
   /** Starts the proxy; `schemas` maps each physical table name to its keys and indexes. */
   static async start(upstreamEndpoint: string, schemas: Record<string, KeySchema>, limits: PartitionLimits): Promise<PartitionLimitProxy> {
     let proxy: PartitionLimitProxy | undefined;
-    const server = createServer((request, response) => void proxy!.handle(request, response));
-    proxy = new PartitionLimitProxy(server, new URL(upstreamEndpoint), schemas, limits);
-    server.on('connection', (socket) => {
-      proxy!.sockets.add(socket);
-      socket.on('close', () => proxy!.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
+    const loopback = await listenOnLoopback((request, response) => void proxy!.handle(request, response));
+    proxy = new PartitionLimitProxy(loopback, new URL(upstreamEndpoint), schemas, limits);
     return proxy;
   }
 
   get endpoint(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.loopback.endpoint;
   }
 
   /** Forgets usage, throttles and buckets (each key starts with a full burst again). */
@@ -148,9 +137,8 @@ export class PartitionLimitProxy {
     this.readBuckets.clear();
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise((resolve) => this.server.close(resolve));
+  close(): Promise<void> {
+    return this.loopback.close();
   }
 
   /** Throttles counted per `resource key` (write and read), most first. */
@@ -172,22 +160,14 @@ export class PartitionLimitProxy {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const body = await readBody(request);
+    const body = await readRequestBody(request);
     if (!body) return void request.destroy();
-    const operation =
-      String(request.headers['x-amz-target'] ?? '')
-        .split('.')
-        .pop() ?? '';
+    const operation = operationOf(request);
     const caller =
       String(request.headers['x-sim-caller'] ?? '') || (/\bsim\/([\w-]+)/.exec(String(request.headers['user-agent'] ?? ''))?.[1] ?? '');
     const callKey = `${caller || '-'} ${operation}`;
     this.calls.set(callKey, (this.calls.get(callKey) ?? 0) + 1);
-    let input: Json = {};
-    try {
-      input = JSON.parse(body.toString('utf8')) as Json;
-    } catch {
-      // Not ours to judge: DynamoDB Local answers it.
-    }
+    const input: Json = inputOf(body);
     try {
       const writes = await this.writesOf(operation, input);
       const reads = this.readKeysOf(operation, input);
@@ -421,35 +401,19 @@ interface Answer {
   body: Buffer;
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) resolve(undefined);
-      else chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', () => resolve(undefined));
-  });
-}
-
 const kindOf = (resource: string) => (resource.includes('/index/') ? 'Index' : 'Table');
 
 function throttle(response: ServerResponse, reason: string, resource: string): void {
-  const body = JSON.stringify({
-    __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException',
-    message:
-      'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
-    ThrottlingReasons: [{ reason, resource: `arn:aws:dynamodb:local:000000000000:table/${resource}` }],
-  });
-  response.writeHead(400, {
-    'Content-Type': 'application/x-amz-json-1.0',
-    'Content-Length': Buffer.byteLength(body),
-    'x-amzn-RequestId': 'partition-limit-simulator',
-  });
-  response.end(body);
+  answerDynamoDbError(
+    response,
+    400,
+    'ProvisionedThroughputExceededException',
+    'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+    {
+      requestId: 'partition-limit-simulator',
+      extra: { ThrottlingReasons: [{ reason, resource: `arn:aws:dynamodb:local:000000000000:table/${resource}` }] },
+    },
+  );
 }
 
 /** The partition-key value a Query names in its key condition (`<name> = :value`). */
