@@ -56,7 +56,7 @@ async function startRunAndKillIt(): Promise<{ pid: number; port: number; endpoin
       '-r',
       'tsx/cjs',
       '-e',
-      "require('./test/support/global-setup.ts').default().then(() => console.log(process.env.TEST_DYNAMODB_ENDPOINT))",
+      "require('./test/support/global-setup.ts').default().then(() => console.log(process.env.TEST_DYNAMODB_LOCAL_ENDPOINT))",
     ],
     {
       cwd: projectRoot,

@@ -28,5 +28,7 @@ export default async function globalSetup(): Promise<void> {
   const dynamo = await startDynamoDbLocal({ pidFile: join(pidDirectory(), `${process.pid}.pid`) });
   const iam = await IamPolicyProxy.start(dynamo.endpoint);
   process.env.TEST_DYNAMODB_ENDPOINT = iam.endpoint;
+  // DynamoDB Local itself, behind the simulator (the leftover test looks for it after killing a run).
+  process.env.TEST_DYNAMODB_LOCAL_ENDPOINT = dynamo.endpoint;
   Object.assign(globalThis, { testDynamoDb: dynamo, testIamPolicy: iam });
 }
