@@ -68,8 +68,9 @@ export class PetRepository implements PetStore {
   private frontier: Frontier | undefined;
   private frontierRead: Promise<Frontier> | undefined;
   private readonly sealed = new Map<string, CachedRange>();
-  /** Queries sent by listAfter, for the bench and tests. */
+  /** Queries sent by listAfter, and reads of which blocks exist (BatchGetItem of the stripe items), for the bench and tests. */
   queriesSent = 0;
+  frontierReadsSent = 0;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -242,6 +243,7 @@ export class PetRepository implements PetStore {
 
   private async readFrontier(): Promise<Frontier> {
     const readAt = this.cacheClock();
+    this.frontierReadsSent++;
     const ids = [LEGACY_ALLOCATOR_ID, ...Array.from({ length: this.layout.stripeCount }, (_, s) => stripeItemId(s))];
     const { Responses } = await dynamoCall(() =>
       this.db.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })) } } })),
