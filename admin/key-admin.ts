@@ -9,7 +9,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
-import { type ApiKeyRecord, generateApiKey, type KeyState, keyState, keyStates, ownerProblem } from '../functions/domain/api-keys';
+import {
+  type ApiKeyRecord,
+  countersIdOf,
+  generateApiKey,
+  type KeyState,
+  keyState,
+  keyStates,
+  ownerProblem,
+} from '../functions/domain/api-keys';
 import { DependencyUnavailableError } from '../functions/domain/errors';
 import { windowsAt } from '../functions/domain/rate-limit';
 import { AdminError, describeError } from './errors';
@@ -192,8 +200,9 @@ export async function keyUsage(
 }
 
 /**
- * Issues the successor of an active key (same owner, plan and limits) and lets
- * the old key work until now + grace. Both happen in one DynamoDB transaction.
+ * Issues the successor of an active key (same owner, plan and limits, and the
+ * same rate-limit counters) and lets the old key work until now + grace. Both
+ * happen in one DynamoDB transaction.
  */
 export async function rotateKey(
   target: KeyAdminTarget,
@@ -208,7 +217,14 @@ export async function rotateKey(
     throw new AdminError(`${keyId} was rotated already and stops working at ${old.expiresAt}: rotate its successor instead.`);
   }
   // The successor and the transaction's token exist before the first attempt: every retry makes this same rotation.
-  const { secret, record } = generateApiKey({ plan: old.plan, owner: old.owner, customLimits: old.customLimits, now });
+  // It counts on the old key's counters (down a chain of rotations, the first key's): both secrets share one set of limits.
+  const { secret, record } = generateApiKey({
+    plan: old.plan,
+    owner: old.owner,
+    customLimits: old.customLimits,
+    countersId: countersIdOf(old),
+    now,
+  });
   const expiresAt = new Date(now + graceMs).toISOString();
   const token = randomUUID();
   const { warnings } = await meteredWrite(await target.metering.enrol(record), {

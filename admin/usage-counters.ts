@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { limitsFor } from '../definitions/plans';
 import { dynamoCall } from '../functions/data/dynamo-errors';
 import { COUNTER_RETENTION_DAYS, counterKey } from '../functions/data/rate-limit-repository';
-import type { ApiKeyRecord } from '../functions/domain/api-keys';
+import { type ApiKeyRecord, countersIdOf } from '../functions/domain/api-keys';
 import { counterShards } from '../functions/domain/rate-limit';
 
 /** Counters are kept this long after their day. */
@@ -15,18 +15,22 @@ export interface DayUsage {
   requests: number;
   /** Unix seconds of the day's last served request. */
   lastRequestAt?: number;
-  /** When the rate limiter's ban of the key ends (milliseconds), if it banned the key that day. */
+  /** When the rate limiter's ban of the key (of its counters: a rotation's keys are banned together) ends, in milliseconds, if it banned it that day. */
   suspendedUntilMs?: number;
 }
 
-/** Reads the rate limiter's counter items: one GetItem per key, day and counter shard, never a Scan. */
+/**
+ * Reads the rate limiter's counter items: one GetItem per set of counters, day
+ * and counter shard, never a Scan. A rotation's keys share their counters, so
+ * each of them shows the customer's usage: the requests of both secrets.
+ */
 export class UsageCounters {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async day(key: Pick<ApiKeyRecord, 'keyId' | 'plan' | 'customLimits'>, day: string): Promise<DayUsage> {
+  async day(key: Pick<ApiKeyRecord, 'keyId' | 'countersId' | 'plan' | 'customLimits'>, day: string): Promise<DayUsage> {
     // A key above what one counter item takes is counted on several (counterShards): the day is their sum.
     const shards = counterShards(limitsFor(key.plan, key.customLimits));
     const items = await Promise.all(
@@ -35,7 +39,7 @@ export class UsageCounters {
           this.db.send(
             new GetCommand({
               TableName: this.tableName,
-              Key: { pk: counterKey(key.keyId, day, shard) },
+              Key: { pk: counterKey(countersIdOf(key), day, shard) },
               ProjectionExpression: 'dayCount, lastRequestAt, suspendedUntil',
               ConsistentRead: true,
             }),

@@ -30,6 +30,7 @@ export async function measureOverlapFloor(run: BenchRun, endpoint: string, modul
   const count = (keyId: string) =>
     counters.count({
       keyId,
+      countersId: keyId,
       shard: 0,
       limits,
       allowance: limits,

@@ -3,7 +3,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Cont
 import { limitsFor } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import { ApiKeyRepository } from '../data/api-key-repository';
-import { bearerToken, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
+import { bearerToken, countersIdOf, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { toAuthorizerContext } from '../http/caller';
 import { header } from '../http/request';
@@ -64,7 +64,8 @@ export function createHandler(
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],
       },
-      context: toAuthorizerContext({ keyId: record.keyId, plan: record.plan, limits }),
+      // The counters' id: a rotation's old and new key count together (functions/domain/api-keys.ts).
+      context: toAuthorizerContext({ keyId: record.keyId, countersId: countersIdOf(record), plan: record.plan, limits }),
       // Fixed plans: the plan's pooled metering key; Enterprise: the key's own (functions/domain/metering.ts).
       usageIdentifierKey: usageIdentifierKeyOf(record, meteringPool),
     };

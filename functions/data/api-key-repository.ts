@@ -225,14 +225,7 @@ export class ApiKeyRepository {
       counterShards(limitsFor(record.plan, record.customLimits)),
       'limits' in change ? counterShards(change.limits) : 1,
     );
-    return keyStateUpdates(
-      this.rateLimitsTable,
-      record.keyId,
-      change,
-      fromSeconds,
-      fromSeconds + authorizer.resultsCacheTtlSeconds,
-      shards,
-    );
+    return keyStateUpdates(this.rateLimitsTable, record, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds, shards);
   }
 
   /** Updates the record only if it is still as it was read, together with its counters. */

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
+import { type ApiKeyRecord, countersIdOf } from '../domain/api-keys';
 import { DependencyUnavailableError } from '../domain/errors';
 import type { CountOutcome, Windows } from '../domain/rate-limit';
 import type { RateCounters } from '../domain/rate-limiter';
@@ -12,10 +13,12 @@ export const COUNTER_RETENTION_DAYS = 35;
 const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
 
 /**
- * One item per key, UTC day and shard (data/../domain/rate-limit.ts,
- * counterShards: one shard for every fixed plan) holds the day's count, the
+ * One item per set of counters, UTC day and shard holds the day's count, the
  * current minute's count, the refusals of the current minute and any
- * suspension. Every request is counted by one conditional UpdateItem on one
+ * suspension. A set of counters is a customer's: a key's own, which its
+ * rotation's successors inherit (domain/api-keys.ts, countersIdOf), so the old
+ * and the new secret share one set of limits. Shards: domain/rate-limit.ts,
+ * counterShards (one for every fixed plan). Every request is counted by one conditional UpdateItem on one
  * shard (two at the first request of a minute), so counting is atomic under any
  * concurrency.
  *
@@ -33,7 +36,10 @@ const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
  * The key tool writes the key's state here too (`keyRevoked`, `keyExpiresAt`,
  * `keyPerMinute`/`keyPerDay`; see keyStateUpdates), so the count's condition
  * refuses a revoked or expired key and applies a changed plan at once, without
- * another read: the authorizer's cached answer cannot outlive them. Those
+ * another read: the authorizer's cached answer cannot outlive them. The keys of
+ * a rotation share the item, and one of them may be revoked or expired while
+ * the other works: a key's revocation and expiry are marks of its own
+ * (keyStateNames). The limits are the customer's, so they are one for all. Those
  * writes are transactions: an UpdateItem on an item a TransactWriteItems holds
  * fails with TransactionConflictException ("Transaction conflict handling in
  * DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling;
@@ -50,10 +56,21 @@ interface CounterItem {
   refusedCount?: number;
   lastRefusalId?: string;
   suspendedUntil?: number;
-  keyRevoked?: boolean;
-  keyExpiresAt?: number;
+  // keyRevoked, keyExpiresAt and the marks of other keys counting here: under the names keyStateNames gives (markOf).
   keyPerMinute?: number;
   keyPerDay?: number;
+}
+
+/**
+ * The names of a key's revocation and expiry marks on the counter items it
+ * counts on. The key whose id the counters carry keeps the plain names (those
+ * of every item before rotations shared counters); a key counting on another
+ * key's counters (a rotation's successor) has names of its own, so that
+ * revoking or expiring one key of a rotation never stops the other.
+ */
+export function keyStateNames(key: { keyId: string; countersId: string }): { revoked: string; expiresAt: string } {
+  const own = key.keyId === key.countersId;
+  return { revoked: own ? 'keyRevoked' : `keyRevoked#${key.keyId}`, expiresAt: own ? 'keyExpiresAt' : `keyExpiresAt#${key.keyId}` };
 }
 
 /**
@@ -65,13 +82,17 @@ const MAX_ATTEMPTS = 6;
 export const CONFLICT_RETRY_DELAYS_MS = [25, 50, 100, 200, 400] as const;
 
 const notSuspended = '(attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)';
-const keyUsable = '(attribute_not_exists(keyRevoked) AND (attribute_not_exists(keyExpiresAt) OR keyExpiresAt > :now))';
+/** With the names #keyRevoked and #keyExpiresAt of the counting key's marks (keyStateNames). */
+const keyUsable = '(attribute_not_exists(#keyRevoked) AND (attribute_not_exists(#keyExpiresAt) OR #keyExpiresAt > :now))';
 const samePlan = '(attribute_not_exists(keyPerMinute) OR (keyPerMinute = :keyPerMinute AND keyPerDay = :keyPerDay))';
 const notCountedYet = 'NOT contains(countIds, :requestId)';
 
 /** One request's count on one shard. */
 export interface ShardCount {
+  /** The key the request came with: its revocation and expiry are checked. */
   keyId: string;
+  /** Whose counters it counts on (domain/api-keys.ts, countersIdOf). */
+  countersId: string;
   shard: number;
   /** The key's limits, as the caller believes them (the item may know newer ones). */
   limits: PlanLimits;
@@ -89,20 +110,23 @@ export class RateLimitRepository implements RateCounters {
   ) {}
 
   async count(request: ShardCount): Promise<CountOutcome> {
-    const { keyId, shard, limits, allowance, windows, requestId } = request;
+    const { keyId, countersId, shard, limits, allowance, windows, requestId } = request;
     const nowSeconds = Math.floor(request.nowMs / 1000);
+    const marks = keyStateNames({ keyId, countersId });
     let minuteStart = windows.minuteStart;
     let sameMinute = true;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const result = await this.conditionalUpdate(
-        counterKey(keyId, windows.day, shard),
-        countUpdate({ keyId, limits, allowance, windows, minuteStart, sameMinute, nowSeconds, requestId }),
+        counterKey(countersId, windows.day, shard),
+        countUpdate({ countersId, marks, limits, allowance, windows, minuteStart, sameMinute, nowSeconds, requestId }),
       );
       if (result.updated) return counted(limits, result.item);
       const old = result.item;
       // Our own count, landed by an attempt whose answer was lost.
       if (old?.minuteStart === minuteStart && old.countIds?.has(requestId)) return counted(limits, old);
-      if (old?.keyRevoked || (old?.keyExpiresAt !== undefined && old.keyExpiresAt <= nowSeconds)) return { kind: 'key_unusable', limits };
+      const expiresAt = markOf(old, marks.expiresAt);
+      if (markOf(old, marks.revoked) || (expiresAt !== undefined && Number(expiresAt) <= nowSeconds))
+        return { kind: 'key_unusable', limits };
       if (old?.keyPerMinute !== undefined && (old.keyPerMinute !== limits.perMinute || old.keyPerDay !== limits.perDay)) {
         return { kind: 'plan_changed', limits: { perMinute: old.keyPerMinute, perDay: Number(old.keyPerDay) } };
       }
@@ -128,12 +152,12 @@ export class RateLimitRepository implements RateCounters {
     throw new Error('Rate-limit counter kept changing under us');
   }
 
-  async countRefusals(keyId: string, windows: Windows, refusals: number, batchId: string): Promise<number> {
+  async countRefusals(countersId: string, windows: Windows, refusals: number, batchId: string): Promise<number> {
     let minute = windows.minuteStart;
     let sameMinute = true;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const values = { ':refusals': refusals, ':minute': minute, ':batchId': batchId };
-      const result = await this.conditionalUpdate(counterKey(keyId, windows.day, 0), {
+      const result = await this.conditionalUpdate(counterKey(countersId, windows.day, 0), {
         UpdateExpression: sameMinute
           ? 'SET refusedCount = refusedCount + :refusals, lastRefusalId = :batchId'
           : 'SET refusedMinute = :minute, refusedCount = :refusals, lastRefusalId = :batchId',
@@ -153,12 +177,12 @@ export class RateLimitRepository implements RateCounters {
     throw new Error('Refusal counter kept changing under us');
   }
 
-  async refund(keyId: string, shard: number, windows: Windows, requestId: string): Promise<boolean> {
+  async refund(countersId: string, shard: number, windows: Windows, requestId: string): Promise<boolean> {
     // The id stays in countIds (a late attempt of the count must not count it
     // again) and joins refundedIds (so the refund itself is safe to repeat).
     // countIds holds the item's current minute only, so this is the minute it was counted in.
     const ids = new Set([requestId]);
-    const result = await this.conditionalUpdate(counterKey(keyId, windows.day, shard), {
+    const result = await this.conditionalUpdate(counterKey(countersId, windows.day, shard), {
       UpdateExpression: 'SET minuteCount = minuteCount - :one, dayCount = dayCount - :one ADD refundedIds :ids',
       ConditionExpression: 'contains(countIds, :requestId) AND NOT contains(refundedIds, :requestId)',
       ExpressionAttributeValues: { ':one': 1, ':requestId': requestId, ':ids': ids },
@@ -166,8 +190,11 @@ export class RateLimitRepository implements RateCounters {
     return result.updated;
   }
 
-  /** Suspends a key until `until` (Unix seconds), on every shard of every day item the suspension touches. */
-  async suspend(keyId: string, shards: number, windows: Windows, until: number): Promise<void> {
+  /**
+   * Suspends the keys counting on these counters until `until` (Unix seconds),
+   * on every shard of every day item the suspension touches: the ban is the customer's.
+   */
+  async suspend(countersId: string, shards: number, windows: Windows, until: number): Promise<void> {
     const days = [windows.day];
     if (until > windows.dayEnd) days.push(new Date(windows.dayEnd * 1000).toISOString().slice(0, 10));
     for (const day of days) {
@@ -176,11 +203,11 @@ export class RateLimitRepository implements RateCounters {
           this.db.send(
             new UpdateCommand({
               TableName: this.tableName,
-              Key: { pk: counterKey(keyId, day, shard) },
+              Key: { pk: counterKey(countersId, day, shard) },
               UpdateExpression:
                 'SET suspendedUntil = :until, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)',
               ExpressionAttributeNames: { '#day': 'day' },
-              ExpressionAttributeValues: { ':until': until, ':keyId': keyId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
+              ExpressionAttributeValues: { ':until': until, ':keyId': countersId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
             }),
           ),
         );
@@ -249,6 +276,11 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A key's revocation or expiry mark on an item, by the name keyStateNames gives it. */
+function markOf(item: CounterItem | undefined, name: string): unknown {
+  return (item as Record<string, unknown> | undefined)?.[name];
+}
+
 function refusalsIn(item: CounterItem | undefined, minuteStart: number): number | undefined {
   return item?.refusedMinute === minuteStart ? Number(item.refusedCount) : undefined;
 }
@@ -259,7 +291,9 @@ function counted(limits: PlanLimits, item: CounterItem): CountOutcome {
 
 /** The UpdateItem that counts one request on one shard: in the item's current minute, or starting a new one. */
 function countUpdate(input: {
-  keyId: string;
+  countersId: string;
+  /** The names of the counting key's revocation and expiry marks. */
+  marks: { revoked: string; expiresAt: string };
   limits: PlanLimits;
   allowance: PlanLimits;
   windows: Windows;
@@ -278,10 +312,12 @@ function countUpdate(input: {
     ':ids': new Set([input.requestId]),
   };
   const always = `${notSuspended} AND ${keyUsable} AND ${samePlan}`;
+  const markNames = { '#keyRevoked': input.marks.revoked, '#keyExpiresAt': input.marks.expiresAt };
   if (input.sameMinute) {
     return {
       UpdateExpression: 'SET minuteCount = minuteCount + :one, dayCount = dayCount + :one, lastRequestAt = :now ADD countIds :ids',
       ConditionExpression: `minuteStart = :minute AND minuteCount < :perMinute AND dayCount < :perDay AND ${notCountedYet} AND ${always}`,
+      ExpressionAttributeNames: markNames,
       ExpressionAttributeValues: { ...values, ':perMinute': input.allowance.perMinute, ':requestId': input.requestId },
     };
   }
@@ -290,11 +326,11 @@ function countUpdate(input: {
     UpdateExpression:
       'SET minuteStart = :minute, minuteCount = :one, dayCount = if_not_exists(dayCount, :zero) + :one, lastRequestAt = :now, countIds = :ids, keyId = :keyId, #day = :day, expiresAt = :expiresAt REMOVE refundedIds, lastCountId',
     ConditionExpression: `(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayCount) OR dayCount < :perDay) AND ${always}`,
-    ExpressionAttributeNames: { '#day': 'day' },
+    ExpressionAttributeNames: { ...markNames, '#day': 'day' },
     ExpressionAttributeValues: {
       ...values,
       ':zero': 0,
-      ':keyId': input.keyId,
+      ':keyId': input.countersId,
       ':day': input.windows.day,
       ':expiresAt': input.windows.dayEnd + RETENTION_SECONDS,
     },
@@ -306,37 +342,47 @@ export type KeyStateChange = { revoked: true } | { expiresAtSeconds: number } | 
 
 /**
  * The updates (for a TransactWriteItems beside the key's own update) that copy
- * a key's new state onto its counter items for every UTC day from `fromSeconds`
- * until `untilSeconds`: the span in which a cached authorizer answer could
- * still let the key in with its old state. Later days need nothing: by then
- * the authorizer reads the key afresh.
+ * a key's new state onto the counter items it counts on for every UTC day from
+ * `fromSeconds` until `untilSeconds`: the span in which a cached authorizer
+ * answer could still let the key in with its old state. Later days need
+ * nothing: by then the authorizer reads the key afresh. A revocation or an
+ * expiry is the key's own mark (keyStateNames); new limits hold for every key
+ * counting there, as the limits are the customer's.
  */
 export function keyStateUpdates(
   tableName: string,
-  keyId: string,
+  key: Pick<ApiKeyRecord, 'keyId' | 'countersId'>,
   change: KeyStateChange,
   fromSeconds: number,
   untilSeconds: number,
   /** The key's counter shards (for a plan change: the larger of the old and the new plan's). */
   shards = 1,
 ) {
-  const set =
+  const countersId = countersIdOf(key);
+  const marks = keyStateNames({ keyId: key.keyId, countersId });
+  const set: { expression: string; names: Record<string, string>; values: Record<string, unknown> } =
     'revoked' in change
-      ? { expression: 'keyRevoked = :true', values: { ':true': true } }
+      ? { expression: '#mark = :true', names: { '#mark': marks.revoked }, values: { ':true': true } }
       : 'expiresAtSeconds' in change
-        ? { expression: 'keyExpiresAt = :keyExpiresAt', values: { ':keyExpiresAt': change.expiresAtSeconds } }
+        ? { expression: '#mark = :keyExpiresAt', names: { '#mark': marks.expiresAt }, values: { ':keyExpiresAt': change.expiresAtSeconds } }
         : {
             expression: 'keyPerMinute = :keyPerMinute, keyPerDay = :keyPerDay',
+            names: {},
             values: { ':keyPerMinute': change.limits.perMinute, ':keyPerDay': change.limits.perDay },
           };
   return daysBetween(fromSeconds, untilSeconds).flatMap((day) =>
     Array.from({ length: shards }, (_, shard) => ({
       Update: {
         TableName: tableName,
-        Key: { pk: counterKey(keyId, day.day, shard) },
+        Key: { pk: counterKey(countersId, day.day, shard) },
         UpdateExpression: `SET ${set.expression}, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)`,
-        ExpressionAttributeNames: { '#day': 'day' },
-        ExpressionAttributeValues: { ...set.values, ':keyId': keyId, ':day': day.day, ':expiresAt': day.endSeconds + RETENTION_SECONDS },
+        ExpressionAttributeNames: { ...set.names, '#day': 'day' },
+        ExpressionAttributeValues: {
+          ...set.values,
+          ':keyId': countersId,
+          ':day': day.day,
+          ':expiresAt': day.endSeconds + RETENTION_SECONDS,
+        },
       },
     })),
   );
@@ -351,6 +397,6 @@ function daysBetween(fromSeconds: number, untilSeconds: number): { day: string; 
 }
 
 /** Shard 0 keeps the key of the single item every key had before shards. */
-export function counterKey(keyId: string, day: string, shard = 0): string {
-  return shard === 0 ? `${keyId}#${day}` : `${keyId}#${day}#${shard}`;
+export function counterKey(countersId: string, day: string, shard = 0): string {
+  return shard === 0 ? `${countersId}#${day}` : `${countersId}#${day}#${shard}`;
 }

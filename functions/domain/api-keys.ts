@@ -32,6 +32,13 @@ export interface ApiKeyRecord {
   updatedAt: string;
   /** After this instant the key no longer works (set when a key is rotated). */
   expiresAt?: string;
+  /**
+   * The key id whose rate-limit counters this key counts on; absent: its own.
+   * A rotation's successor inherits its predecessor's, so that the old and the
+   * new secret share one set of limits during the grace: the limits (and a
+   * ban) are the customer's, not the secret's.
+   */
+  countersId?: string;
 }
 
 export interface NewApiKey {
@@ -47,8 +54,22 @@ export function isWellFormedApiKey(value: string): boolean {
   return API_KEY_PATTERN.test(value);
 }
 
-/** A fresh key: the secret (show it once) and the record to store. */
-export function generateApiKey(input: { plan: PlanName; owner: string; customLimits?: PlanLimits; now: number }): NewApiKey {
+/** The key id whose rate-limit counters a key counts on (see ApiKeyRecord.countersId). */
+export function countersIdOf(record: Pick<ApiKeyRecord, 'keyId' | 'countersId'>): string {
+  return record.countersId ?? record.keyId;
+}
+
+/**
+ * A fresh key: the secret (show it once) and the record to store. `countersId`
+ * is for a rotation's successor: the counters of the key it replaces.
+ */
+export function generateApiKey(input: {
+  plan: PlanName;
+  owner: string;
+  customLimits?: PlanLimits;
+  countersId?: string;
+  now: number;
+}): NewApiKey {
   const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
   const timestamp = new Date(input.now).toISOString();
   return {
@@ -61,6 +82,7 @@ export function generateApiKey(input: { plan: PlanName; owner: string; customLim
       owner: input.owner,
       status: 'active',
       ...(input.customLimits ? { customLimits: input.customLimits } : {}),
+      ...(input.countersId !== undefined ? { countersId: input.countersId } : {}),
       // API Gateway wants 20-128 alphanumeric characters.
       meteringKey: randomBytes(24).toString('hex'),
       createdAt: timestamp,

@@ -16,14 +16,26 @@ import {
 } from './rate-limit';
 
 /**
+ * A caller as the limiter counts it: the key it came with (whose revocation or
+ * expiry refuses it) and whose counters it counts on (api-keys.ts,
+ * countersIdOf). The keys of a rotation share their counters: one set of
+ * limits, refusals and bans for the customer, whichever secret it sends.
+ */
+export interface CountedKey {
+  keyId: string;
+  countersId: string;
+}
+
+/**
  * The counter store the limiter needs (implemented in data/rate-limit-repository.ts).
  * Every write carries the id of the request it is for, so that a write the SDK
  * repeats, or one that lands late, is applied once.
  */
 export interface RateCounters {
-  /** Counts one request on one shard of the key unless refused; `requestId` marks the write. */
+  /** Counts one request on one shard of the key's counters unless refused; `requestId` marks the write. */
   count(request: {
     keyId: string;
+    countersId: string;
     shard: number;
     limits: PlanLimits;
     allowance: PlanLimits;
@@ -32,14 +44,14 @@ export interface RateCounters {
     requestId: string;
   }): Promise<CountOutcome>;
   /** Adds `refusals` refused requests to this minute's (once per batchId) and returns the minute's refusals so far. */
-  countRefusals(keyId: string, windows: Windows, refusals: number, batchId: string): Promise<number>;
-  suspend(keyId: string, shards: number, windows: Windows, until: number): Promise<void>;
+  countRefusals(countersId: string, windows: Windows, refusals: number, batchId: string): Promise<number>;
+  suspend(countersId: string, shards: number, windows: Windows, until: number): Promise<void>;
   /**
    * Takes back the charge of `requestId` on the shard that counted it, if it
    * was counted there this minute (so also when it is unknown whether the
    * count landed). Returns whether it did.
    */
-  refund(keyId: string, shard: number, windows: Windows, requestId: string): Promise<boolean>;
+  refund(countersId: string, shard: number, windows: Windows, requestId: string): Promise<boolean>;
 }
 
 export interface RateLimitDecision extends Verdict {
@@ -49,7 +61,7 @@ export interface RateLimitDecision extends Verdict {
 
 type Refusal = 'minute_exhausted' | 'day_exhausted' | 'suspended';
 
-/** What one instance knows of one key's windows: refusals it need not ask DynamoDB about. */
+/** What one instance knows of one set of counters' windows: refusals it need not ask DynamoDB about. */
 interface KeyMemory {
   /** The caller's limits (from the authorizer) this was learnt under: a change forgets everything. */
   callerLimits: string;
@@ -66,7 +78,7 @@ interface KeyMemory {
   refusals: { recorded: number; unrecorded: number };
 }
 
-/** Keys remembered per instance; the oldest is forgotten beyond this (about 300 bytes each). */
+/** Counters remembered per instance; the oldest is forgotten beyond this (about 300 bytes each). */
 const MEMORY_KEYS = 10_000;
 /** Plan changes followed within one request: more would mean the key tool is changing the plan continuously. */
 const MAX_PLAN_CHANGES = 3;
@@ -77,6 +89,8 @@ const MAX_PLAN_CHANGES = 3;
  * answer was cached. One per instance (it remembers windows it has seen used
  * up, so that refused requests cost no write):
  *
+ * - It counts and remembers by the counters' id, so the keys of a rotation
+ *   share one memory as they share one set of counters.
  * - A window seen exhausted stays so until it resets: counts only rise within
  *   a window (a refund of a 503 lowers one, and its slot then stays unused on
  *   this instance until the window ends). The memory is forgotten when the
@@ -102,18 +116,19 @@ export class RateLimiter {
   ) {}
 
   /** Whether this instance already knows the request will be refused: no other work need start for it. */
-  knowsRefusal(keyId: string, callerLimits: PlanLimits, nowMs: number): boolean {
-    const memory = this.memoryOf(keyId, callerLimits);
+  knowsRefusal(countersId: string, callerLimits: PlanLimits, nowMs: number): boolean {
+    const memory = this.memoryOf(countersId, callerLimits);
     return rememberedRefusal(memory, windowsAt(nowMs), nowMs) !== undefined;
   }
 
-  async enforce(keyId: string, callerLimits: PlanLimits, nowMs: number, requestId: string): Promise<RateLimitDecision> {
+  async enforce(key: CountedKey, callerLimits: PlanLimits, nowMs: number, requestId: string): Promise<RateLimitDecision> {
+    const { keyId, countersId } = key;
     const windows = windowsAt(nowMs);
-    const memory = this.memoryOf(keyId, callerLimits);
+    const memory = this.memoryOf(countersId, callerLimits);
     const noRefund = async () => false;
     for (let planChanges = 0; planChanges <= MAX_PLAN_CHANGES; planChanges++) {
       const known = rememberedRefusal(memory, windows, nowMs);
-      if (known) return { ...(await this.refuse(known, keyId, memory, windows, nowMs, requestId)), refund: noRefund };
+      if (known) return { ...(await this.refuse(known, countersId, memory, windows, nowMs, requestId)), refund: noRefund };
       const limits = memory.limits;
       const shards = counterShards(limits);
       const first = Math.floor(this.random() * shards);
@@ -122,10 +137,10 @@ export class RateLimiter {
         const shard = (first + step) % shards;
         if (memory.dayExhausted.has(shard) || memory.minuteExhausted.has(shard)) continue;
         const allowance = shardAllowance(limits, shards, shard);
-        const refund = () => this.counters.refund(keyId, shard, windows, requestId);
+        const refund = () => this.counters.refund(countersId, shard, windows, requestId);
         let outcome: CountOutcome;
         try {
-          outcome = await this.counters.count({ keyId, shard, limits, allowance, windows, nowMs, requestId });
+          outcome = await this.counters.count({ keyId, countersId, shard, limits, allowance, windows, nowMs, requestId });
         } catch (error) {
           // Whether the count landed is unknown: take it back if it did.
           await refund().catch(() => false);
@@ -157,16 +172,16 @@ export class RateLimiter {
       if (!planChanged) {
         // Every shard refused: the window is used up (or the key suspended).
         const refusal = rememberedRefusal(memory, windows, nowMs) ?? 'minute_exhausted';
-        return { ...(await this.refuse(refusal, keyId, memory, windows, nowMs, requestId)), refund: noRefund };
+        return { ...(await this.refuse(refusal, countersId, memory, windows, nowMs, requestId)), refund: noRefund };
       }
     }
     throw new Error('The key plan kept changing under us');
   }
 
-  /** A refused request's verdict; it counts toward the ban (unless the key is suspended already). */
+  /** A refused request's verdict; it counts toward the ban of the counters' keys (unless they are suspended already). */
   private async refuse(
     refusal: Refusal,
-    keyId: string,
+    countersId: string,
     memory: KeyMemory,
     windows: Windows,
     nowMs: number,
@@ -184,7 +199,7 @@ export class RateLimiter {
     const batch = refusals.unrecorded;
     refusals.unrecorded = 0;
     try {
-      refusals.recorded = Math.max(refusals.recorded, await this.counters.countRefusals(keyId, windows, batch, requestId));
+      refusals.recorded = Math.max(refusals.recorded, await this.counters.countRefusals(countersId, windows, batch, requestId));
     } catch (error) {
       // Kept for the next batch; this request's answer is decided already.
       refusals.unrecorded += batch;
@@ -194,7 +209,7 @@ export class RateLimiter {
     if (refusals.recorded < threshold) return refusedVerdict(refusal, limits, windows, nowMs);
     const until = Math.floor(nowMs / 1000) + BAN_DURATION_SECONDS;
     try {
-      await this.counters.suspend(keyId, counterShards(limits), windows, until);
+      await this.counters.suspend(countersId, counterShards(limits), windows, until);
     } catch (error) {
       // The next refusal recorded tries again.
       this.warn('rate-limit suspension not written', error);
@@ -204,9 +219,9 @@ export class RateLimiter {
     return refusedVerdict('suspended', limits, windows, nowMs, until);
   }
 
-  private memoryOf(keyId: string, callerLimits: PlanLimits): KeyMemory {
+  private memoryOf(countersId: string, callerLimits: PlanLimits): KeyMemory {
     const caller = `${callerLimits.perMinute}/${callerLimits.perDay}`;
-    let memory = this.memory.get(keyId);
+    let memory = this.memory.get(countersId);
     if (!memory || memory.callerLimits !== caller) {
       memory = {
         callerLimits: caller,
@@ -218,8 +233,8 @@ export class RateLimiter {
         suspendedUntil: 0,
         refusals: { recorded: 0, unrecorded: 0 },
       };
-      this.memory.delete(keyId);
-      this.memory.set(keyId, memory);
+      this.memory.delete(countersId);
+      this.memory.set(countersId, memory);
       if (this.memory.size > MEMORY_KEYS) this.memory.delete(this.memory.keys().next().value as string);
     }
     return memory;

@@ -247,10 +247,10 @@ function rateLimit(
       internal(request).caller = caller;
       const now = dependencies.clock();
       // A refusal this instance already knows of: no read is sent for it.
-      const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller.keyId, caller.limits, now);
+      const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller.countersId, caller.limits, now);
       // Marks this request's counter writes, so that a repeated or late one is applied once
       // (64 random bits, short: each counter item keeps the ids of its minute).
-      const counting = limiter.enforce(caller.keyId, caller.limits, now, randomBytes(8).toString('base64url'));
+      const counting = limiter.enforce(caller, caller.limits, now, randomBytes(8).toString('base64url'));
       if (!overlap) return applyDecision(request, await counting);
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
       internal(request).pendingRateLimit = Promise.allSettled([counting]).then(

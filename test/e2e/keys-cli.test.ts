@@ -120,6 +120,10 @@ it('issues, re-plans, rotates and revokes a key, each taking effect on the API a
   const successorCall = await call(successor);
   expect(successorCall.status).toBe(200);
   expect(limitOf(successorCall)).toBe(60);
+  // show: both keys show the same usage, the customer's: the requests of both secrets, on one set of counters.
+  const todayOf = async (id: string) => /^Today\s+(.+)$/m.exec(await succeeds(['show', id]))?.[1];
+  expect(await todayOf(keyId)).toBe(`4 of 1,000 requests (UTC day ${testDay(0)})`);
+  expect(await todayOf(rotated.keyId)).toBe(`4 of 1,000 requests (UTC day ${testDay(0)})`);
   clock.advance(86_400_000 + 1_000);
   expect((await call(secret)).status).toBe(401);
   expect((await call(successor)).status).toBe(200);
@@ -134,17 +138,17 @@ it('issues, re-plans, rotates and revokes a key, each taking effect on the API a
   expect(refused.status).toBe(401);
   expect(refused.headers.get('www-authenticate')).toBe('Bearer');
 
-  // usage: the requests served, per UTC day (refused ones count toward nothing).
+  // usage: the requests served, per UTC day (refused ones count toward nothing), to either key of the rotation.
   const usage = await succeeds(['usage', keyId, '--days', '2']);
-  expect(usage).toMatch(new RegExp(String.raw`^${testDay(0)}\s+3\s+${testDay(0)}T12:00:01Z$`, 'm'));
-  expect(usage).toMatch(new RegExp(String.raw`^${testDay(1)}\s+0\s+-$`, 'm'));
-  expect(usage).toContain('Total: 3 requests in 2 days.');
+  expect(usage).toMatch(new RegExp(String.raw`^${testDay(0)}\s+4\s+${testDay(0)}T12:00:01Z$`, 'm'));
+  expect(usage).toMatch(new RegExp(String.raw`^${testDay(1)}\s+1\s+${testDay(1)}T12:00:02Z$`, 'm'));
+  expect(usage).toContain('Total: 5 requests in 2 days.');
   const successorUsage = JSON.parse(await succeeds(['usage', rotated.keyId, '--days', '2', '--json'])) as {
     days: { day: string; requests: number }[];
     total: number;
   };
   expect(successorUsage.days.map(({ day, requests }) => [day, requests])).toEqual([
-    [testDay(0), 1],
+    [testDay(0), 4],
     [testDay(1), 1],
   ]);
 

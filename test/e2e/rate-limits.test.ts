@@ -1,3 +1,5 @@
+import { issueKey, rotateKey } from '../../admin/key-admin';
+import { localTarget } from '../../admin/targets/local';
 import { BAN_DURATION_SECONDS } from '../../functions/domain/rate-limit';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { atInstant, beforeGetPetSunset, getPetSunset, TestClock, testInstant } from '../support/dynamo';
@@ -156,4 +158,55 @@ it('keeps keys apart: one key at its limit does not slow another', async () => {
   const response = await api.call('/pets', { key: quiet });
   expect(response.status).toBe(200);
   expect(headersOf(response).remaining).toBe(59);
+});
+
+describe('a key rotated with a grace period: the old and the new secret share one set of limits (the customer’s)', () => {
+  const limits = { perMinute: 5, perDay: 1_000 };
+  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames);
+
+  /** A key issued and rotated by the key tool's rules, as `petstore-keys rotate --grace 1h` does. */
+  async function rotatedPair(): Promise<{ old: string; successor: string }> {
+    const issued = await issueKey(target(), { plan: 'enterprise', customLimits: limits, owner: 'Acme' }, clock.now);
+    const old = issued.secret;
+    // Used once before the rotation: the successor inherits this count too.
+    const first = await api.call('/pets', { key: old });
+    expect(first.status).toBe(200);
+    expect(headersOf(first).remaining).toBe(4);
+    const rotated = await rotateKey(target(), issued.key.keyId, 3_600_000, clock.now);
+    return { old, successor: rotated.secret };
+  }
+
+  it('gives both secrets together exactly the per-minute limit, X-RateLimit-Remaining counting down across both, then 429 for either', async () => {
+    clock.set(testInstant(8, '10:00:05'));
+    const { old, successor } = await rotatedPair();
+    const remaining: number[] = [];
+    for (const key of [successor, old, successor, old]) {
+      const response = await api.call('/pets', { key });
+      expect(response.status).toBe(200);
+      remaining.push(headersOf(response).remaining);
+    }
+    expect(remaining).toEqual([3, 2, 1, 0]);
+    for (const key of [old, successor]) {
+      const refused = await api.call('/pets', { key });
+      expect(refused.status).toBe(429);
+      expect(await errorCode(refused)).toBe('rate_limited');
+      expect(headersOf(refused)).toMatchObject({ limit: 5, remaining: 0 });
+    }
+    // The next minute both are served again, from one fresh count.
+    clock.set(testInstant(8, '10:01:00'));
+    expect(headersOf(await api.call('/pets', { key: old })).remaining).toBe(4);
+    expect(headersOf(await api.call('/pets', { key: successor })).remaining).toBe(3);
+  });
+
+  it('suspends both: a ban earned with the old secret holds for the new one', async () => {
+    clock.set(testInstant(8, '11:00:05'));
+    const { old, successor } = await rotatedPair();
+    for (let served = 1; served < limits.perMinute; served++) expect((await api.call('/pets', { key: successor })).status).toBe(200);
+    // Another full minute's worth of refusals (the ban threshold: 5), all with the old secret.
+    const codes: string[] = [];
+    for (let refused = 0; refused < limits.perMinute; refused++) codes.push(await errorCode(await api.call('/pets', { key: old })));
+    expect(codes).toEqual([...Array(limits.perMinute - 1).fill('rate_limited'), 'key_suspended']);
+    clock.set(testInstant(8, '11:05:00'));
+    expect(await errorCode(await api.call('/pets', { key: successor }))).toBe('key_suspended');
+  });
 });

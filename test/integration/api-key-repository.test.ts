@@ -1,6 +1,6 @@
 import { ApiKeyChangedError, ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
-import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
+import { type ApiKeyRecord, countersIdOf, generateApiKey } from '../../functions/domain/api-keys';
 import { windowsAt } from '../../functions/domain/rate-limit';
 import { RateLimiter } from '../../functions/domain/rate-limiter';
 import type { Dependencies } from '../../functions/runtime/dependencies';
@@ -88,6 +88,7 @@ describe('key changes reach the functions through the counters, across midnight'
   const count = (record: ApiKeyRecord, iso: string, limits = { perMinute: 300, perDay: 10_000 }) =>
     counters().count({
       keyId: record.keyId,
+      countersId: countersIdOf(record),
       shard: 0,
       limits,
       allowance: limits,
@@ -111,6 +112,25 @@ describe('key changes reach the functions through the counters, across midnight'
     expect(await count(record, `${day(2)}T09:00:00Z`)).toMatchObject({ kind: 'key_unusable' });
   });
 
+  it('the keys of a rotation count on one item; revoking either one stops that one only', async () => {
+    const record = await stored();
+    const { record: successor } = generateApiKey({ plan: 'pro', owner: 'Acme', countersId: record.keyId, now: at('2029-06-01T12:00:00Z') });
+    await keys.insertSuccessor(successor, record, `${day(4)}T00:00:00.000Z`);
+    expect(await count(record, `${day(3)}T10:00:01Z`)).toMatchObject({ kind: 'counted', minuteCount: 1 });
+    expect(await count(successor, `${day(3)}T10:00:02Z`)).toMatchObject({ kind: 'counted', minuteCount: 2 });
+    await keys.revoke((await keys.findById(successor.keyId))!, `${day(3)}T10:00:03.000Z`);
+    expect(await count(successor, `${day(3)}T10:00:04Z`)).toMatchObject({ kind: 'key_unusable' });
+    expect(await count(record, `${day(3)}T10:00:05Z`)).toMatchObject({ kind: 'counted', minuteCount: 3 });
+
+    // The other way round: the old key revoked during its grace, its successor goes on.
+    const other = await stored();
+    const { record: next } = generateApiKey({ plan: 'pro', owner: 'Acme', countersId: other.keyId, now: at('2029-06-01T12:00:00Z') });
+    await keys.insertSuccessor(next, other, `${day(4)}T00:00:00.000Z`);
+    await keys.revoke((await keys.findById(other.keyId))!, `${day(3)}T11:00:00.000Z`);
+    expect(await count(other, `${day(3)}T11:00:01Z`)).toMatchObject({ kind: 'key_unusable' });
+    expect(await count(next, `${day(3)}T11:00:02Z`)).toMatchObject({ kind: 'counted', minuteCount: 1 });
+  });
+
   it('a plan change applies its limits to the next count, whatever limits the caller brought', async () => {
     const record = await stored('pro');
     expect(await count(record, `${day(0)}T12:00:01Z`)).toMatchObject({ kind: 'counted', limits: { perMinute: 300 } });
@@ -119,7 +139,7 @@ describe('key changes reach the functions through the counters, across midnight'
     expect(await count(record, `${day(0)}T12:00:03Z`)).toEqual({ kind: 'plan_changed', limits: { perMinute: 60, perDay: 1_000 } });
     // …and the limiter counts the request under them.
     const verdict = await new RateLimiter(counters()).enforce(
-      record.keyId,
+      { keyId: record.keyId, countersId: record.keyId },
       { perMinute: 300, perDay: 10_000 },
       at(`${day(0)}T12:00:04Z`),
       'r-4',

@@ -2,10 +2,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { counterKey, RateLimitRepository } from '../../functions/data/rate-limit-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { countersIdOf, generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
 import { counterShards, windowsAt } from '../../functions/domain/rate-limit';
-import { type RateCounters, RateLimiter } from '../../functions/domain/rate-limiter';
+import { type CountedKey, type RateCounters, RateLimiter } from '../../functions/domain/rate-limiter';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 
@@ -28,10 +28,13 @@ afterAll(() => dependencies.db.destroy());
 let sequence = 0;
 const requestId = () => `r${++sequence}`;
 
+/** A key counted on counters of its own, as every key not made by a rotation. */
+const own = (keyId: string): CountedKey => ({ keyId, countersId: keyId });
+
 /** What a request got: `counted`, or the code of its 429. */
-async function outcomeOf(limiter: RateLimiter, keyId: string, limits: PlanLimits, nowMs: number): Promise<string> {
+async function outcomeOf(limiter: RateLimiter, key: CountedKey, limits: PlanLimits, nowMs: number): Promise<string> {
   try {
-    const decision = await limiter.enforce(keyId, limits, nowMs, requestId());
+    const decision = await limiter.enforce(key, limits, nowMs, requestId());
     return decision.refusal ? decision.refusal.code : 'counted';
   } catch (error) {
     if (error instanceof ApiError) return error.code;
@@ -39,15 +42,16 @@ async function outcomeOf(limiter: RateLimiter, keyId: string, limits: PlanLimits
   }
 }
 
-/** Sends `total` requests through `instances` limiters in turn, `parallel` at a time. */
-async function sendMany(instances: RateLimiter[], keyId: string, limits: PlanLimits, nowMs: number, total: number, parallel = 20) {
+/** Sends `total` requests through `instances` limiters in turn, with `keys` in turn, `parallel` at a time. */
+async function sendMany(instances: RateLimiter[], keys: CountedKey[], limits: PlanLimits, nowMs: number, total: number, parallel = 20) {
   const outcomes: string[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: parallel }, async () => {
       while (next < total) {
         const index = next++;
-        outcomes.push(await outcomeOf(instances[index % instances.length] as RateLimiter, keyId, limits, nowMs));
+        const instance = instances[index % instances.length] as RateLimiter;
+        outcomes.push(await outcomeOf(instance, keys[index % keys.length] as CountedKey, limits, nowMs));
       }
     }),
   );
@@ -72,7 +76,7 @@ it('counts a key of 1,001 a minute on 2 shards and gives it exactly its minute a
   expect(counterShards(limits)).toBe(2);
   const instances = Array.from({ length: 4 }, () => new RateLimiter(counters));
   const minute1 = Date.parse(testInstant(0, '10:00:05'));
-  expect(await sendMany(instances, 'key_sharded', limits, minute1, 1_011)).toEqual({ counted: 1_001, rate_limited: 10 });
+  expect(await sendMany(instances, [own('key_sharded')], limits, minute1, 1_011)).toEqual({ counted: 1_001, rate_limited: 10 });
   const day = windowsAt(minute1).day;
   // Allowances 501 + 500: each shard counted exactly its share, each request id once.
   expect(await shardCounts('key_sharded', day, 2)).toEqual([
@@ -81,7 +85,7 @@ it('counts a key of 1,001 a minute on 2 shards and gives it exactly its minute a
   ]);
   // The next minute: the day's last 100 (551 + 550 in all), then the day is used up.
   const minute2 = Date.parse(testInstant(0, '10:01:05'));
-  expect(await sendMany(instances, 'key_sharded', limits, minute2, 110)).toEqual({ counted: 100, quota_exceeded: 10 });
+  expect(await sendMany(instances, [own('key_sharded')], limits, minute2, 110)).toEqual({ counted: 100, quota_exceeded: 10 });
   expect((await shardCounts('key_sharded', day, 2)).map((shard) => shard.dayCount)).toEqual([551, 550]);
 });
 
@@ -95,7 +99,31 @@ it('a revoked sharded key is refused on every shard, as the key tool writes all 
   for (let shard = 0; shard < counterShards(limits); shard++) {
     // A random draw that starts on this shard.
     const limiter = new RateLimiter(counters, undefined, () => (shard + 0.5) / counterShards(limits));
-    expect(await outcomeOf(limiter, record.keyId, limits, now + 1_000)).toBe('unauthorized');
+    expect(await outcomeOf(limiter, own(record.keyId), limits, now + 1_000)).toBe('unauthorized');
+  }
+});
+
+it('counts a rotated sharded key and its successor together on the same shards: exactly the limit for both; the old key’s expiry stops only the old key', async () => {
+  const limits = { perMinute: 1_001, perDay: 10_000 };
+  const now = Date.parse(testInstant(1, '09:00:05'));
+  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  const { record: old } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, now });
+  await keys.insert(old);
+  const { record: successor } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, countersId: old.keyId, now });
+  const expiresAt = now + 60_000;
+  await keys.insertSuccessor(successor, old, new Date(expiresAt).toISOString());
+  const counted = (record: typeof old): CountedKey => ({ keyId: record.keyId, countersId: countersIdOf(record) });
+
+  const instances = Array.from({ length: 4 }, () => new RateLimiter(counters));
+  expect(await sendMany(instances, [counted(old), counted(successor)], limits, now, 1_011)).toEqual({ counted: 1_001, rate_limited: 10 });
+  expect((await shardCounts(old.keyId, windowsAt(now).day, 2)).map((shard) => shard.minuteCount)).toEqual([501, 500]);
+  expect((await shardCounts(successor.keyId, windowsAt(now).day, 2)).map((shard) => shard.minuteCount)).toEqual([undefined, undefined]);
+
+  // The grace ends: the old key is refused on every shard, its successor counted on them.
+  for (let shard = 0; shard < 2; shard++) {
+    const limiter = new RateLimiter(counters, undefined, () => (shard + 0.5) / 2);
+    expect(await outcomeOf(limiter, counted(old), limits, expiresAt)).toBe('unauthorized');
+    expect(await outcomeOf(limiter, counted(successor), limits, expiresAt)).toBe('counted');
   }
 });
 
@@ -122,16 +150,16 @@ describe('an instance that has seen a window used up', () => {
     };
     const limiter = new RateLimiter(counting);
     const now = Date.parse(testInstant(2, '09:00:01'));
-    expect(await sendMany([limiter], 'key_memory', limits, now, 20, 1)).toEqual({ counted: 20 });
+    expect(await sendMany([limiter], [own('key_memory')], limits, now, 20, 1)).toEqual({ counted: 20 });
     writes.length = 0;
     const codes: string[] = [];
-    for (let refused = 0; refused < 20; refused++) codes.push(await outcomeOf(limiter, 'key_memory', limits, now + 1_000));
+    for (let refused = 0; refused < 20; refused++) codes.push(await outcomeOf(limiter, own('key_memory'), limits, now + 1_000));
     expect(codes).toEqual([...Array(19).fill('rate_limited'), 'key_suspended']);
     // One count learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the suspension.
     expect(writes).toEqual(['count', ...Array(10).fill('refusals'), 'suspend']);
     writes.length = 0;
     expect(limiter.knowsRefusal('key_memory', limits, now + 2_000)).toBe(true);
-    expect(await outcomeOf(limiter, 'key_memory', limits, now + 2_000)).toBe('key_suspended');
+    expect(await outcomeOf(limiter, own('key_memory'), limits, now + 2_000)).toBe('key_suspended');
     expect(writes).toEqual([]);
   });
 
@@ -139,28 +167,28 @@ describe('an instance that has seen a window used up', () => {
     const first = new RateLimiter(counters);
     const second = new RateLimiter(counters);
     const now = Date.parse(testInstant(2, '10:00:01'));
-    expect(await sendMany([first, second], 'key_two', limits, now, 20, 1)).toEqual({ counted: 20 });
+    expect(await sendMany([first, second], [own('key_two')], limits, now, 20, 1)).toEqual({ counted: 20 });
     const codes: string[] = [];
     for (let refused = 0; refused < 24; refused++)
-      codes.push(await outcomeOf(refused % 2 ? second : first, 'key_two', limits, now + 1_000));
+      codes.push(await outcomeOf(refused % 2 ? second : first, own('key_two'), limits, now + 1_000));
     const suspendedAt = codes.indexOf('key_suspended') + 1;
     // Threshold 20; each instance holds back at most one refusal (batches of 2).
     expect(suspendedAt).toBeGreaterThanOrEqual(20);
     expect(suspendedAt).toBeLessThanOrEqual(22);
     // The minute's end: both answer key_suspended, with Retry-After to the suspension's end.
-    for (const instance of [first, second]) expect(await outcomeOf(instance, 'key_two', limits, now + 60_000)).toBe('key_suspended');
+    for (const instance of [first, second]) expect(await outcomeOf(instance, own('key_two'), limits, now + 60_000)).toBe('key_suspended');
   });
 
   it('forgets it when the key limits change', async () => {
     const limiter = new RateLimiter(counters);
     const now = Date.parse(testInstant(2, '11:00:01'));
     const small = { perMinute: 2, perDay: 1_000 };
-    expect(await sendMany([limiter], 'key_upgraded', small, now, 3, 1)).toEqual({ counted: 2, rate_limited: 1 });
+    expect(await sendMany([limiter], [own('key_upgraded')], small, now, 3, 1)).toEqual({ counted: 2, rate_limited: 1 });
     expect(limiter.knowsRefusal('key_upgraded', small, now)).toBe(true);
     const larger = { perMinute: 300, perDay: 10_000 };
     expect(limiter.knowsRefusal('key_upgraded', larger, now)).toBe(false);
     // The counters hold the minute's 2; the new plan allows 298 more.
-    const decision = await limiter.enforce('key_upgraded', larger, now, requestId());
+    const decision = await limiter.enforce(own('key_upgraded'), larger, now, requestId());
     expect(decision.window).toMatchObject({ limit: 300, remaining: 297 });
   });
 });

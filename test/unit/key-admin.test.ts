@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { AdminError, describeError } from '../../admin/errors';
-import { effectiveStatus, parseGrace, planChoice, validOwner, viewOf } from '../../admin/key-admin';
+import { effectiveStatus, parseGrace, planChoice, rotateKey, validOwner, viewOf } from '../../admin/key-admin';
+import { type KeyAdminTarget, noMetering } from '../../admin/targets/target';
 import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
-import { type ApiKeyStatus, generateApiKey, isUsable } from '../../functions/domain/api-keys';
+import { type ApiKeyRecord, type ApiKeyStatus, countersIdOf, generateApiKey, isUsable } from '../../functions/domain/api-keys';
 import { DependencyUnavailableError } from '../../functions/domain/errors';
 import { readLocalEndpoint, removeLocalEndpoint, writeLocalEndpoint } from '../../local/local-endpoint';
 
@@ -149,5 +150,45 @@ describe('the endpoint file of npm start', () => {
     expect(readLocalEndpoint(join(dir, 'bad.json'))).toBeUndefined();
     writeFileSync(join(dir, 'partial.json'), '{"dynamoEndpoint": "http://127.0.0.1:1"}');
     expect(readLocalEndpoint(join(dir, 'partial.json'))).toBeUndefined();
+  });
+});
+
+describe('rotation', () => {
+  /** Just enough of a target for rotateKey: keys in memory, nothing metered. */
+  function memoryTarget() {
+    const byHash = new Map<string, ApiKeyRecord>();
+    const keys = {
+      findById: async (keyId: string) => [...byHash.values()].find((record) => record.keyId === keyId),
+      findByHash: async (keyHash: string) => byHash.get(keyHash),
+      insertSuccessor: async (successor: ApiKeyRecord, predecessor: ApiKeyRecord, expiresAt: string) => {
+        byHash.set(successor.keyHash, successor);
+        byHash.set(predecessor.keyHash, { ...predecessor, expiresAt, updatedAt: successor.createdAt });
+      },
+    };
+    const target = { name: 'memory', keys, metering: noMetering } as unknown as KeyAdminTarget;
+    return { target, byHash, byId: (keyId: string) => keys.findById(keyId) as Promise<ApiKeyRecord> };
+  }
+
+  it('gives the successor the counters of the key it replaces, down a chain of rotations: the limits are the customer’s', async () => {
+    const { target, byHash, byId } = memoryTarget();
+    const { record: first } = generateApiKey({ plan: 'pro', owner: 'Acme', now: 0 });
+    byHash.set(first.keyHash, first);
+    expect(countersIdOf(first)).toBe(first.keyId);
+
+    const second = await rotateKey(target, first.keyId, 86_400_000, 1_000);
+    expect((await byId(second.successor.keyId)).countersId).toBe(first.keyId);
+    // The successor of a successor, while the first is still in its grace: all three count together.
+    const third = await rotateKey(target, second.successor.keyId, 86_400_000, 2_000);
+    expect((await byId(third.successor.keyId)).countersId).toBe(first.keyId);
+    for (const keyId of [first.keyId, second.successor.keyId, third.successor.keyId])
+      expect(countersIdOf(await byId(keyId))).toBe(first.keyId);
+    // Nothing else of the key tool's view changes: the counters' id is not shown as a field of its own.
+    expect(third.successor).not.toHaveProperty('countersId');
+  });
+
+  it('leaves a newly issued key on counters of its own', () => {
+    const { record } = generateApiKey({ plan: 'free', owner: 'Acme', now: 0 });
+    expect(record).not.toHaveProperty('countersId');
+    expect(countersIdOf(record)).toBe(record.keyId);
   });
 });
