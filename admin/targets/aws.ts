@@ -13,8 +13,7 @@ import {
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { limitsFor, type PlanLimits, type PlanName, planNames, plans } from '../../definitions/plans';
 import { stageName } from '../../definitions/routes';
 import { type DeployedStage, stackNames } from '../../definitions/stages';
@@ -22,6 +21,7 @@ import type { TableName } from '../../definitions/tables';
 import { usagePlanLimits } from '../../definitions/usage-plan-limits';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import { createDynamoDbClient, documentClientOver } from '../../functions/runtime/dependencies';
 import { AdminError, describeError } from '../errors';
 import { UsageCounters } from '../usage-counters';
 import { type KeyAdminTarget, type Metering, type MeteringChange, type MeteringMigration, nothingToChange } from './target';
@@ -69,7 +69,7 @@ export async function openAwsTarget(options: { stage: DeployedStage; region?: st
   };
   try {
     const deployment = await describeDeployment(clients.cloudFormation, options.stage);
-    const db = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
+    const db = documentClientOver(clients.dynamoDb);
     return {
       name: `${options.stage} (${deployment.stackName})`,
       keys: new ApiKeyRepository(db, deployment.tableNames.apiKeys, deployment.tableNames.rateLimits),
@@ -88,7 +88,8 @@ function createClients(region: string | undefined): AwsClients {
   return {
     cloudFormation: new CloudFormationClient(config),
     apiGateway: new APIGatewayClient(config),
-    dynamoDb: new DynamoDBClient(config),
+    // An operator waits on each call: the SDK's own retries, no request-path budget.
+    dynamoDb: createDynamoDbClient({ ...config, budget: 'sdk-defaults' }),
   };
 }
 
