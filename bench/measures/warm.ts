@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../functions/runtime/dependencies';
 import type { BuiltBundle } from '../support/bundling';
 import { bundleName, expectedStatus, type Implementation, implementations, type Operation, operations } from '../support/contenders';
 import { benchRegion, dummyCredentials } from '../support/dynamodb';
@@ -75,7 +75,7 @@ export async function measureWarmStubbed(run: BenchRun, moduleOf: (name: string)
   const counter = new RequestCounter(tableLabels);
   const stubbed = await summaries(run, 'stub', (impl, op) => {
     const db = stubClient(
-      DynamoDBDocumentClient.from(new DynamoDBClient({ region: benchRegion, credentials: dummyCredentials })),
+      createDocumentClient({ region: benchRegion, credentials: dummyCredentials, budget: 'sdk-defaults' }),
       counter,
       benchTableNames,
     );
