@@ -1,11 +1,12 @@
 import { pathToFileURL } from 'node:url';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
+import { lambdaContext, restProxyEvent } from '../../test/support/api-gateway-events';
 import type { BuiltBundle } from '../support/bundling';
 import { bundleName, expectedStatus, type Implementation, implementations, type Operation, operations } from '../support/contenders';
 import { benchRegion, dummyCredentials } from '../support/dynamodb';
 import { RequestCounter, stubClient } from '../support/dynamodb-requests';
-import { lambdaContext, requests, restProxyEvent } from '../support/events';
+import { requests } from '../support/events';
 import { benchTableNames } from '../support/lambda-environment';
 import { type Contender, measureInterleaved, type ProxyHandler } from '../support/measure';
 import { formatRatio } from '../support/report';
