@@ -9,6 +9,7 @@ import type { Construct } from 'constructs';
 import { meteringPoolEnvironment, type PooledPlan, pooledKeyName, pooledMeteringKey } from '../definitions/metering-pool';
 import { type PlanName, plans } from '../definitions/plans';
 import { authorizer, type OperationId, routes, stageName } from '../definitions/routes';
+import { stackOutputNames } from '../definitions/stack-outputs';
 import type { TableName } from '../definitions/tables';
 import { customersPerPooledKey, pooledUsagePlanLimits } from '../definitions/usage-plan-limits';
 import type { ApiFirewall } from './constructs/api-firewall';
@@ -209,7 +210,7 @@ export class PetStoreStack extends Stack {
   private addApiUrlOutputs(config: StageConfig): DomainName | undefined {
     const executeApiUrl = Fn.join('', ['https://', this.api.restApiId, '.execute-api.', this.region, '.', this.urlSuffix, '/', stageName]);
     if (!config.customDomain) {
-      new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API (ends in /v1).', value: executeApiUrl });
+      new CfnOutput(this, stackOutputNames.apiUrl, { description: 'Base URL of the API (ends in /v1).', value: executeApiUrl });
       return undefined;
     }
     // Regional, so the certificate lives in the stack's region; the base path
@@ -221,19 +222,19 @@ export class PetStoreStack extends Stack {
       securityPolicy: SecurityPolicy.TLS_1_2,
     });
     domain.addBasePathMapping(this.api, { basePath: stageName, stage: this.api.deploymentStage });
-    new CfnOutput(this, 'ApiUrl', {
+    new CfnOutput(this, stackOutputNames.apiUrl, {
       description: 'Base URL of the API (ends in /v1).',
       value: `https://${config.customDomain.domainName}/${stageName}`,
     });
-    new CfnOutput(this, 'CustomDomainTarget', {
-      description: `Point ${config.customDomain.domainName} here: a CNAME, or a Route 53 alias with the hosted zone of CustomDomainHostedZoneId.`,
+    new CfnOutput(this, stackOutputNames.customDomainTarget, {
+      description: `Point ${config.customDomain.domainName} here: a CNAME, or a Route 53 alias with the hosted zone of ${stackOutputNames.customDomainHostedZoneId}.`,
       value: domain.domainNameAliasDomainName,
     });
-    new CfnOutput(this, 'CustomDomainHostedZoneId', {
-      description: 'Hosted zone of CustomDomainTarget, for a Route 53 alias record.',
+    new CfnOutput(this, stackOutputNames.customDomainHostedZoneId, {
+      description: `Hosted zone of ${stackOutputNames.customDomainTarget}, for a Route 53 alias record.`,
       value: domain.domainNameAliasHostedZoneId,
     });
-    new CfnOutput(this, 'ExecuteApiUrl', {
+    new CfnOutput(this, stackOutputNames.executeApiUrl, {
       description: 'The same API on its execute-api host (before DNS is set up).',
       value: executeApiUrl,
     });
@@ -242,45 +243,51 @@ export class PetStoreStack extends Stack {
 
   /** Where an operator looks: alarms, dashboard, logs, tables, usage plans. */
   private addOperatorOutputs(config: StageConfig, dashboardName: string, accessLogs: LogGroup, executionLogs: LogGroup): void {
-    new CfnOutput(this, 'RestApiId', {
+    new CfnOutput(this, stackOutputNames.restApiId, {
       description: 'For the key tool: Enterprise usage plans attach to this API.',
       value: this.api.restApiId,
     });
-    new CfnOutput(this, 'AlarmTopicArn', {
+    new CfnOutput(this, stackOutputNames.alarmTopicArn, {
       description: 'Subscribe to this topic to receive the alarms.',
       value: this.alarms.topic.topicArn,
     });
-    new CfnOutput(this, 'DashboardName', { description: 'The CloudWatch dashboard of this stage.', value: dashboardName });
-    new CfnOutput(this, 'DashboardUrl', {
+    new CfnOutput(this, stackOutputNames.dashboardName, { description: 'The CloudWatch dashboard of this stage.', value: dashboardName });
+    new CfnOutput(this, stackOutputNames.dashboardUrl, {
       description: 'The CloudWatch dashboard of this stage, in the AWS console.',
       value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${dashboardName}`,
     });
     if (this.firewall)
-      new CfnOutput(this, 'WebAclArn', { description: 'The WAF web ACL in front of the stage.', value: this.firewall.webAcl.attrArn });
-    new CfnOutput(this, 'AccessLogGroupName', {
+      new CfnOutput(this, stackOutputNames.webAclArn, {
+        description: 'The WAF web ACL in front of the stage.',
+        value: this.firewall.webAcl.attrArn,
+      });
+    new CfnOutput(this, stackOutputNames.accessLogGroupName, {
       description: 'API access logs: one JSON line per request.',
       value: accessLogs.logGroupName,
     });
-    new CfnOutput(this, 'ExecutionLogGroupName', {
+    new CfnOutput(this, stackOutputNames.executionLogGroupName, {
       description: "API Gateway's own error log (authorizer and integration failures).",
       value: executionLogs.logGroupName,
     });
-    new CfnOutput(this, 'DeploymentApplicationName', {
+    new CfnOutput(this, stackOutputNames.deploymentApplicationName, {
       description: "CodeDeploy application that moves the functions' live aliases (canary in production).",
       value: this.rollout.application.applicationName,
     });
     for (const [name, fn] of Object.entries({ ...this.operationFunctions, authorizer: this.authorizerFunction })) {
-      new CfnOutput(this, `${pascal(name)}LogGroupName`, { description: `Logs of the ${name} function.`, value: fn.logGroup.logGroupName });
+      new CfnOutput(this, stackOutputNames.functionLogGroup(name), {
+        description: `Logs of the ${name} function.`,
+        value: fn.logGroup.logGroupName,
+      });
     }
     for (const name of Object.keys(this.tables) as TableName[]) {
-      new CfnOutput(this, `${pascal(name)}TableName`, { value: this.tables[name].tableName });
+      new CfnOutput(this, stackOutputNames.table(name), { value: this.tables[name].tableName });
     }
-    new CfnOutput(this, 'MeteringKeysPerPlan', {
+    new CfnOutput(this, stackOutputNames.meteringKeysPerPlan, {
       description: 'Pooled API Gateway API keys per fixed plan (the key tool checks it before migrating per-key metering).',
       value: String(config.meteringKeysPerPlan),
     });
     for (const [name, plan] of Object.entries(this.usagePlans) as [PlanName, UsagePlan][]) {
-      new CfnOutput(this, `${pascal(name)}UsagePlanId`, {
+      new CfnOutput(this, stackOutputNames.usagePlan(name), {
         description: `Usage plan of the ${plans[name].displayName} plan.`,
         value: plan.usagePlanId,
       });

@@ -11,6 +11,7 @@ import type {
 import { errorBody } from '../definitions/error-codes';
 import { type GatewayResponseType, gatewayResponse } from '../definitions/gateway-responses';
 import { authorizer as authorizerDefinition, functionTimeoutSeconds, type RouteDefinition, stageName } from '../definitions/routes';
+import { header } from '../functions/http/request';
 import type { Clock } from '../functions/runtime/clock';
 
 /**
@@ -101,7 +102,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     // Unknown path or method: API Gateway answers before any authorizer runs.
     if (!routed) return sendGateway(response, 'MISSING_AUTHENTICATION_TOKEN');
     // An empty identity source is a missing one: 401 without calling the authorizer.
-    const identity = findHeader(routed.headers, authorizerDefinition.identityHeader);
+    const identity = header(routed, authorizerDefinition.identityHeader);
     if (!identity) return sendGateway(response, 'UNAUTHORIZED');
 
     const authorization = await authorize(authorizerEvent(routed), identity);
@@ -350,11 +351,6 @@ function collectQuery(url: URL) {
     queryStringParameters: Object.fromEntries([...multi].map(([name, values]) => [name, values.at(-1) as string])),
     multiValueQueryStringParameters: Object.fromEntries(multi),
   };
-}
-
-function findHeader(headers: Record<string, string>, name: string): string | undefined {
-  const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === name.toLowerCase());
-  return key === undefined ? undefined : headers[key];
 }
 
 function identityOf(request: IncomingMessage) {

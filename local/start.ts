@@ -5,7 +5,7 @@
  * interface). Ctrl-C stops everything, DynamoDB Local included.
  */
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDynamoDbClient } from '../functions/runtime/dependencies';
 import { ensureDevelopmentKey } from './development-key';
 import { JavaMissingError, type RunningDynamoDb, startDynamoDbLocal, stopLeftoverDynamoDbs } from './dynamodb-local';
 import { type LocalApi, localCredentials, startLocalApi } from './local-api';
@@ -73,12 +73,11 @@ async function dynamoEndpoint(externalEndpoint: string | undefined): Promise<str
 }
 
 async function createTables(dynamoUrl: string, tableNames: ReturnType<typeof tableNamesFor>): Promise<void> {
-  const admin = new DynamoDBClient({
+  const admin = createDynamoDbClient({
     endpoint: dynamoUrl,
     region: 'local',
     ...localCredentials(),
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000, throwOnRequestTimeout: true },
+    budget: { maxAttempts: 2, connectionTimeoutMs: 2_000, requestTimeoutMs: 10_000 },
   });
   try {
     await ensureTables(admin, tableNames);

@@ -7,7 +7,6 @@
  * the rate-limit counters equal to the requests served, and zero 5xx.
  * Traffic goes to 127.0.0.1 only. Exits non-zero if any check fails.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { Command } from 'commander';
@@ -17,6 +16,7 @@ import { ApiKeyRepository } from '../functions/data/api-key-repository';
 import { counterKey } from '../functions/data/rate-limit-repository';
 import { generateApiKey } from '../functions/domain/api-keys';
 import { counterShards, windowsAt } from '../functions/domain/rate-limit';
+import { createDynamoDbClient } from '../functions/runtime/dependencies';
 import { type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalApi, localCredentials, startLocalApi } from '../local/local-api';
 import { ensureTables, tableNamesFor } from '../local/tables';
@@ -64,7 +64,7 @@ interface Recording {
 async function startIsolatedDynamoDb(): Promise<{ dynamo: RunningDynamoDb; tableNames: Record<TableName, string> }> {
   const dynamo = await startDynamoDbLocal();
   const tableNames = tableNamesFor('load');
-  const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', ...localCredentials() });
+  const admin = createDynamoDbClient({ endpoint: dynamo.endpoint, region: 'local', ...localCredentials(), budget: 'sdk-defaults' });
   await ensureTables(admin, tableNames);
   admin.destroy();
   return { dynamo, tableNames };

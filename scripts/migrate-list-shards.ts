@@ -12,10 +12,10 @@
  *    stopped for any reason resumes where it was.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { blockOf, LEGACY_ALLOCATOR_ID, type PetLayout, petLayout, shardKey, stripeItemId } from '../functions/data/pet-layout';
 import type { PetStatus } from '../functions/domain/pet';
+import { createDocumentClient } from '../functions/runtime/dependencies';
 
 /** Ids the old code may still hand out after the stripes are seeded (its instances keep running during the rollout). */
 export const LEGACY_ID_MARGIN = 1_000_000;
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   } catch {
     // No state yet: a first run.
   }
-  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: argument('region'), endpoint: argument('endpoint') }));
+  const db = createDocumentClient({ region: argument('region'), endpoint: argument('endpoint'), budget: 'sdk-defaults' });
   await migrateListShards({
     db,
     table,

@@ -13,28 +13,19 @@ import {
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { limitsFor, type PlanLimits, type PlanName, planNames, plans } from '../../definitions/plans';
 import { stageName } from '../../definitions/routes';
+import { stackOutputNames } from '../../definitions/stack-outputs';
 import { type DeployedStage, stackNames } from '../../definitions/stages';
 import type { TableName } from '../../definitions/tables';
 import { usagePlanLimits } from '../../definitions/usage-plan-limits';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import { createDynamoDbClient, documentClientOver } from '../../functions/runtime/dependencies';
 import { AdminError, describeError } from '../errors';
 import { UsageCounters } from '../usage-counters';
 import { type KeyAdminTarget, type Metering, type MeteringChange, type MeteringMigration, nothingToChange } from './target';
-
-const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
-
-/** The stack outputs the key tool reads, named as lib/petstore-stack.ts names them. */
-export const stackOutputKeys = {
-  table: (name: TableName) => `${pascal(name)}TableName`,
-  usagePlan: (plan: PlanName) => `${pascal(plan)}UsagePlanId`,
-  restApiId: 'RestApiId',
-  meteringKeysPerPlan: 'MeteringKeysPerPlan',
-} as const;
 
 /** The plans with a usage plan in the stack; Enterprise keys get one each. */
 const fixedPlans = planNames.filter((plan) => plans[plan].limits !== 'custom');
@@ -69,7 +60,7 @@ export async function openAwsTarget(options: { stage: DeployedStage; region?: st
   };
   try {
     const deployment = await describeDeployment(clients.cloudFormation, options.stage);
-    const db = DynamoDBDocumentClient.from(clients.dynamoDb, { marshallOptions: { removeUndefinedValues: true } });
+    const db = documentClientOver(clients.dynamoDb);
     return {
       name: `${options.stage} (${deployment.stackName})`,
       keys: new ApiKeyRepository(db, deployment.tableNames.apiKeys, deployment.tableNames.rateLimits),
@@ -88,7 +79,8 @@ function createClients(region: string | undefined): AwsClients {
   return {
     cloudFormation: new CloudFormationClient(config),
     apiGateway: new APIGatewayClient(config),
-    dynamoDb: new DynamoDBClient(config),
+    // An operator waits on each call: the SDK's own retries, no request-path budget.
+    dynamoDb: createDynamoDbClient({ ...config, budget: 'sdk-defaults' }),
   };
 }
 
@@ -119,14 +111,14 @@ export async function describeDeployment(cloudFormation: CloudFormationClient, s
     }
     return value;
   };
-  const pooled = outputs.find((candidate) => candidate.OutputKey === stackOutputKeys.meteringKeysPerPlan)?.OutputValue;
+  const pooled = outputs.find((candidate) => candidate.OutputKey === stackOutputNames.meteringKeysPerPlan)?.OutputValue;
   return {
     stage,
     stackName,
     ...(pooled ? { meteringKeysPerPlan: Number(pooled) } : {}),
-    restApiId: output(stackOutputKeys.restApiId),
-    usagePlanIds: Object.fromEntries(fixedPlans.map((plan) => [plan, output(stackOutputKeys.usagePlan(plan))])),
-    tableNames: { apiKeys: output(stackOutputKeys.table('apiKeys')), rateLimits: output(stackOutputKeys.table('rateLimits')) },
+    restApiId: output(stackOutputNames.restApiId),
+    usagePlanIds: Object.fromEntries(fixedPlans.map((plan) => [plan, output(stackOutputNames.usagePlan(plan))])),
+    tableNames: { apiKeys: output(stackOutputNames.table('apiKeys')), rateLimits: output(stackOutputNames.table('rateLimits')) },
   };
 }
 
@@ -285,7 +277,7 @@ export class ApiGatewayMetering implements Metering {
   async migrateToPool(records: ApiKeyRecord[], progress: (line: string) => void = () => {}): Promise<MeteringMigration> {
     if (this.deployment.meteringKeysPerPlan === undefined) {
       throw new AdminError(
-        `Stack ${this.deployment.stackName} has no pooled metering keys yet (output ${stackOutputKeys.meteringKeysPerPlan}): deploy the current version (\`npx cdk deploy ${this.deployment.stackName}\`), wait 5 minutes for the authorizer cache, then migrate.`,
+        `Stack ${this.deployment.stackName} has no pooled metering keys yet (output ${stackOutputNames.meteringKeysPerPlan}): deploy the current version (\`npx cdk deploy ${this.deployment.stackName}\`), wait 5 minutes for the authorizer cache, then migrate.`,
       );
     }
     const ownKeys = await this.perKeyApiKeys();

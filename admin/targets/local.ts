@@ -1,13 +1,20 @@
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '../../definitions/tables';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { createDynamoDbClient, type DynamoDbCallBudget, documentClientOver } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { localEndpointFile, localTablePrefix, readLocalEndpoint } from '../../local/local-endpoint';
 import { tableNamesFor } from '../../local/tables';
 import { AdminError } from '../errors';
 import { UsageCounters } from '../usage-counters';
 import { type KeyAdminTarget, noMetering } from './target';
+
+/**
+ * `npm start` runs on this machine: one attempt and short timeouts tell at once
+ * when it is not there. The key tool retries its writes itself (admin/key-admin.ts).
+ */
+export const LOCAL_KEY_TOOL_CALL_BUDGET: DynamoDbCallBudget = { maxAttempts: 1, connectionTimeoutMs: 1_000, requestTimeoutMs: 5_000 };
 
 const notRunning =
   'npm start is not running: start it in another terminal (`npm start`), or pass --stage staging|production for a deployed stage.';
@@ -42,12 +49,11 @@ export async function openLocalTarget(options: { endpointFile?: string } = {}): 
     ? { dynamoEndpoint: fromEnvironment, tablePrefix: localTablePrefix }
     : readLocalEndpoint(options.endpointFile ?? localEndpointFile);
   if (!endpoint) throw new AdminError(notRunning);
-  const client = new DynamoDBClient({
+  const client = createDynamoDbClient({
     endpoint: endpoint.dynamoEndpoint,
     region: 'local',
     ...localCredentials(),
-    maxAttempts: 1,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+    budget: LOCAL_KEY_TOOL_CALL_BUDGET,
   });
   const tableNames = tableNamesFor(endpoint.tablePrefix);
   try {
@@ -60,6 +66,6 @@ export async function openLocalTarget(options: { endpointFile?: string } = {}): 
     }
     throw new AdminError(notRunning);
   }
-  const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const db = documentClientOver(client);
   return localTarget(db, tableNames, { close: () => client.destroy() });
 }

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { lambdaContext, restProxyEvent } from '../../test/support/api-gateway-events';
 import { createTables, loadPets } from '../support/dynamodb';
-import { lambdaContext, requests, restProxyEvent } from '../support/events';
+import { requests } from '../support/events';
 import { benchTableNames } from '../support/lambda-environment';
 import { type Contender, measureInterleaved, type ProxyHandler } from '../support/measure';
 import { formatRatio } from '../support/report';

@@ -1,5 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { bundleName, implementations, operations } from '../support/contenders';
 import { benchRegion, dummyCredentials } from '../support/dynamodb';
 import { countingClient, RequestCounter } from '../support/dynamodb-requests';
@@ -58,9 +57,7 @@ export async function measureRequestsPerCall(run: BenchRun, endpoint: string, mo
   for (const op of operations) {
     for (const impl of implementations) {
       const counter = new RequestCounter(tableLabels);
-      const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: benchRegion, credentials: dummyCredentials }), {
-        marshallOptions: { removeUndefinedValues: true },
-      });
+      const client = createDocumentClient({ endpoint, region: benchRegion, credentials: dummyCredentials, budget: 'sdk-defaults' });
       const db = countingClient(client, counter);
       const contender = operationContender(impl, op, 'count', moduleOf(bundleName(impl, op)).createHandler(benchDependencies(db)));
       for (let i = 0; i < n; i++) {

@@ -1,11 +1,12 @@
 import { pathToFileURL } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../functions/runtime/dependencies';
+import { lambdaContext, restProxyEvent } from '../../test/support/api-gateway-events';
 import type { BuiltBundle } from '../support/bundling';
 import { bundleName, expectedStatus, type Implementation, implementations, type Operation, operations } from '../support/contenders';
 import { benchRegion, dummyCredentials } from '../support/dynamodb';
 import { RequestCounter, stubClient } from '../support/dynamodb-requests';
-import { lambdaContext, requests, restProxyEvent } from '../support/events';
+import { requests } from '../support/events';
 import { benchTableNames } from '../support/lambda-environment';
 import { type Contender, measureInterleaved, type ProxyHandler } from '../support/measure';
 import { formatRatio } from '../support/report';
@@ -75,7 +76,7 @@ export async function measureWarmStubbed(run: BenchRun, moduleOf: (name: string)
   const counter = new RequestCounter(tableLabels);
   const stubbed = await summaries(run, 'stub', (impl, op) => {
     const db = stubClient(
-      DynamoDBDocumentClient.from(new DynamoDBClient({ region: benchRegion, credentials: dummyCredentials })),
+      createDocumentClient({ region: benchRegion, credentials: dummyCredentials, budget: 'sdk-defaults' }),
       counter,
       benchTableNames,
     );

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '../../definitions/tables';
 import { blockOf, petLayout, stripeItemId } from '../../functions/data/pet-layout';
+import { createDynamoDbClient } from '../../functions/runtime/dependencies';
 import { ensureTables, tableNamesFor } from '../../local/tables';
 import { shardKeys } from '../baselines/common/pets';
 
@@ -17,7 +18,7 @@ export function adminClient(endpoint: string): DynamoDBDocumentClient {
 /** The service's tables (definitions/tables.ts) under a prefix of their own, as the CDK stack would make them. */
 export async function createTables(endpoint: string, prefix: string): Promise<Record<TableName, string>> {
   const names = tableNamesFor(prefix);
-  const client = new DynamoDBClient({ endpoint, region: benchRegion, credentials: dummyCredentials });
+  const client = createDynamoDbClient({ endpoint, region: benchRegion, credentials: dummyCredentials, budget: 'sdk-defaults' });
   await ensureTables(client, names);
   client.destroy();
   return names;

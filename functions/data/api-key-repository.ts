@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   QueryCommand,
   ScanCommand,
   TransactWriteCommand,
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { limitsFor, type PlanLimits, type PlanName } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import { apiKeyIndexes } from '../../definitions/tables';
 import type { ApiKeyRecord } from '../domain/api-keys';
 import { counterShards } from '../domain/rate-limit';
+import { conditionalPut } from './conditional-check';
 import { dynamoCall } from './dynamo-errors';
 import { type KeyStateChange, keyStateUpdates } from './rate-limit-repository';
 
@@ -60,28 +58,11 @@ export class ApiKeyRepository {
    * succeeds; any other record with this hash is an error.
    */
   async insert(record: ApiKeyRecord): Promise<void> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: record,
-            ConditionExpression: 'attribute_not_exists(keyHash)',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      );
-    } catch (error) {
-      const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
-      if (
-        error instanceof Error &&
-        error.name === 'ConditionalCheckFailedException' &&
-        existing &&
-        unmarshall(existing).keyId === record.keyId
-      )
-        return;
-      throw error;
-    }
+    await conditionalPut(
+      this.db,
+      { TableName: this.tableName, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' },
+      (existing) => existing.keyId === record.keyId,
+    );
   }
 
   /**

@@ -1,9 +1,8 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord, IdempotencyRecords } from '../domain/pet-creation';
 import type { Clock } from '../runtime/clock';
 import { logger } from '../runtime/logger';
+import { conditionalPut } from './conditional-check';
 import { dynamoCall } from './dynamo-errors';
 
 /**
@@ -30,27 +29,18 @@ export class IdempotencyRepository implements IdempotencyRecords {
 
   async claim(record: IdempotencyRecord): Promise<IdempotencyRecord> {
     const nowSeconds = Math.floor(this.clock() / 1000);
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: record,
-            // TTL deletion lags expiry (up to a few days), so an expired record counts as absent.
-            ConditionExpression: 'attribute_not_exists(id) OR expiration < :now',
-            ExpressionAttributeValues: { ':now': nowSeconds },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      );
-      return record;
-    } catch (error) {
-      const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
+    return conditionalPut(
+      this.db,
+      {
+        TableName: this.tableName,
+        Item: record,
+        // TTL deletion lags expiry (up to a few days), so an expired record counts as absent.
+        ConditionExpression: 'attribute_not_exists(id) OR expiration < :now',
+        ExpressionAttributeValues: { ':now': nowSeconds },
+      },
       // Ours (the SDK repeated the claim) or an earlier attempt's: either way, the stored one.
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException' && existing)
-        return unmarshall(existing) as IdempotencyRecord;
-      throw error;
-    }
+      () => true,
+    );
   }
 
   async release(recordId: string, petId: number): Promise<void> {

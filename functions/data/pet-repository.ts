@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { functionTimeoutSeconds } from '../../definitions/routes';
 import { petIndexes } from '../../definitions/tables';
 import type { Pet, PetStatus } from '../domain/pet';
 import type { PetStore } from '../domain/pets';
+import { conditionalPut } from './conditional-check';
 import { dynamoCall } from './dynamo-errors';
 import {
   blockOf,
@@ -98,30 +97,15 @@ export class PetRepository implements PetStore {
    * Without a token the write is its own (a fresh random token).
    */
   async insert(pet: Pet, createdAt: string, writeToken: string = randomUUID()): Promise<void> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { ...pet, ...this.shardAttributes(pet), createdAt, writeToken },
-            ConditionExpression: 'attribute_not_exists(id)',
-            // PutItem returns the item that failed the condition when asked: no second read
-            // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html).
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      );
-    } catch (error) {
-      const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
-      if (
-        error instanceof Error &&
-        error.name === 'ConditionalCheckFailedException' &&
-        existing &&
-        unmarshall(existing).writeToken === writeToken
-      )
-        return;
-      throw error;
-    }
+    await conditionalPut(
+      this.db,
+      {
+        TableName: this.tableName,
+        Item: { ...pet, ...this.shardAttributes(pet), createdAt, writeToken },
+        ConditionExpression: 'attribute_not_exists(id)',
+      },
+      (existing) => existing.writeToken === writeToken,
+    );
   }
 
   /** The index keys of a pet: its block's shard in the list of all pets and in its status's list. */

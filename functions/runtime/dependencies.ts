@@ -49,16 +49,27 @@ export const DYNAMODB_BODY_TIMEOUT_MS = 500;
 
 export type DynamoDbCallBudget = { [K in keyof typeof DYNAMODB_CALL_BUDGET]: number };
 
-export function createDocumentClient(
-  options: {
-    endpoint?: string;
-    region?: string;
-    credentials?: { accessKeyId: string; secretAccessKey: string };
-    /** Tests on a loaded machine may allow more; deployed functions use DYNAMODB_CALL_BUDGET. */
-    budget?: DynamoDbCallBudget;
-  } = {},
-): DynamoDBDocumentClient {
+/**
+ * How every DynamoDB client of the project is built: the functions', the local
+ * gateway's, the key tool's, the scripts', the tests' and the bench's.
+ */
+export interface DynamoDbClientOptions {
+  endpoint?: string;
+  region?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /**
+   * How long one call may take and how often it is tried. Unset: DYNAMODB_CALL_BUDGET,
+   * what deployed functions use; tests on a loaded machine may allow more.
+   * 'sdk-defaults': the SDK's own retries and no timeouts, for work someone waits
+   * on rather than a request path (the key tool on AWS, table set-up, a test's checks).
+   */
+  budget?: DynamoDbCallBudget | 'sdk-defaults';
+}
+
+/** The plain client, for what the document client does not send (CreateTable, DescribeTable) or a caller that wraps it later. */
+export function createDynamoDbClient(options: DynamoDbClientOptions = {}): DynamoDBClient {
   const { budget = DYNAMODB_CALL_BUDGET, ...clientOptions } = options;
+  if (budget === 'sdk-defaults') return new DynamoDBClient(clientOptions);
   const client = new DynamoDBClient({
     ...clientOptions,
     maxAttempts: budget.maxAttempts,
@@ -71,7 +82,17 @@ export function createDocumentClient(
     },
   });
   boundEachBody(client, DYNAMODB_BODY_TIMEOUT_MS);
+  return client;
+}
+
+/** The document client over a plain one; undefined attributes are left out, as the repositories expect. */
+export function documentClientOver(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** The client the repositories take (functions/data/). */
+export function createDocumentClient(options: DynamoDbClientOptions = {}): DynamoDBDocumentClient {
+  return documentClientOver(createDynamoDbClient(options));
 }
 
 /**

@@ -2,15 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import { freePort } from '../../local/dynamodb-local';
-import { localCredentials } from '../../local/local-api';
 import { localTablePrefix } from '../../local/local-endpoint';
 import { tableNamesFor } from '../../local/tables';
-import { testEndpoint } from '../support/dynamo';
+import { testDocumentClient, testEndpoint } from '../support/dynamo';
 import { DynamoDbFaultProxy, type FaultRule } from '../support/dynamodb-fault-proxy';
 
 /**
@@ -31,7 +29,7 @@ let secret: string;
 
 beforeAll(async () => {
   proxy = await DynamoDbFaultProxy.start(testEndpoint());
-  direct = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: testEndpoint(), region: 'local', ...localCredentials() }));
+  direct = testDocumentClient();
   scratch = mkdtempSync(join(tmpdir(), 'petstore-answer-faults-'));
   const port = await freePort();
   child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type RunningDynamoDb, startDynamoDbLocal } from '../../local/dynamodb-local';
-import { type LocalApi, localCredentials, startLocalApi } from '../../local/local-api';
+import { type LocalApi, startLocalApi } from '../../local/local-api';
 import { ensureTables, tableNamesFor } from '../../local/tables';
 import { issueTestKey, postJson } from '../support/api';
+import { testDynamoDbClient } from '../support/dynamo';
 
 /**
  * When DynamoDB is unreachable or hangs, every operation answers 503 with
@@ -34,7 +34,7 @@ describe('DynamoDB stopped mid-run, then restarted', () => {
   beforeAll(async () => {
     dynamo = await startDynamoDbLocal({ dataDir });
     port = Number(new URL(dynamo.endpoint).port);
-    const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', ...localCredentials() });
+    const admin = testDynamoDbClient(dynamo.endpoint);
     await ensureTables(admin, tableNames);
     admin.destroy();
     api = await startLocalApi({ dynamoEndpoint: dynamo.endpoint, tableNames });

@@ -2,10 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { freePort } from '../../local/dynamodb-local';
-import { localCredentials } from '../../local/local-api';
-import { testEndpoint } from '../support/dynamo';
+import { testDynamoDbClient, testEndpoint } from '../support/dynamo';
 
 /**
  * `npm start` as a person runs it (the real entry point in a child process),
@@ -101,7 +100,7 @@ it('with AWS_ENDPOINT_URL_DYNAMODB, npm start runs on that DynamoDB, makes its t
   // No DynamoDB Local of its own: no data folder, no pid file.
   expect(existsSync(join(scratch, 'dynamodb'))).toBe(false);
   expect(existsSync(join(scratch, 'dynamodb.pid'))).toBe(false);
-  const client = new DynamoDBClient({ endpoint, region: 'local', ...localCredentials() });
+  const client = testDynamoDbClient(endpoint);
   for (const table of ['pets', 'apiKeys', 'rateLimits']) {
     await expect(client.send(new DescribeTableCommand({ TableName: `petstore-local-${table}` }))).resolves.toBeDefined();
   }

@@ -4,6 +4,7 @@ import { authorizer } from '../../definitions/routes';
 import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
 import { hashApiKey } from '../../functions/domain/api-keys';
 import { postJson, startTestApi, type TestApi } from '../support/api';
+import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { atInstant, beforeGetPetSunset, TestClock } from '../support/dynamo';
 
 /** Secrets stay secret: logs, error messages, key checks, revocation. */
@@ -88,7 +89,7 @@ it('checks keys by their hash: a near-miss and a far-miss key cost the same sing
   });
   const authorize = createAuthorizer({ ...api.dependencies, db: recordingDb });
   const event = (token: string) =>
-    ({ type: 'REQUEST', methodArn: 'arn:aws:execute-api:r:1:api/v1/GET/pets', headers: { Authorization: `Bearer ${token}` } }) as never;
+    requestAuthorizerEvent({ method: 'GET', resource: '/pets', path: '/pets', headers: { Authorization: `Bearer ${token}` } });
   const nearMiss = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
   const farMiss = `psk_${'Z'.repeat(43)}`;
   for (const token of [nearMiss, farMiss]) {

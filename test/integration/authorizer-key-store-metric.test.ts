@@ -1,9 +1,9 @@
-import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { businessMetrics } from '../../definitions/metrics';
 import { createHandler } from '../../functions/authorizer/handler';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { issueTestKey } from '../support/api';
+import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { createTestTables, testDependencies } from '../support/dynamo';
 import { captureMetrics } from '../support/metrics';
 
@@ -21,11 +21,12 @@ beforeAll(async () => {
 afterAll(() => dependencies.db.destroy());
 
 const event = (authorization: string | undefined) =>
-  ({
-    type: 'REQUEST',
-    methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/GET/pets',
-    headers: authorization === undefined ? {} : { Authorization: authorization },
-  }) as unknown as APIGatewayRequestAuthorizerEvent;
+  requestAuthorizerEvent({
+    method: 'GET',
+    resource: '/pets',
+    path: '/pets',
+    ...(authorization === undefined ? {} : { headers: { Authorization: authorization } }),
+  });
 
 /** Runs the authorizer with metrics on, returning how it ended and the KeyStoreFailures it emitted. */
 async function authorize(deps: Dependencies, authorization: string | undefined) {

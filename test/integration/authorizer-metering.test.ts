@@ -1,4 +1,4 @@
-import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { pooledMeteringKey } from '../../definitions/metering-pool';
 import { createHandler } from '../../functions/authorizer/handler';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
@@ -6,6 +6,7 @@ import { generateApiKey } from '../../functions/domain/api-keys';
 import { meteringSlot } from '../../functions/domain/metering';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { metrics } from '../../functions/runtime/metrics';
+import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { asFunction, createTestTables, testDependencies } from '../support/dynamo';
 
 /**
@@ -23,11 +24,7 @@ afterAll(() => dependencies.db.destroy());
 const pool = { prefix: '0f3e4c1a11114b5c9d8e7f6a5b4c3d2e', keysPerPlan: 10 };
 
 async function authorize(secret: string): Promise<APIGatewayAuthorizerResult> {
-  const event = {
-    type: 'REQUEST',
-    methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/v1/GET/pets',
-    headers: { Authorization: `Bearer ${secret}` },
-  } as unknown as APIGatewayRequestAuthorizerEvent;
+  const event = requestAuthorizerEvent({ method: 'GET', resource: '/pets', path: '/pets', headers: { Authorization: `Bearer ${secret}` } });
   return createHandler(asFunction('authorizer', dependencies), metrics, pool)(event);
 }
 

@@ -1,9 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
-import { localCredentials } from '../../local/local-api';
 import { postJson, startTestApi, type TestApi } from '../support/api';
-import { beforeGetPetSunset, TestClock, testEndpoint } from '../support/dynamo';
+import { beforeGetPetSunset, TestClock, testDocumentClient, testEndpoint } from '../support/dynamo';
 import { DynamoDbFaultProxy, type FaultKind, type FaultRule, faultKinds } from '../support/dynamodb-fault-proxy';
 
 /**
@@ -28,7 +26,7 @@ let direct: DynamoDBDocumentClient;
 beforeAll(async () => {
   proxy = await DynamoDbFaultProxy.start(testEndpoint());
   api = await startTestApi({ dynamoEndpoint: proxy.endpoint, dynamoCallBudget: DYNAMODB_CALL_BUDGET });
-  direct = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: testEndpoint(), region: 'local', ...localCredentials() }));
+  direct = testDocumentClient();
 });
 afterAll(async () => {
   await api.close();

@@ -1,13 +1,13 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AdminError } from '../../admin/errors';
 import { issueKey, revokeKey, rotateKey, setPlan } from '../../admin/key-admin';
-import { localTarget } from '../../admin/targets/local';
+import { LOCAL_KEY_TOOL_CALL_BUDGET, localTarget } from '../../admin/targets/local';
 import type { KeyAdminTarget } from '../../admin/targets/target';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { hashApiKey } from '../../functions/domain/api-keys';
+import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
-import { createTestTables, testEndpoint } from '../support/dynamo';
+import { createTestTables, testDocumentClient, testEndpoint } from '../support/dynamo';
 import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
 
 /**
@@ -27,16 +27,13 @@ let direct: DynamoDBDocumentClient;
 beforeAll(async () => {
   proxy = await DynamoDbFaultProxy.start(testEndpoint());
   const tableNames = await createTestTables();
-  viaProxy = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: proxy.endpoint,
-      region: 'local',
-      ...localCredentials(),
-      maxAttempts: 1,
-      requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
-    }),
-  );
-  direct = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: testEndpoint(), region: 'local', ...localCredentials() }));
+  viaProxy = createDocumentClient({
+    endpoint: proxy.endpoint,
+    region: 'local',
+    ...localCredentials(),
+    budget: LOCAL_KEY_TOOL_CALL_BUDGET,
+  });
+  direct = testDocumentClient();
   target = localTarget(viaProxy, tableNames);
   keys = new ApiKeyRepository(direct, tableNames.apiKeys, tableNames.rateLimits);
 });

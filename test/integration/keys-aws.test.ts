@@ -7,8 +7,8 @@ import {
   DeleteUsagePlanKeyCommand,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { WRITE_RETRY_DELAYS_MS } from '../../admin/key-admin';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
@@ -20,8 +20,8 @@ import { customersPerPooledKey, usagePlanLimits } from '../../definitions/usage-
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
 import { type MeteringPool, meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
-import { localCredentials } from '../../local/local-api';
-import { createTestTables, TestClock, testEndpoint } from '../support/dynamo';
+import { documentClientOver } from '../../functions/runtime/dependencies';
+import { createTestTables, TestClock, testDynamoDbClient } from '../support/dynamo';
 import { FakeApiGateway, serviceError } from '../support/fake-api-gateway';
 
 /**
@@ -58,7 +58,7 @@ beforeEach(async () => {
   tableNames = await createTestTables();
   writes = [];
   dynamoFaults = new Map();
-  dynamoDb = new DynamoDBClient({ endpoint: testEndpoint(), region: 'local', ...localCredentials() });
+  dynamoDb = testDynamoDbClient();
   dynamoDb.middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
@@ -76,7 +76,7 @@ beforeEach(async () => {
     },
     { step: 'initialize', name: 'injectFaults' },
   );
-  keysTable = new ApiKeyRepository(DynamoDBDocumentClient.from(dynamoDb), tableNames.apiKeys);
+  keysTable = new ApiKeyRepository(documentClientOver(dynamoDb), tableNames.apiKeys);
 
   cloudFormation = new CloudFormationClient({ region: 'eu-west-1', ...fakeCredentials });
   cloudFormationMock = mockClient(cloudFormation);
@@ -211,7 +211,7 @@ function enrolOldStyle(record: ApiKeyRecord): void {
 
 /** Stores records 25 to a BatchWriteItem, several batches at a time: the fast way to fill DynamoDB Local with thousands of keys. */
 async function storeAll(records: ApiKeyRecord[]): Promise<void> {
-  const db = DynamoDBDocumentClient.from(dynamoDb);
+  const db = documentClientOver(dynamoDb);
   const batches: ApiKeyRecord[][] = [];
   for (let i = 0; i < records.length; i += 25) batches.push(records.slice(i, i + 25));
   const worker = async () => {
@@ -228,7 +228,7 @@ async function storeAll(records: ApiKeyRecord[]): Promise<void> {
 
 /** Items in a table, counted by DynamoDB (a COUNT scan, page by page) without reading them back. */
 async function countItems(tableName: string): Promise<number> {
-  const db = DynamoDBDocumentClient.from(dynamoDb);
+  const db = documentClientOver(dynamoDb);
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type BuiltBundle, bundleFunction } from '../../bench/support/bundling';
-import { requests, restProxyEvent } from '../../bench/support/events';
+import { requests } from '../../bench/support/events';
 import { tables } from '../../definitions/tables';
 import { projectRoot } from '../../lib/project-root';
+import { restProxyEvent } from '../support/api-gateway-events';
 import { createTestTables, testEndpoint } from '../support/dynamo';
 
 /**

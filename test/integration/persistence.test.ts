@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbLocal } from '../../local/dynamodb-local';
-import { localCredentials, startLocalApi } from '../../local/local-api';
+import { startLocalApi } from '../../local/local-api';
 import { ensureTables, tableNamesFor } from '../../local/tables';
 import { issueTestKey, postJson } from '../support/api';
-import { beforeGetPetSunset } from '../support/dynamo';
+import { beforeGetPetSunset, testDynamoDbClient } from '../support/dynamo';
 
 /**
  * What `npm start` does on a restart: the same data folder, the tables kept, the pets still there.
@@ -17,7 +16,7 @@ it('keeps pets and keys across a restart of DynamoDB Local and the API', async (
   const tableNames = tableNamesFor('petstore-local');
   const start = async () => {
     const dynamo = await startDynamoDbLocal({ dataDir });
-    const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', ...localCredentials() });
+    const admin = testDynamoDbClient(dynamo.endpoint);
     await ensureTables(admin, tableNames);
     admin.destroy();
     // Read back with getPet, which works only before its sunset: a clock before it, whatever today's date.

@@ -6,6 +6,7 @@ import { createHandler as createGetPet } from '../../functions/get-pet/handler';
 import { onlyReads } from '../../functions/http/api-handler';
 import { createHandler as createListPets } from '../../functions/list-pets/handler';
 import type { Dependencies } from '../../functions/runtime/dependencies';
+import { lambdaContext, type RestRequest, restProxyEvent } from '../support/api-gateway-events';
 import { beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';
 
 /**
@@ -67,32 +68,11 @@ beforeEach(() => {
 let keySequence = 0;
 function event(
   keyId: string,
-  request: { path: string; resource: string; pathParameters?: Record<string, string>; query?: Record<string, string> },
+  request: Pick<RestRequest, 'path' | 'resource' | 'pathParameters' | 'query'>,
   perMinute = PER_MINUTE,
 ): APIGatewayProxyEvent {
-  return {
-    resource: request.resource,
-    path: request.path,
-    httpMethod: 'GET',
-    headers: { Host: 'api.example.com', 'X-Forwarded-Proto': 'https' },
-    multiValueHeaders: {},
-    queryStringParameters: request.query ?? null,
-    multiValueQueryStringParameters: null,
-    pathParameters: request.pathParameters ?? null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      domainName: 'api.example.com',
-      resourcePath: request.resource,
-      path: `/v1${request.path}`,
-      stage: 'v1',
-      requestId: `request-${keySequence}`,
-      authorizer: { keyId, plan: 'free', perMinute: String(perMinute), perDay: '1000' },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  return restProxyEvent({ method: 'GET', ...request, authorizer: { keyId, plan: 'free', perMinute: String(perMinute), perDay: '1000' } });
 }
-const context = { awsRequestId: 'test', getRemainingTimeInMillis: () => 10_000 } as Context;
 
 const operations: { name: string; handler: () => Handler; request: Parameters<typeof event>[1] }[] = [
   {
@@ -117,7 +97,7 @@ it('overlaps exactly the operations whose functions only read (from the route ta
 describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => {
   it('sends the read while the limiter update is still in flight', async () => {
     const keyId = `key_overlap_${name}_${++keySequence}`;
-    const response = await makeHandler()(event(keyId, request), context);
+    const response = await makeHandler()(event(keyId, request), lambdaContext());
     expect(response.statusCode).toBe(200);
     const update = sends.find((send) => send.command === 'Update' && send.table === dependencies.tableNames.rateLimits);
     const read = sends.find((send) => send.table === dependencies.tableNames.pets);
@@ -129,8 +109,8 @@ describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => 
   it('answers a refused request 429 with no pet data, the same headers as before, and charges nothing more than a refusal', async () => {
     const keyId = `key_refused_${name}_${++keySequence}`;
     const handler = makeHandler();
-    for (let i = 0; i < PER_MINUTE; i++) expect((await handler(event(keyId, request), context)).statusCode).toBe(200);
-    const refused = await handler(event(keyId, request), context);
+    for (let i = 0; i < PER_MINUTE; i++) expect((await handler(event(keyId, request), lambdaContext())).statusCode).toBe(200);
+    const refused = await handler(event(keyId, request), lambdaContext());
     expect(refused.statusCode).toBe(429);
     const body = JSON.parse(refused.body) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(['code', 'message', 'status']);
@@ -155,11 +135,11 @@ describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => 
     // 30 a minute: refusals are recorded for the ban rule in batches of 3.
     const perMinute = 30;
     const handler = makeHandler();
-    for (let i = 0; i < perMinute; i++) expect((await handler(event(keyId, request, perMinute), context)).statusCode).toBe(200);
+    for (let i = 0; i < perMinute; i++) expect((await handler(event(keyId, request, perMinute), lambdaContext())).statusCode).toBe(200);
     // The first refusal learns that the minute is used up: its count is sent (and refused), its read too (overlapped).
-    expect((await handler(event(keyId, request, perMinute), context)).statusCode).toBe(429);
+    expect((await handler(event(keyId, request, perMinute), lambdaContext())).statusCode).toBe(429);
     sends = [];
-    const known = await handler(event(keyId, request, perMinute), context);
+    const known = await handler(event(keyId, request, perMinute), lambdaContext());
     expect(known.statusCode).toBe(429);
     expect(known.headers).toMatchObject({ 'X-RateLimit-Limit': String(perMinute), 'X-RateLimit-Remaining': '0' });
     expect(known.body).not.toContain('Rex');
@@ -169,16 +149,16 @@ describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => 
   it('still answers 429, not 400, to a refused request whose input is invalid', async () => {
     const keyId = `key_refused_invalid_${name}_${++keySequence}`;
     const handler = makeHandler();
-    for (let i = 0; i < PER_MINUTE; i++) await handler(event(keyId, request), context);
+    for (let i = 0; i < PER_MINUTE; i++) await handler(event(keyId, request), lambdaContext());
     const invalid =
       name === 'getPet' ? { ...request, path: '/pets/x', pathParameters: { petId: 'x' } } : { ...request, query: { limit: '0' } };
-    expect((await handler(event(keyId, invalid), context)).statusCode).toBe(429);
+    expect((await handler(event(keyId, invalid), lambdaContext())).statusCode).toBe(429);
   });
 
   it('answers 503 with no pet data when the count fails, though the read succeeded', async () => {
     const keyId = `key_count_fails_${name}_${++keySequence}`;
     throttle = { command: 'Update', table: dependencies.tableNames.rateLimits };
-    const response = await makeHandler()(event(keyId, request), context);
+    const response = await makeHandler()(event(keyId, request), lambdaContext());
     expect(response.statusCode).toBe(503);
     expect(response.headers?.['Retry-After']).toBeDefined();
     expect(response.body).not.toContain('Rex');
@@ -190,12 +170,12 @@ describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => 
     const keyId = `key_read_fails_${name}_${++keySequence}`;
     const handler = makeHandler();
     throttle = { command: name === 'getPet' ? 'Get' : 'Query', table: dependencies.tableNames.pets };
-    const failed = await handler(event(keyId, request), context);
+    const failed = await handler(event(keyId, request), lambdaContext());
     expect(failed.statusCode).toBe(503);
     expect(JSON.parse(failed.body)).toMatchObject({ code: 'service_unavailable' });
     // The charge was taken back: the headers say so, and the next request is the first one counted.
     expect(failed.headers).toMatchObject({ 'X-RateLimit-Limit': String(PER_MINUTE), 'X-RateLimit-Remaining': String(PER_MINUTE) });
-    const next = await handler(event(keyId, request), context);
+    const next = await handler(event(keyId, request), lambdaContext());
     expect(next.statusCode).toBe(200);
     expect(next.headers).toMatchObject({ 'X-RateLimit-Remaining': String(PER_MINUTE - 1) });
   });

@@ -1,9 +1,10 @@
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { PetRepository } from '../../functions/data/pet-repository';
 import { createHandler as createGetPet } from '../../functions/get-pet/handler';
 import { stageBaseUrl } from '../../functions/http/request';
 import { createHandler as createListPets } from '../../functions/list-pets/handler';
 import type { Dependencies } from '../../functions/runtime/dependencies';
+import { EXECUTE_API_DOMAIN, lambdaContext, type RestRequest, restProxyEvent } from '../support/api-gateway-events';
 import { asFunction, beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';
 
 /**
@@ -19,9 +20,6 @@ import { asFunction, beforeGetPetSunset, createTestTables, testDependencies } fr
  * Behind a custom domain with a base path mapping, the top-level `path` holds
  * the base path too (`/v1/pets`), unlike on execute-api (`/pets`).
  */
-const API_ID = 'a1b2c3d4e5';
-const EXECUTE_API_HOST = `${API_ID}.execute-api.eu-west-1.amazonaws.com`;
-
 interface Arrival {
   domainName: string;
   /** The top-level `path`. */
@@ -31,7 +29,7 @@ interface Arrival {
 }
 
 const viaExecuteApi = (resourcePathWithValues: string): Arrival => ({
-  domainName: EXECUTE_API_HOST,
+  domainName: EXECUTE_API_DOMAIN,
   path: resourcePathWithValues,
   requestPath: `/v1${resourcePathWithValues}`,
 });
@@ -41,49 +39,23 @@ const viaCustomDomain = (resourcePathWithValues: string): Arrival => ({
   requestPath: `/v1${resourcePathWithValues}`,
 });
 
-function awsEvent(arrival: Arrival, resource: string, extra: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
-  // Headers a client controls: none of them may end up in a URL we build.
-  const headers = {
-    Host: 'evil.example',
-    'X-Forwarded-Proto': 'javascript',
-    'X-Forwarded-Host': 'evil.example',
-    Accept: 'application/json',
-  };
-  return {
+/** Headers a client controls: none of them may end up in a URL we build. */
+const forgedHeaders = { Host: 'evil.example', 'X-Forwarded-Proto': 'javascript', 'X-Forwarded-Host': 'evil.example' };
+const caller = { keyId: 'key_1', plan: 'business', perMinute: '600', perDay: '100000', principalId: 'key_1' };
+
+function awsEvent(arrival: Arrival, resource: string, request: Pick<RestRequest, 'pathParameters' | 'query'> = {}): APIGatewayProxyEvent {
+  return restProxyEvent({
+    method: 'GET',
     resource,
+    ...request,
     path: arrival.path,
-    httpMethod: 'GET',
-    headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: API_ID,
-      authorizer: { keyId: 'key_1', plan: 'business', perMinute: '600', perDay: '100000', principalId: 'key_1' },
-      domainName: arrival.domainName,
-      domainPrefix: arrival.domainName.split('.')[0],
-      extendedRequestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
-      httpMethod: 'GET',
-      identity: { sourceIp: '203.0.113.10', userAgent: 'test' } as APIGatewayProxyEvent['requestContext']['identity'],
-      path: arrival.requestPath,
-      protocol: 'HTTP/1.1',
-      requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
-      requestTime: '09/Apr/2015:12:34:56 +0000',
-      requestTimeEpoch: Date.now(),
-      resourceId: 'abc123',
-      resourcePath: resource,
-      stage: 'v1',
-    },
-    ...extra,
-  };
+    domainName: arrival.domainName,
+    requestPath: arrival.requestPath,
+    headers: forgedHeaders,
+    authorizer: caller,
+  });
 }
 
-const context = { awsRequestId: 'test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 let dependencies: Dependencies;
 
 beforeAll(async () => {
@@ -95,14 +67,13 @@ beforeAll(async () => {
 afterAll(() => dependencies.db.destroy());
 
 describe('Link headers built from the request context', () => {
-  const listPage = (arrival: Arrival) =>
-    awsEvent(arrival, '/pets', { queryStringParameters: { limit: '1' }, multiValueQueryStringParameters: { limit: ['1'] } });
+  const listPage = (arrival: Arrival) => awsEvent(arrival, '/pets', { query: { limit: '1' } });
 
   it.each([
     ['a custom domain with base path v1', viaCustomDomain('/pets'), 'https://api.example.com/v1/pets?limit=1&cursor='],
-    ['the execute-api URL (stage v1)', viaExecuteApi('/pets'), `https://${EXECUTE_API_HOST}/v1/pets?limit=1&cursor=`],
+    ['the execute-api URL (stage v1)', viaExecuteApi('/pets'), `https://${EXECUTE_API_DOMAIN}/v1/pets?limit=1&cursor=`],
   ])('listPets through %s links rel="next" to the URL the client used', async (_name, arrival, expected) => {
-    const result = await createListPets(asFunction('listPets', dependencies))(listPage(arrival), context);
+    const result = await createListPets(asFunction('listPets', dependencies))(listPage(arrival), lambdaContext());
     expect(result.statusCode).toBe(200);
     const link = String(result.headers?.Link);
     expect(link.startsWith(`<${expected}`)).toBe(true);
@@ -111,16 +82,16 @@ describe('Link headers built from the request context', () => {
 
   it.each([
     ['a custom domain with base path v1', viaCustomDomain('/pets/1'), 'https://api.example.com/v1/pets'],
-    ['the execute-api URL (stage v1)', viaExecuteApi('/pets/1'), `https://${EXECUTE_API_HOST}/v1/pets`],
+    ['the execute-api URL (stage v1)', viaExecuteApi('/pets/1'), `https://${EXECUTE_API_DOMAIN}/v1/pets`],
   ])('getPet through %s names its successor under /v1', async (_name, arrival, expected) => {
     const event = awsEvent(arrival, '/pets/{petId}', { pathParameters: { petId: '1' } });
-    const result = await createGetPet(asFunction('getPet', dependencies))(event, context);
+    const result = await createGetPet(asFunction('getPet', dependencies))(event, lambdaContext());
     expect(result.statusCode).toBe(200);
     expect(result.headers?.Link).toBe(`<${expected}>; rel="successor-version"`);
   });
 
   it('ignores Host and X-Forwarded-* entirely', async () => {
-    const result = await createListPets(asFunction('listPets', dependencies))(listPage(viaCustomDomain('/pets')), context);
+    const result = await createListPets(asFunction('listPets', dependencies))(listPage(viaCustomDomain('/pets')), lambdaContext());
     expect(String(result.headers?.Link)).not.toMatch(/evil\.example|javascript:/);
   });
 });

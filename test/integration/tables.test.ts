@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { localCredentials } from '../../local/local-api';
+import { DescribeTableCommand, DescribeTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTables, tableNamesFor } from '../../local/tables';
-import { testEndpoint } from '../support/dynamo';
+import { testDynamoDbClient } from '../support/dynamo';
 
 /** Two `npm start`s sharing one DynamoDB (AWS_ENDPOINT_URL_DYNAMODB) may make the tables at the same moment. */
 it('creates the tables once when two starts race for them, and neither fails', async () => {
   const names = tableNamesFor(`race-${randomBytes(4).toString('hex')}`);
-  const clients = [0, 1].map(() => new DynamoDBClient({ endpoint: testEndpoint(), region: 'local', ...localCredentials() }));
+  const clients = [0, 1].map(() => testDynamoDbClient());
   try {
     await expect(Promise.all(clients.map((client) => ensureTables(client, names)))).resolves.toBeDefined();
     const [client] = clients as [DynamoDBClient];

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { routes } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import type { Clock } from '../../functions/runtime/clock';
-import { createDocumentClient, type Dependencies } from '../../functions/runtime/dependencies';
+import { createDocumentClient, createDynamoDbClient, type Dependencies } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { ensureTables, tableNamesFor } from '../../local/tables';
 
@@ -13,10 +14,24 @@ export function testEndpoint(): string {
   return endpoint;
 }
 
+/**
+ * A plain client of a DynamoDB Local (the shared one unless told), with the
+ * SDK's own retries and no timeouts: for creating tables and for a test's own
+ * checks, which must not fail where the client under test has a budget.
+ */
+export function testDynamoDbClient(endpoint: string = testEndpoint()): DynamoDBClient {
+  return createDynamoDbClient({ endpoint, region: 'local', ...localCredentials(), budget: 'sdk-defaults' });
+}
+
+/** The same as a document client: for a test's setup and checks beside the client under test. */
+export function testDocumentClient(endpoint: string = testEndpoint()): DynamoDBDocumentClient {
+  return createDocumentClient({ endpoint, region: 'local', ...localCredentials(), budget: 'sdk-defaults' });
+}
+
 /** Fresh tables on the shared DynamoDB Local, under a prefix of their own. */
 export async function createTestTables(): Promise<Record<TableName, string>> {
   const names = tableNamesFor(`test-${randomBytes(4).toString('hex')}`);
-  const admin = new DynamoDBClient({ endpoint: testEndpoint(), region: 'local', ...localCredentials() });
+  const admin = testDynamoDbClient();
   // TTL off: a test may stamp items at any instant (getPet's tests stand before its
   // sunset, whatever today's date), and DynamoDB Local's sweeper would delete by the real clock.
   await ensureTables(admin, names, { timeToLive: false });

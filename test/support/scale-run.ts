@@ -1,4 +1,4 @@
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type TableName, tables } from '../../definitions/tables';
 import type { IdAllocator } from '../../functions/domain/id-allocator';
@@ -8,6 +8,7 @@ import { findPet, listPets, type PetStore } from '../../functions/domain/pets';
 import { createDocumentClient, type Dependencies } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { ensureTables, tableNamesFor } from '../../local/tables';
+import { testDynamoDbClient } from './dynamo';
 import { keySchemasOf, PartitionLimitProxy } from './partition-limit-proxy';
 
 /**
@@ -90,7 +91,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const { endpoint, design, multiple, factor, seconds } = options;
   const log = options.log ?? (() => {});
   const names = tableNamesFor(`scale-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`);
-  const admin = new DynamoDBClient({ endpoint, region: 'local', ...localCredentials() });
+  const admin = testDynamoDbClient(endpoint);
   await ensureTables(admin, names, { timeToLive: false });
   const proxy = await PartitionLimitProxy.start(endpoint, keySchemasOf(tables, names), { factor });
 

@@ -9,53 +9,19 @@
  * (test/e2e/hostile-input.test.ts, test/e2e/rate-limits.test.ts).
  */
 import * as net from 'node:net';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { functionTimeoutSeconds, routeFor } from '../../definitions/routes';
 import { createHandler as createCreatePetHandler } from '../../functions/create-pet/handler';
 import { createHandler as createGetPetHandler } from '../../functions/get-pet/handler';
 import { createDocumentClient, type Dependencies } from '../../functions/runtime/dependencies';
+import { EXECUTE_API_DOMAIN, lambdaContext, type RestRequest, restProxyEvent } from '../support/api-gateway-events';
 
 const beforeSunset = Date.parse('2029-06-01T12:00:00Z');
 const afterSunset = Date.parse('2031-01-01T00:00:00Z');
 const proCaller = { keyId: 'key-1', plan: 'pro', perMinute: '300', perDay: '10000' };
-
-/**
- * A REST API Lambda proxy event (payload 1.0) as API Gateway sends it behind a
- * REQUEST authorizer, whose context arrives under requestContext.authorizer with
- * string values. AWS: "Lambda proxy integrations in API Gateway", input format
- * of a Lambda function for proxy integration,
- * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html
- */
-function proxyEvent(options: { method: string; path: string; body?: string; contentType?: string; authorizer?: Record<string, string> }) {
-  const host = 'abc123.execute-api.eu-west-1.amazonaws.com';
-  const headers: Record<string, string> = { Host: host, 'X-Forwarded-Proto': 'https' };
-  if (options.contentType) headers['Content-Type'] = options.contentType;
-  return {
-    resource: options.path,
-    path: options.path,
-    httpMethod: options.method,
-    headers,
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: options.body ?? null,
-    isBase64Encoded: false,
-    requestContext: {
-      path: `/v1${options.path}`,
-      stage: 'v1',
-      domainName: host,
-      requestId: 'request-1',
-      authorizer: options.authorizer ?? null,
-    },
-  } as unknown as APIGatewayProxyEvent;
-}
-
-function lambdaContext(remainingMs = 10_000): Context {
-  const deadline = Date.now() + remainingMs;
-  return { awsRequestId: 'request-1', getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
-}
+const createPet = (request: Pick<RestRequest, 'body' | 'headers' | 'authorizer'>) =>
+  restProxyEvent({ method: 'POST', resource: '/pets', path: '/pets', ...request });
+const getPet7 = (request: Pick<RestRequest, 'authorizer'> = {}) =>
+  restProxyEvent({ method: 'GET', resource: '/pets/{petId}', path: '/pets/7', pathParameters: { petId: '7' }, ...request });
 
 /** A loopback port nobody listens on: connections are refused at once. */
 async function closedPort(): Promise<number> {
@@ -91,10 +57,7 @@ const oversizeBody = JSON.stringify({ name: 'x'.repeat(20_000), categoryId: 1 })
 
 it('refuses a request without a caller before looking at its body', async () => {
   const handler = handlerFor('createPet', beforeSunset);
-  const response = await handler(
-    proxyEvent({ method: 'POST', path: '/pets', body: oversizeBody, contentType: 'text/plain' }),
-    lambdaContext(),
-  );
+  const response = await handler(createPet({ body: oversizeBody, headers: { 'Content-Type': 'text/plain' } }), lambdaContext());
   expect(response.statusCode).toBe(401);
   expect(JSON.parse(response.body)).toMatchObject({ code: 'unauthorized' });
   expect(response.headers).toMatchObject({ 'WWW-Authenticate': 'Bearer', 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
@@ -102,10 +65,7 @@ it('refuses a request without a caller before looking at its body', async () => 
 
 it('counts a request before looking at its body: a counter store that is down answers 503, not 413', async () => {
   const handler = handlerFor('createPet', beforeSunset);
-  const response = await handler(
-    proxyEvent({ method: 'POST', path: '/pets', body: oversizeBody, contentType: 'application/json', authorizer: proCaller }),
-    lambdaContext(),
-  );
+  const response = await handler(createPet({ body: oversizeBody, authorizer: proCaller }), lambdaContext());
   expect(response.statusCode).toBe(503);
   expect(JSON.parse(response.body)).toMatchObject({ code: 'service_unavailable' });
   expect(response.headers).toMatchObject({ 'Retry-After': '2' });
@@ -116,20 +76,20 @@ describe('a deprecated operation (getPet)', () => {
 
   it('carries Deprecation, Sunset and a successor Link on its errors too', async () => {
     const handler = handlerFor('getPet', beforeSunset);
-    const response = await handler(proxyEvent({ method: 'GET', path: '/pets/7' }), lambdaContext());
+    const response = await handler(getPet7(), lambdaContext());
     expect(response.statusCode).toBe(401);
     expect(response.headers).toMatchObject({
       Deprecation: `@${Date.parse(deprecation.deprecatedAt) / 1000}`,
       Sunset: new Date(deprecation.sunsetAt).toUTCString(),
-      Link: `<https://abc123.execute-api.eu-west-1.amazonaws.com/v1${deprecation.successorPath}>; rel="successor-version"`,
+      Link: `<https://${EXECUTE_API_DOMAIN}/v1${deprecation.successorPath}>; rel="successor-version"`,
     });
   });
 
   it('after its sunset, still checks the caller and counts the request before answering 410', async () => {
-    const withoutCaller = await handlerFor('getPet', afterSunset)(proxyEvent({ method: 'GET', path: '/pets/7' }), lambdaContext());
+    const withoutCaller = await handlerFor('getPet', afterSunset)(getPet7(), lambdaContext());
     expect(withoutCaller.statusCode).toBe(401);
     const handler = handlerFor('getPet', afterSunset);
-    const counted = await handler(proxyEvent({ method: 'GET', path: '/pets/7', authorizer: proCaller }), lambdaContext());
+    const counted = await handler(getPet7({ authorizer: proCaller }), lambdaContext());
     expect(counted.statusCode).toBe(503);
     expect(counted.headers).toHaveProperty('Deprecation');
   });
@@ -153,7 +113,7 @@ describe('a counter store that hangs', () => {
   it('gives a 503 with the shared headers before the Lambda timeout, never a hang', async () => {
     const handler = handlerFor('getPet', beforeSunset, silentPort);
     const startedAt = Date.now();
-    const response = await handler(proxyEvent({ method: 'GET', path: '/pets/7', authorizer: proCaller }), lambdaContext());
+    const response = await handler(getPet7({ authorizer: proCaller }), lambdaContext());
     // Each DynamoDB call gives up after two attempts of 1 s (DYNAMODB_CALL_BUDGET), so the answer
     // comes before the function's timeout (and the 500 ms early-answer margin before it).
     expect(Date.now() - startedAt).toBeLessThan(functionTimeoutSeconds * 1000 - 500);
