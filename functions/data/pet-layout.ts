@@ -28,6 +28,15 @@ export interface PetLayout {
 
 export const petLayout: PetLayout = { blockSize: 200, stripeCount: 16, shardCount: 256, blockLifetimeMs: 60_000 };
 
+/**
+ * How much more than the average of its index the busiest list shard takes
+ * (an estimate, not a guarantee): a shard takes whole blocks, each one
+ * instance's at a time, so shards fill unevenly. The capacity model
+ * (scripts/capacity-model.ts) and the alarm on the list shards
+ * (lib/constructs/operational-alarms.ts) both use it.
+ */
+export const expectedShardImbalance = 1.5;
+
 /** The allocator item of a stripe: ids no pet can have (pet ids are ≥ 1). */
 export const stripeItemId = (stripe: number): number => -1 - stripe;
 /** The item of the allocator before striping (`lastReservedId`): ids up to it are legacy blocks. */
