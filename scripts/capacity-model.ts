@@ -17,7 +17,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PlanLimits, plans } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
-import { expectedShardImbalance, petLayout } from '../functions/data/pet-layout';
+import { listSharding } from '../definitions/tables';
+import { petLayout } from '../functions/data/pet-layout';
 import { counterShards, MAX_COUNTER_SHARDS } from '../functions/domain/rate-limit';
 
 /**
@@ -109,8 +110,8 @@ export const assumptions = {
    * about 4.4 s, measured by the fault tests.
    */
   failedRequestMs: 4_400,
-  /** How much more than its average the busiest shard takes (functions/data/pet-layout.ts). */
-  shardImbalance: expectedShardImbalance,
+  /** How much more than its average the busiest shard takes (definitions/tables.ts, listSharding). */
+  shardImbalance: listSharding.expectedImbalance,
 } as const;
 
 /**

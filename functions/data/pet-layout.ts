@@ -1,3 +1,4 @@
+import { listSharding } from '../../definitions/tables';
 import type { PetStatus } from '../domain/pet';
 
 /**
@@ -26,16 +27,7 @@ export interface PetLayout {
   blockLifetimeMs: number;
 }
 
-export const petLayout: PetLayout = { blockSize: 200, stripeCount: 16, shardCount: 256, blockLifetimeMs: 60_000 };
-
-/**
- * How much more than the average of its index the busiest list shard takes
- * (an estimate, not a guarantee): a shard takes whole blocks, each one
- * instance's at a time, so shards fill unevenly. The capacity model
- * (scripts/capacity-model.ts) and the alarm on the list shards
- * (lib/constructs/operational-alarms.ts) both use it.
- */
-export const expectedShardImbalance = 1.5;
+export const petLayout: PetLayout = { blockSize: 200, stripeCount: 16, shardCount: listSharding.shardCount, blockLifetimeMs: 60_000 };
 
 /** The allocator item of a stripe: ids no pet can have (pet ids are ≥ 1). */
 export const stripeItemId = (stripe: number): number => -1 - stripe;
