@@ -29,7 +29,7 @@ export const tables = {
     partitionKey: { name: 'id', type: 'N' },
     indexes: [
       // Write-sharded lists (functions/data/pet-layout.ts): a pet of id block b is under shard
-      // b mod 256, listShard = "<shard>" and statusShard = "<status>#<shard>", sorted by id.
+      // b mod 256 (listSharding below), listShard = "<shard>" and statusShard = "<status>#<shard>", sorted by id.
       { name: 'byListShard', partitionKey: { name: 'listShard', type: 'S' }, sortKey: { name: 'id', type: 'N' } },
       { name: 'byStatusShard', partitionKey: { name: 'statusShard', type: 'S' }, sortKey: { name: 'id', type: 'N' } },
     ],
@@ -57,6 +57,16 @@ export const tables = {
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableName = keyof typeof tables;
+
+/**
+ * The write sharding of the pets list indexes (functions/data/pet-layout.ts
+ * places a pet of id block b under shard b mod shardCount). expectedImbalance:
+ * how much more than the average of its index the busiest shard takes, an
+ * estimate (a shard takes whole blocks, each one instance's at a time, so shards
+ * fill unevenly); the capacity model (scripts/capacity-model.ts) and the alarm
+ * on the list shards (lib/constructs/operational-alarms.ts) use it.
+ */
+export const listSharding = { shardCount: 256, expectedImbalance: 1.5 } as const;
 
 /** Index names, typed, for the queries that use them. */
 export const petIndexes = { byListShard: 'byListShard', byStatusShard: 'byStatusShard' } as const;

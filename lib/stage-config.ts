@@ -49,8 +49,12 @@ export interface AlarmThresholds {
   rateLimitedPerFiveMinutes: number;
   /** …over this many consecutive periods. */
   rateLimitedPeriods: number;
-  /** Writes per second on the byList index, whose single partition takes about 1,000 (SCALING.md): the early warning. */
-  listIndexWritesPerSecond: number;
+  /**
+   * Writes per second on the busiest shard key of a list index (byListShard,
+   * byStatusShard; estimated from the index's total), whose partition takes
+   * about 1,000 (SCALING.md): the early warning.
+   */
+  listShardWritesPerSecond: number;
 }
 
 /** A custom domain in front of the stage: https://<domainName>/v1. */
@@ -214,7 +218,7 @@ export const stages: Record<StageName, StageConfig> = {
       // Rate-limit tests against staging make 429s on purpose.
       rateLimitedPerFiveMinutes: 5_000,
       rateLimitedPeriods: 1,
-      listIndexWritesPerSecond: 700,
+      listShardWritesPerSecond: 700,
     },
     // The test keys of staging: enough for a load test, and a stage throttle
     // (980 requests per second) that leaves the account's API Gateway
@@ -243,7 +247,7 @@ export const stages: Record<StageName, StageConfig> = {
       dynamoDbThrottles: 1,
       rateLimitedPerFiveMinutes: 1_000,
       rateLimitedPeriods: 2,
-      listIndexWritesPerSecond: 700,
+      listShardWritesPerSecond: 700,
     },
     // SCALING.md: today's peak is 60 Business keys at full rate (1,000 requests
     // per second); Free and Pro add the rest. Stage throttle: 4,040 requests

@@ -3,19 +3,23 @@
  * SCALING.md on paper. For a traffic mix and today's Business plan traffic, it
  * computes the load on every component that has a limit (API Gateway, Lambda
  * concurrency, each DynamoDB partition that one key or index concentrates
- * traffic on) at 1×, 10× and 100×, and the multiple at which each one binds.
+ * traffic on) at 1×, 10×, 100× and 1000×, and the multiple at which each one binds.
  * It prints the tables as Markdown; --write replaces them in SCALING.md. A test
  * (test/infra/capacity-model.test.ts) keeps SCALING.md equal to this output.
  *
- * Nothing here is measured in AWS: the limits are AWS's published defaults and
- * the per-request costs come from the code (functions/data/*). The assumptions
- * are named below; change them and rerun.
+ * Nothing here is measured in AWS: the limits are AWS's published defaults
+ * (each cited below), the per-request costs come from the code
+ * (functions/data/*), and the size of a key's counter item, which sets what
+ * each count costs, is measured on DynamoDB Local with the real limiter
+ * (counterItemMeasured). The assumptions are named below; change them and rerun.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PlanLimits, plans } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
+import { listSharding } from '../definitions/tables';
 import { petLayout } from '../functions/data/pet-layout';
+import { counterShards, MAX_COUNTER_SHARDS } from '../functions/domain/rate-limit';
 
 /**
  * AWS's default limits (per account and Region unless said otherwise), each with its source:
@@ -23,11 +27,28 @@ import { petLayout } from '../functions/data/pet-layout';
  *   (10,000 requests per second per account and Region, raisable).
  * - Lambda: "Lambda quotas", https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html
  *   (1,000 concurrent executions per Region, raisable).
- * - DynamoDB: "Quotas in Amazon DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html
- *   (on-demand: 40,000 read and 40,000 write request units per table, raisable; one partition
- *   serves 3,000 read and 1,000 write units per second, not raisable), and "On-demand capacity
- *   mode", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode.html
- *   (a new table takes 4,000 writes and 12,000 reads at once; later up to twice its previous peak).
+ * - DynamoDB table quotas: "Quotas in Amazon DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html
+ *   (on-demand: 40,000 read and 40,000 write request units per table, raisable; each global
+ *   secondary index has its own).
+ * - DynamoDB partitions: "Understanding DynamoDB warm throughput in different scenarios",
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput-scenarios.html
+ *   ("each individual partition is limited to 1,000 write units per second and 3,000 read units
+ *   per second"; no quota raises it). One partition-key value is served by one partition unless
+ *   DynamoDB splits it for heat, which cannot help keys whose sort key only grows ("Best practices
+ *   for designing and using partition keys effectively",
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html).
+ * - DynamoDB surges: "Pre-warming a table for on-demand capacity mode",
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/pre-warming-on-demand-capacity-mode.html
+ *   (a new on-demand table sustains up to 4,000 writes and 12,000 reads per second; later up to
+ *   twice its previous peak within 30 minutes; warm throughput raises it ahead of a peak).
+ * - DynamoDB units: "DynamoDB read and write operations",
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html
+ *   (a read costs one unit per started 4 KB, half when eventually consistent, a Query summing its
+ *   items first; a write one unit per started 1 KB; an UpdateItem is charged for the larger of the
+ *   item before and after it, whatever it changes; a write whose condition fails still costs the
+ *   units of the item as it is), and "DynamoDB item sizes and formats",
+ *   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html
+ *   (an item's size: its attribute names and values).
  */
 export const awsLimits = {
   apiGatewayRps: 10_000,
@@ -64,8 +85,14 @@ export const assumptions = {
   firstPageShare: 0.5,
   /** Queries per page that is not served from an instance's cache (bench: requests per call). */
   queriesPerPage: 1.2,
-  /** Share of list instances whose pages reach the newest pets in a given second (they refresh their view of the blocks each second). */
-  tailInstanceShare: 0.1,
+  /**
+   * The fewest pets a list holds while it carries the model's traffic: an hour
+   * of today's creates (100 a second). Pets are never deleted, and the table
+   * grows with load (at m× it gains m times as many an hour); the model keeps
+   * this size at every multiple, which overstates the pages that reach the end.
+   * See tailPageShare.
+   */
+  listPetsAtLeast: 360_000,
   /**
    * Size of a pet item as stored, with createdAt and writeToken (measured on
    * DynamoDB Local by the item-size rules: 160 to 200 bytes); an index entry
@@ -83,15 +110,38 @@ export const assumptions = {
    * about 4.4 s, measured by the fault tests.
    */
   failedRequestMs: 4_400,
-  /** How much more than its average the busiest shard takes: a shard takes whole blocks, one instance's at a time. */
-  shardImbalance: 1.5,
+  /** How much more than its average the busiest shard takes (definitions/tables.ts, listSharding). */
+  shardImbalance: listSharding.expectedImbalance,
 } as const;
+
+/**
+ * Share of list pages that reach the newest pets: the last page of a walk.
+ * Such a page reads which blocks exist afresh (a BatchGetItem of every
+ * allocator stripe item) and reads the newest blocks without a cache, on every
+ * request: a Lambda instance serves one request at a time, so nothing it
+ * keeps for concurrent requests spares a read.
+ *
+ * Derived, not chosen: a page reaches the newest pets only as the last page of
+ * a walk that followed every `next` link from the first page (a list cannot
+ * start at its end, and the last page has no `next` link to come back to). A
+ * walk over P pets takes P / pageSize pages, every one of them in the list
+ * traffic, and next pages are (1 − firstPageShare) of that traffic: so at most
+ * (1 − firstPageShare) × pageSize / P of the list pages are last pages. With P
+ * = listPetsAtLeast that is a few in 100,000. Left out, and worse for this
+ * row: lists far smaller than that (a new table in its first minutes, a status
+ * few pets have) and clients that keep their last page's URL and fetch it again
+ * to poll for new pets; tailShareBindingAt says how many such pages the
+ * design takes.
+ */
+export const tailPageShare = ((1 - assumptions.firstPageShare) * assumptions.pageSize) / assumptions.listPetsAtLeast;
 
 /** Ids reserved per allocator write, allocator stripes, shards per list index (functions/data/pet-layout.ts). */
 export const layout = petLayout;
 /** How long an instance trusts its view of which blocks exist, and keeps sealed ranges (pet-repository.ts). */
 const frontierMaxAgeSeconds = 10;
 const sealedCacheSeconds = 60;
+/** What one read of which blocks exist costs each stripe item: an eventually consistent read of a small item. */
+const frontierReadUnitsPerItem = 0.5;
 
 export const multiples = [1, 10, 100, 1_000] as const;
 
@@ -111,6 +161,8 @@ export interface Component {
   kind: Kind;
   /** The load at the multiple m of today's traffic. */
   load: (m: number) => number;
+  /** What the table says in its "binds at" column when the load does not grow with m. */
+  constant?: string;
 }
 
 const baselineRps = (assumptions.businessKeysAtPeak * business.perMinute) / 60;
@@ -124,8 +176,59 @@ export function queryReadUnits(items: number): number {
 /** Write units of one pet write (table or index entry). */
 const petWriteUnits = Math.ceil(assumptions.petItemBytes / 1024);
 
-/** Writes on a key's counter item per request: one, plus one more at the first request of each minute. */
-const counterWritesPerRequest = (rps: number) => 1 + 1 / Math.max(1, rps * 60);
+/**
+ * One key's counter item (rateLimits), measured on DynamoDB Local with the
+ * real limiter: a Business key counted 1,000 times in one minute
+ * (test/integration/counter-item-size.test.ts measures it and keeps these
+ * numbers equal to what it finds). Each count adds its request's id (11
+ * bytes) to the item's set of the minute's ids (functions/data/rate-limit-repository.ts),
+ * and every UpdateItem is charged for the whole item: the n-th count of a
+ * minute costs about n × 11 / 1,024 write units, not 1.
+ */
+export const counterItemMeasured = {
+  /** The item after the n-th count of a minute, and the write units of that count's UpdateItem. */
+  afterCounts: [
+    { counts: 1, bytes: 161, writeUnits: 1 },
+    { counts: 100, bytes: 1_251, writeUnits: 2 },
+    { counts: 1_000, bytes: 11_151, writeUnits: 11 },
+  ] as const,
+  /** All 1,000 counts of the minute, on an item new that day (its first count's failed try of a minute the item has not got yet left out). */
+  fullMinuteWriteUnits: 6_024,
+  /**
+   * The first count of the next minute: its same-minute attempt fails on the
+   * full item (charged as that item) and the new minute's write replaces the
+   * set (charged as the larger, the full item before it).
+   */
+  nextMinuteFirstCountWriteUnits: 22,
+};
+
+const [firstPoint, , lastPoint] = counterItemMeasured.afterCounts;
+/** Bytes one count adds to the counter item, and the item's size before any (from the measurement). */
+export const counterBytesPerCount = (lastPoint.bytes - firstPoint.bytes) / (lastPoint.counts - firstPoint.counts);
+const counterBaseBytes = firstPoint.bytes - counterBytesPerCount * firstPoint.counts;
+const writeUnitsOf = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+const counterWriteUnitsAt = (n: number) => writeUnitsOf(counterBaseBytes + counterBytesPerCount * n);
+
+/** Write units of a minute of `counts` counts on one counter item new that day (what the test measures). */
+export function counterMinuteWriteUnits(counts: number): number {
+  let units = 0;
+  for (let n = 1; n <= Math.round(counts); n++) units += counterWriteUnitsAt(n);
+  return units;
+}
+
+/**
+ * Write units per count on a counter item that counts `counts` a minute,
+ * minute after minute: every count as measured, except the first of each
+ * minute, which writes the previous minute's full item twice (its failed
+ * same-minute attempt and the new minute's write).
+ */
+export function counterUnitsPerCount(counts: number): number {
+  const perMinute = counterMinuteWriteUnits(counts) - counterWriteUnitsAt(1) + 2 * counterWriteUnitsAt(counts);
+  return perMinute / Math.round(counts);
+}
+
+/** Write units per request on the rateLimits table: every key of the model at its full minute. */
+const counterUnitsPerRequest = counterUnitsPerCount(business.perMinute);
 
 export const rps = (m: number) => baselineRps * m;
 const creates = (m: number) => rps(m) * assumptions.mix.createPet;
@@ -141,6 +244,44 @@ function concurrency(m: number, ms: { listPets: number; createPet: number; getPe
       authorizerInvocations(m) * ms.authorizer) /
     1000
   );
+}
+
+/**
+ * Reads of one allocator stripe item (one partition each): every list instance
+ * reads all of them (0.5 unit each) when its view of which blocks exist is
+ * older than frontierMaxAge, and every page that reaches the newest pets reads
+ * them again (share `tail` of the list pages).
+ */
+function stripeItemReads(m: number, tail = tailPageShare): number {
+  return (listInstances(m) / frontierMaxAgeSeconds + lists(m) * tail) * frontierReadUnitsPerItem;
+}
+
+/**
+ * Reads of the shard holding the newest block: every page that reaches the
+ * newest pets queries the blocks still being filled, never from a cache (so a
+ * pet just created is listed). All of them counted on one shard: the worst case.
+ */
+function newestBlockReads(m: number, tail: number): number {
+  return lists(m) * tail * assumptions.queriesPerPage * queryReadUnits(assumptions.pageSize + 1);
+}
+
+/**
+ * Blocks being filled at once: each create instance fills its block at its own
+ * pace (one create per warm duration) for at most the block's lifetime.
+ */
+function openBlocks(m: number): number {
+  const fillSeconds = Math.min(layout.blockLifetimeMs / 1000, (layout.blockSize * assumptions.durationsMs.createPet) / 1000);
+  return (creates(m) / layout.blockSize) * fillSeconds;
+}
+
+/**
+ * The share of list pages reaching the newest pets at which a partition binds
+ * at `m`×: the stripe items, or the newest block's shard, whichever first.
+ */
+export function tailShareBindingAt(m: number): { share: number; stripeItems: number; newestBlock: number } {
+  const stripeItems = (awsLimits.partitionReadUnits / frontierReadUnitsPerItem - listInstances(m) / frontierMaxAgeSeconds) / lists(m);
+  const newestBlock = awsLimits.partitionReadUnits / newestBlockReads(m, 1);
+  return { share: Math.min(stripeItems, newestBlock), stripeItems, newestBlock };
 }
 
 /**
@@ -166,24 +307,27 @@ export const components: Component[] = [
   },
   {
     name: 'rateLimits table, sudden surge',
-    unit: 'writes',
+    unit: 'write units',
     limit: awsLimits.onDemandInstantWriteUnits,
     kind: 'surge',
-    load: (m) => rps(m) * counterWritesPerRequest(perKeyRps),
+    // Every request counts once on its key's counter item, charged as the whole item (counterItemMeasured).
+    load: (m) => rps(m) * counterUnitsPerRequest,
   },
   {
     name: 'rateLimits table, quota',
-    unit: 'writes',
+    unit: 'write units',
     limit: awsLimits.tableQuotaUnits,
     kind: 'soft quota',
-    load: (m) => rps(m) * counterWritesPerRequest(perKeyRps),
+    load: (m) => rps(m) * counterUnitsPerRequest,
   },
   {
     name: "one Business key's counter item",
-    unit: 'writes',
+    unit: 'write units',
     limit: awsLimits.partitionWriteUnits,
     kind: 'hard',
-    load: () => perKeyRps * counterWritesPerRequest(perKeyRps),
+    // m× means more keys, each with its own item: this one's load stays. One key growing: the per-key table.
+    load: () => perKeyRps * counterUnitsPerRequest,
+    constant: 'per key: see below',
   },
   {
     name: 'pets table, writes (quota)',
@@ -218,8 +362,7 @@ export const components: Component[] = [
     unit: 'read units',
     limit: awsLimits.partitionReadUnits,
     kind: 'hard',
-    // Each list instance reads every stripe item (0.5 unit each) once per frontierMaxAge, and each second while its pages reach the newest pets.
-    load: (m) => listInstances(m) * (1 / frontierMaxAgeSeconds + assumptions.tailInstanceShare) * 0.5,
+    load: stripeItemReads,
   },
   {
     name: 'one list shard ("<n>" or "available#<n>"), writes',
@@ -242,8 +385,7 @@ export const components: Component[] = [
     unit: 'read units',
     limit: awsLimits.partitionReadUnits,
     kind: 'hard',
-    // An instance keeps a range of a block still being filled for 1 s: at most one Query per instance per second.
-    load: (m) => listInstances(m) * assumptions.tailInstanceShare * queryReadUnits(assumptions.pageSize + 1),
+    load: (m) => newestBlockReads(m, tailPageShare),
   },
   {
     name: 'one list shard, reads (next pages)',
@@ -313,11 +455,55 @@ export function raisableQuotas(): { component: Component; askAt: number }[] {
     .map((wall) => ({ component: wall.component, askAt: wall.multiple * 0.8 }));
 }
 
-/** The hottest key growing on its own (one customer m× a Business key): its counter item and usage plan. */
-export function hotKey(m: number): { rps: number; counterWrites: number; share: number } {
-  const rps = perKeyRps * m;
-  const counterWrites = rps * counterWritesPerRequest(rps);
-  return { rps, counterWrites, share: counterWrites / awsLimits.partitionWriteUnits };
+/**
+ * The largest item DynamoDB stores: 400 KB, names and values together ("Constraints in Amazon
+ * DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-items).
+ */
+const maxItemBytes = 400 * 1024;
+
+export interface HotKey {
+  rps: number;
+  /** Counter items the limiter spreads the key over (functions/domain/rate-limit.ts, counterShards). */
+  shards: number;
+  countsPerItemPerMinute: number;
+  /** The item at the end of its minute. */
+  itemBytes: number;
+  /** Write units per second on each item, the minute's counts spread evenly over it. */
+  writeUnits: number;
+  share: number;
+  /** Write units on one item when its whole minute arrives within one second. */
+  minuteInOneSecond: number;
+}
+
+/** The hottest key growing on its own (one customer at m× a Business key's limits): its counter items. */
+export function hotKey(m: number): HotKey {
+  const limits = { perMinute: business.perMinute * m, perDay: business.perDay * m };
+  const shards = counterShards(limits);
+  const counts = limits.perMinute / shards;
+  const minuteUnits = counterUnitsPerCount(counts) * Math.round(counts);
+  const writeUnits = minuteUnits / 60;
+  return {
+    rps: limits.perMinute / 60,
+    shards,
+    countsPerItemPerMinute: counts,
+    itemBytes: counterBaseBytes + counterBytesPerCount * counts,
+    writeUnits,
+    share: writeUnits / awsLimits.partitionWriteUnits,
+    minuteInOneSecond: minuteUnits,
+  };
+}
+
+/** The multiple of a Business key's limits at which one key's counter items reach a partition's write units, evenly spread. */
+export function hotKeyBindsAt(): number {
+  let low = 1;
+  let high = 10_000;
+  if (hotKey(high).share < 1) return high;
+  while (high - low > 0.5) {
+    const middle = (low + high) / 2;
+    if (hotKey(middle).share < 1) low = middle;
+    else high = middle;
+  }
+  return low;
 }
 
 const number = (value: number): string =>
@@ -343,7 +529,7 @@ export function renderCapacityTables(): string {
         .map(([operation, share]) => `${operation} ${Math.round(share * 100)} %`)
         .join(
           ', ',
-        )}; pages of ${assumptions.pageSize} pets of ${assumptions.petItemBytes} bytes (${queryReadUnits(assumptions.pageSize + 1)} read units a page); ids in blocks of ${layout.blockSize} on ${layout.stripeCount} allocator stripes, ${layout.shardCount} shards per list index; ${Math.round(assumptions.firstPageShare * 100)} % first pages; authorizer cache ${authorizer.resultsCacheTtlSeconds} s.`,
+        )}; pages of ${assumptions.pageSize} pets of ${assumptions.petItemBytes} bytes (${queryReadUnits(assumptions.pageSize + 1)} read units a page); ids in blocks of ${layout.blockSize} on ${layout.stripeCount} allocator stripes, ${layout.shardCount} shards per list index; ${Math.round(assumptions.firstPageShare * 100)} % first pages, and ${percent(tailPageShare)} reaching the newest pets (lists of at least ${assumptions.listPetsAtLeast.toLocaleString('en-US')} pets); a count on a key's counter item ${counterUnitsPerRequest.toFixed(1)} write units on average (measured); authorizer cache ${authorizer.resultsCacheTtlSeconds} s.`,
     '',
     `| component | limit per second | kind | ${multiples.map((m) => `${m}×`).join(' | ')} | binds at |`,
     `|---|---|---|${multiples.map(() => '---').join('|')}|---|`,
@@ -352,7 +538,7 @@ export function renderCapacityTables(): string {
     const loads = multiples.map((m) => `${number(c.load(m))} (${percent(c.load(m) / c.limit)})`);
     const grows = c.load(10) > c.load(1);
     lines.push(
-      `| ${c.name} | ${c.limit.toLocaleString('en-US')} ${c.unit} | ${c.kind} | ${loads.join(' | ')} | ${grows ? times(bindsAt(c)) : 'per key: see below'} |`,
+      `| ${c.name} | ${c.limit.toLocaleString('en-US')} ${c.unit} | ${c.kind} | ${loads.join(' | ')} | ${grows ? times(bindsAt(c)) : (c.constant ?? 'does not grow')} |`,
     );
   }
   lines.push(
@@ -361,9 +547,24 @@ export function renderCapacityTables(): string {
     `|---|${multiples.map(() => '---').join('|')}|---|`,
   );
   const hot = multiples.map((m) => hotKey(m));
-  lines.push(`| requests per second | ${hot.map((h) => number(h.rps)).join(' | ')} | |`);
+  const kb = (bytes: number) => `${number(bytes / 1024)} KB`;
+  const partition = awsLimits.partitionWriteUnits.toLocaleString('en-US');
   lines.push(
-    `| writes on its counter item (limit ${awsLimits.partitionWriteUnits.toLocaleString('en-US')}) | ${hot.map((h) => `${number(h.counterWrites)} (${percent(h.share)})`).join(' | ')} | ${times(awsLimits.partitionWriteUnits / hotKey(1).counterWrites)} |`,
+    `| requests per second | ${hot.map((h) => number(h.rps)).join(' | ')} | |`,
+    `| counter items (the limiter's shards, at most ${MAX_COUNTER_SHARDS}) | ${hot.map((h) => h.shards).join(' | ')} | |`,
+    `| counts per item per minute (the item at its end; at most ${kb(maxItemBytes)}) | ${hot.map((h) => `${number(h.countsPerItemPerMinute)} (${kb(h.itemBytes)})`).join(' | ')} | ${times(((maxItemBytes - counterBaseBytes) / counterBytesPerCount) * (MAX_COUNTER_SHARDS / business.perMinute))} |`,
+    `| write units per second on each item, its minute spread evenly (limit ${partition}) | ${hot.map((h) => `${number(h.writeUnits)} (${percent(h.share)})`).join(' | ')} | ${times(hotKeyBindsAt())} |`,
+    `| write units on one item, its whole minute within one second (limit ${partition}) | ${hot.map((h) => `${number(h.minuteInOneSecond)} (${percent(h.minuteInOneSecond / awsLimits.partitionWriteUnits)})`).join(' | ')} | already at 1× |`,
+  );
+  const tail = tailShareBindingAt(1_000);
+  const copies = 4;
+  const listPetsFor = (share: number) => Math.round(((1 - assumptions.firstPageShare) * assumptions.pageSize) / share);
+  lines.push(
+    '',
+    `Pages reaching the newest pets: the model takes ${percent(tailPageShare)} of list pages (tailPageShare: a walk over ${assumptions.listPetsAtLeast.toLocaleString('en-US')} pets reaches them once in ${(assumptions.listPetsAtLeast / assumptions.pageSize).toLocaleString('en-US')} pages). ` +
+      `A partition would bind at 1000× once ${percent(tail.share)} of list pages did: lists of fewer than about ${listPetsFor(tail.share).toLocaleString('en-US')} pets, or clients fetching their last page again and again to poll for new pets. ` +
+      `The newest block's shard would bind first (at ${percent(tail.newestBlock)}), charged as if every such page read one shard: the worst case, since at 1000× about ${number(openBlocks(1_000))} blocks are being filled at once, over all ${layout.shardCount} shards. ` +
+      `The stripe items bind at ${percent(tail.stripeItems)}; ${copies} copies of each stripe's frontier (written by the create that reserves a block, one read at random) would take them to ${percent(tail.stripeItems * copies)}.`,
   );
   const order = walls().filter((wall) => wall.multiple < 10_000);
   lines.push(

@@ -6,7 +6,8 @@
  * 1×, 10×, 100× and 1000× and the multiple at which it binds, and lists the
  * quotas AWS raises on request apart from those it never raises. --write
  * replaces the tables between this script's markers in SCALING.md (run by
- * `npm run capacity` after scripts/capacity-model.ts); a test keeps the two equal.
+ * `npm run capacity`, before scripts/capacity-model.ts, whose first-hard-wall
+ * line ends the output); a test keeps the two equal.
  *
  * The quotas are AWS's published defaults: "Amazon API Gateway quotas"
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html),

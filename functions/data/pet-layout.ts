@@ -1,3 +1,4 @@
+import { listSharding } from '../../definitions/tables';
 import type { PetStatus } from '../domain/pet';
 
 /**
@@ -26,7 +27,7 @@ export interface PetLayout {
   blockLifetimeMs: number;
 }
 
-export const petLayout: PetLayout = { blockSize: 200, stripeCount: 16, shardCount: 256, blockLifetimeMs: 60_000 };
+export const petLayout: PetLayout = { blockSize: 200, stripeCount: 16, shardCount: listSharding.shardCount, blockLifetimeMs: 60_000 };
 
 /** The allocator item of a stripe: ids no pet can have (pet ids are ≥ 1). */
 export const stripeItemId = (stripe: number): number => -1 - stripe;

@@ -53,12 +53,16 @@ function reportedWindow(limit: number, remaining: number, resetSeconds: number):
 /**
  * The most requests one counter item counts in a minute. Each item keeps the
  * ids of the requests it counted this minute (so that a write landing late is
- * recognised, data/rate-limit-repository.ts), 11 bytes each: at 1,000 the item
- * stays under 12 KB, so a write costs at most 12 write units (one per KB) and a
- * full minute averages about 6 per count: 100 units a second for 1,000
- * requests a minute spread over it. (A key that sends its whole minute in one
- * second needs about 6,000: DynamoDB throttles part of it, the SDK retries, and
- * what still fails is a 503, not charged.) One partition takes 1,000 write units a second ("Understanding DynamoDB warm
+ * recognised, data/rate-limit-repository.ts), 11 bytes each, and DynamoDB
+ * charges each count's UpdateItem for the whole item: at 1,000 the item holds
+ * 11,151 bytes, so a count costs at most 11 write units (one per started KB)
+ * and a full minute averages about 6 per count (measured with this limiter:
+ * test/integration/counter-item-size.test.ts): about 100 units a second for
+ * 1,000 requests a minute spread over it. (A key that sends its whole minute in
+ * one second needs about 6,000: DynamoDB throttles part of it, the SDK retries,
+ * and what still fails is a 503, not charged. Keeping that under 1,000 would
+ * take about 370 counts per item, and Business keys on several items.) One
+ * partition takes 1,000 write units a second ("Understanding DynamoDB warm
  * throughput in different scenarios",
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput-scenarios.html:
  * "each individual partition is limited to 1,000 write units per second").

@@ -20,9 +20,9 @@ import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { businessMetrics } from '../../definitions/metrics';
 import { planNames } from '../../definitions/plans';
-import { type TableName, tables as tableDefinitions } from '../../definitions/tables';
+import { petIndexes, type TableName, tables as tableDefinitions } from '../../definitions/tables';
 import { businessMetric } from '../business-metrics';
-import { tableIndexMetric } from './operational-alarms';
+import { busiestListShardWrites, tableIndexMetric } from './operational-alarms';
 
 export interface OperationsDashboardProps {
   dashboardName: string;
@@ -42,7 +42,7 @@ const WIDE = 24;
 const THIRD = 8;
 const HEIGHT = 6;
 
-/** Limits of one DynamoDB partition (SCALING.md), drawn on the index graphs. */
+/** Limits of one DynamoDB partition (SCALING.md), drawn on the list shards' graph. */
 const PARTITION_WRITES_PER_SECOND = 1_000;
 const ACCOUNT_LAMBDA_CONCURRENCY = 1_000;
 
@@ -138,7 +138,7 @@ function functionRow(props: OperationsDashboardProps): IWidget[] {
   ];
 }
 
-/** Concurrency, DynamoDB throttles and the pets indexes' partitions. */
+/** Concurrency, DynamoDB throttles and the busiest partitions of the pets list indexes. */
 function capacityRow(props: OperationsDashboardProps): IWidget[] {
   const tables = Object.entries(props.tables) as [TableName, ITable][];
   return [
@@ -159,10 +159,8 @@ function capacityRow(props: OperationsDashboardProps): IWidget[] {
       ]),
     ),
     graph(
-      'Pets indexes: writes per second (one partition each)',
-      tableDefinitions.pets.indexes.map((index, i) =>
-        perSecond(`w${i}`, tableIndexMetric(props.tables.pets, index.name, 'ConsumedWriteCapacityUnits'), `${index.name} WCU/s`),
-      ),
+      'Pets list shards: writes per second, busiest shard (estimated)',
+      Object.values(petIndexes).map((indexName, i) => busiestListShardWrites(props.tables.pets, indexName, PERIOD, `w${i}`)),
       { leftAnnotations: [{ value: PARTITION_WRITES_PER_SECOND, label: 'one partition' }] },
     ),
   ];

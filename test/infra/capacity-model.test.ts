@@ -3,17 +3,25 @@
  * equal, and pins the conclusions the document draws from them.
  */
 import { readFileSync } from 'node:fs';
+import { MAX_COUNTS_PER_ITEM_PER_MINUTE } from '../../functions/domain/rate-limit';
 import {
+  assumptions,
+  awsLimits,
   BEGIN_MARKER,
   components,
+  counterItemMeasured,
+  counterUnitsPerCount,
   END_MARKER,
   firstHardWall,
   firstHardWallLine,
   hotKey,
+  hotKeyBindsAt,
   queryReadUnits,
   raisableQuotas,
   renderCapacityTables,
   scalingDocument,
+  tailPageShare,
+  tailShareBindingAt,
   walls,
   withTables,
 } from '../../scripts/capacity-model';
@@ -49,9 +57,48 @@ test('the rows are a list others can add to: a new hard row below 1000× becomes
   }
 });
 
-test('one key needs sharded counters beyond 60× a Business key', () => {
-  expect(hotKey(10).share).toBeLessThan(1);
-  expect(hotKey(100).share).toBeGreaterThan(1);
+const row = (name: string) => {
+  const found = components.find((c) => c.name.startsWith(name));
+  if (!found) throw new Error(`no row ${name}`);
+  return found;
+};
+
+test('a count is charged as the whole counter item it writes: about 6 write units at a full Business minute, not 1', () => {
+  // The measured item (test/integration/counter-item-size.test.ts) grows by one request id (11 bytes) a count.
+  const [first, , last] = counterItemMeasured.afterCounts;
+  expect((last!.bytes - first!.bytes) / (last!.counts - first!.counts)).toBeCloseTo(11, 1);
+  expect(counterUnitsPerCount(1_000)).toBeGreaterThan(5.5);
+  expect(counterUnitsPerCount(1_000)).toBeLessThan(6.5);
+  expect(counterUnitsPerCount(1)).toBeLessThan(3);
+  // So the rateLimits table needs more than a new on-demand table takes at once already at 1×: warm throughput.
+  expect(row('rateLimits table, sudden surge').load(1)).toBeGreaterThan(awsLimits.onDemandInstantWriteUnits);
+  expect(row('rateLimits table, quota').load(1)).toBeCloseTo(1_000 * counterUnitsPerCount(1_000));
+});
+
+test("the limiter's shard threshold keeps each counter item near a tenth of a partition while a key's minute is spread out", () => {
+  // Up to 48 items (48× a Business key) every item counts at most MAX_COUNTS_PER_ITEM_PER_MINUTE a minute.
+  for (const m of [1, 10, 48]) {
+    expect(hotKey(m).countsPerItemPerMinute).toBeLessThanOrEqual(MAX_COUNTS_PER_ITEM_PER_MINUTE);
+    expect(hotKey(m).share).toBeLessThan(0.15);
+  }
+  // Beyond, the items take more counts, each dearer: one key binds at about 157× a Business key.
+  expect(hotKeyBindsAt()).toBeGreaterThan(100);
+  expect(hotKeyBindsAt()).toBeLessThan(200);
+  expect(hotKey(hotKeyBindsAt() + 1).share).toBeGreaterThanOrEqual(1);
+  // Not when a key sends its whole minute within one second: that second needs about 6,000 write units of one item.
+  expect(hotKey(1).minuteInOneSecond).toBeGreaterThan(5 * awsLimits.partitionWriteUnits);
+});
+
+test('pages reaching the newest pets are charged per page (an instance serves one request at a time), at a derived share', () => {
+  expect(tailPageShare).toBeCloseTo(((1 - assumptions.firstPageShare) * assumptions.pageSize) / assumptions.listPetsAtLeast);
+  const newest = row("the newest block's shard");
+  // Per list page, not per list instance: the row grows with the list requests alone.
+  expect(newest.load(1_000) / newest.load(1)).toBeCloseTo(1_000);
+  // How many such pages the design takes at 1000× (a list of a few thousand pets, or polling clients): well above the share.
+  const binding = tailShareBindingAt(1_000);
+  expect(binding.share).toBeGreaterThan(100 * tailPageShare);
+  expect(binding.share).toBeLessThan(0.01);
+  expect(binding.share).toBe(Math.min(binding.stripeItems, binding.newestBlock));
 });
 
 test('a default page (21 items of 200 bytes read) costs one read unit', () => {

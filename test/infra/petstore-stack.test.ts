@@ -15,7 +15,7 @@ import { businessMetrics } from '../../definitions/metrics';
 import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer, type RouteDefinition, routes, stageName } from '../../definitions/routes';
 import type { DynamoDbAction } from '../../definitions/table-grants';
-import { type TableDefinition, type TableName, tables } from '../../definitions/tables';
+import { listSharding, petIndexes, type TableDefinition, type TableName, tables } from '../../definitions/tables';
 import { customersPerPooledKey, pooledUsagePlanLimits } from '../../definitions/usage-plan-limits';
 import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';
 import { addPetStoreStacks } from '../../lib/petstore-app';
@@ -715,14 +715,28 @@ describe.each(stageNames)('%s stack', (stage) => {
       });
     });
 
-    test('the byList index nearing the limit of its one partition', () => {
-      const alarms = watching(b(), 'AWS/DynamoDB', 'ConsumedWriteCapacityUnits', {
-        TableName: { Ref: logicalId(b(), b().stack.tables.pets) },
-        GlobalSecondaryIndexName: 'byList',
-      });
-      expect(alarms).toHaveLength(1);
-      expect(alarmExpression(alarms[0]!.props)).toBe('FILL(writes, 0) / PERIOD(writes)');
-      expect(alarms[0]!.props.Threshold).toBe(config.alarms.listIndexWritesPerSecond);
+    test('each sharded list index: its busiest shard, estimated from the index, nearing the limit of one partition', () => {
+      for (const indexName of Object.values(petIndexes)) {
+        const alarms = watching(b(), 'AWS/DynamoDB', 'ConsumedWriteCapacityUnits', {
+          TableName: { Ref: logicalId(b(), b().stack.tables.pets) },
+          GlobalSecondaryIndexName: indexName,
+        });
+        expect(alarms).toHaveLength(1);
+        expect(alarmExpression(alarms[0]!.props)).toBe(
+          `FILL(writes, 0) / PERIOD(writes) * ${listSharding.expectedImbalance} / ${listSharding.shardCount}`,
+        );
+        expect(alarms[0]!.props).toMatchObject({ Threshold: config.alarms.listShardWritesPerSecond, EvaluationPeriods: 3 });
+      }
+    });
+
+    test('every index an alarm watches exists (definitions/tables.ts)', () => {
+      const indexNames = new Set(tableNames.flatMap((name) => tables[name].indexes.map((index) => index.name)));
+      const watched = alarmsOf(b())
+        .flatMap(({ props }) => alarmMetrics(props))
+        .map((m) => m.dimensions.GlobalSecondaryIndexName)
+        .filter((name) => name !== undefined);
+      expect(watched.length).toBeGreaterThan(0);
+      for (const name of watched) expect(indexNames).toContain(name);
     });
 
     test('every alarm on a custom-namespace metric reads only this stage (its `stage` dimension)', () => {
@@ -734,9 +748,10 @@ describe.each(stageNames)('%s stack', (stage) => {
     });
 
     test('no other alarms', () => {
-      // 5xx rate and latency; errors (key-store failures for the authorizer) and throttles per function; reads and writes per table; 429s; the list index;
-      // rollback alarms: errors and duration of each operation's new version, duration of the authorizer's.
-      expect(alarmsOf(b())).toHaveLength(2 + 2 * functionSpecs.length + 2 * tableNames.length + 2 + (2 * routes.length + 1));
+      // 5xx rate and latency; errors (key-store failures for the authorizer) and throttles per function; reads and writes per table; 429s;
+      // the busiest shard of each list index; rollback alarms: errors and duration of each operation's new version, duration of the authorizer's.
+      const listIndexes = Object.values(petIndexes).length;
+      expect(alarmsOf(b())).toHaveLength(2 + 2 * functionSpecs.length + 2 * tableNames.length + 1 + listIndexes + (2 * routes.length + 1));
     });
   });
 
@@ -928,6 +943,25 @@ describe.each(stageNames)('%s stack', (stage) => {
             expect(ofTable.filter((line) => line.includes(`"GlobalSecondaryIndexName","${index.name}"`))).toHaveLength(1);
           }
         }
+      }
+    });
+
+    test("the busiest list shard's writes, per sharded list index, and no index that does not exist", () => {
+      const lines = dashboardMetricLines(b());
+      for (const indexName of Object.values(petIndexes)) {
+        expect(
+          lines.filter(
+            (line) =>
+              line.includes('"AWS/DynamoDB","ConsumedWriteCapacityUnits",') && line.includes(`"GlobalSecondaryIndexName","${indexName}"`),
+          ),
+        ).toHaveLength(1);
+      }
+      const expression = lines.find((line) => line.includes(`* ${listSharding.expectedImbalance} / ${listSharding.shardCount}`));
+      expect(expression).toBeDefined();
+      const indexNames = tableNames.flatMap((name) => tables[name].indexes.map((index) => index.name));
+      for (const line of lines) {
+        const index = /"GlobalSecondaryIndexName","([^"]+)"/.exec(line)?.[1];
+        if (index !== undefined) expect(indexNames).toContain(index);
       }
     });
 
