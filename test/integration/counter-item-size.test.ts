@@ -89,12 +89,13 @@ it('a Business key counted 1,000 times in a minute, then once in the next: the s
   const limiter = new RateLimiter(new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits));
   // A key id as the key tool makes one (functions/domain/api-keys.ts).
   const keyId = `key_${randomBytes(8).toString('hex')}`;
+  const key = { keyId, countersId: keyId };
   // A fixed instant: the sizes of numbers (epoch seconds lose their trailing zeros) are the same on every run.
   const minute = Date.parse('2099-06-15T10:00:00Z');
   const measured: { counts: number; bytes: number; writeUnits: number }[] = [];
   for (let count = 1; count <= business.perMinute; count++) {
     // Spread over the minute, as a key at its full rate sends them.
-    const decision = await limiter.enforce(keyId, business, minute + Math.floor((count * 59_000) / business.perMinute), requestId());
+    const decision = await limiter.enforce(key, business, minute + Math.floor((count * 59_000) / business.perMinute), requestId());
     expect(decision.refusal).toBeUndefined();
     const write = writes.at(-1) as Write;
     if (counterItemMeasured.afterCounts.some((point) => point.counts === count))
@@ -107,7 +108,7 @@ it('a Business key counted 1,000 times in a minute, then once in the next: the s
   const fullMinute = writes.filter((write) => write.succeeded).reduce((sum, write) => sum + write.units, 0);
 
   writes.length = 0;
-  await limiter.enforce(keyId, business, minute + 60_000, requestId());
+  await limiter.enforce(key, business, minute + 60_000, requestId());
   // The same-minute attempt fails on the full item (charged by its size), then the new minute replaces the set.
   expect(writes.map((write) => write.succeeded)).toEqual([false, true]);
   const nextMinuteFirstCount = writes.reduce((sum, write) => sum + write.units, 0);
