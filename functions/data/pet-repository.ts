@@ -3,7 +3,7 @@ import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand,
 import { functionTimeoutSeconds } from '../../definitions/routes';
 import { petIndexes } from '../../definitions/tables';
 import type { Pet, PetStatus } from '../domain/pet';
-import type { PetStore } from '../domain/pets';
+import type { PetPage, PetStore } from '../domain/pets';
 import { conditionalPut } from './conditional-check';
 import { dynamoCall } from './dynamo-errors';
 import {
@@ -22,6 +22,13 @@ import {
 
 /** The most Queries one page sends at once (bounded fan-out over the next blocks). */
 const MAX_PARALLEL_QUERIES = 4;
+/**
+ * The most blocks one page reads: a filter few pets match would otherwise read
+ * every block of the list for one page (a Query each). A page that reaches this
+ * bound answers the pets it found, maybe none, and its next page starts after
+ * the last block it read (docs/clients.md: a page may hold fewer than `limit`).
+ */
+export const MAX_BLOCKS_PER_PAGE = 32;
 /**
  * How long an instance trusts its view of which blocks exist, when a page reaches the newest ones:
  * not at all, so a pet created a moment ago is in the next list (read after write, as clients expect).
@@ -119,11 +126,12 @@ export class PetRepository implements PetStore {
    * exist. Walks the blocks that exist in id order: the pets of block b are in
    * shard b mod shardCount, so each Query reads one block's range of one shard.
    * Most pages lie in one block (one Query); a page that needs more reads the
-   * next blocks at most MAX_PARALLEL_QUERIES at a time. Ranges of sealed blocks
-   * are kept for a minute: the first pages, which every walk reads, cost no
-   * Query on a warm instance.
+   * next blocks at most MAX_PARALLEL_QUERIES at a time, and at most
+   * MAX_BLOCKS_PER_PAGE blocks in all. Ranges of sealed blocks are kept for a
+   * minute: the first pages, which every walk reads, cost no Query on a warm
+   * instance.
    */
-  async listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<{ pets: Pet[]; hasMore: boolean }> {
+  async listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<PetPage> {
     const want = limit + 1;
     const found: Pet[] = [];
     let after = afterId;
@@ -133,19 +141,21 @@ export class PetRepository implements PetStore {
     let frontier: Frontier = known as Frontier;
     let blocks = [blockOf(after + 1, this.layout)];
     let batch = 1;
+    let blocksRead = 0;
     for (;;) {
       const [results, read] = await Promise.all([
         Promise.all(blocks.map((b) => this.readBlock(b, after, want - found.length, status))),
         frontier ?? frontierRead,
       ]);
       frontier = read;
+      blocksRead += blocks.length;
       for (const pets of results) {
         for (const pet of pets) if (found.length < want && pet.id > after) found.push(pet);
       }
       if (found.length >= want) break;
       // These blocks are read to their end: what follows starts after the last of them.
       after = Math.max(after, found.at(-1)?.id ?? 0, lastIdOf(blocks.at(-1) as number, this.layout));
-      batch = Math.min(MAX_PARALLEL_QUERIES, batch * 2);
+      batch = Math.max(1, Math.min(MAX_PARALLEL_QUERIES, batch * 2, MAX_BLOCKS_PER_PAGE - blocksRead));
       blocks = this.nextBlocks(after, batch, frontier);
       if (blocks.length === 0 && this.cacheClock() - frontier.readAt >= FRONTIER_TTL_MS) {
         // Past the newest block this instance knows of, and its view is over a second old: look again.
@@ -153,8 +163,11 @@ export class PetRepository implements PetStore {
         blocks = this.nextBlocks(after, batch, frontier);
       }
       if (blocks.length === 0) break;
+      // More blocks follow, but this page has read its share: the next page goes on after them.
+      if (blocksRead >= MAX_BLOCKS_PER_PAGE) return { pets: found, nextAfterId: after };
     }
-    return { pets: found.slice(0, limit), hasMore: found.length > limit };
+    const pets = found.slice(0, limit);
+    return found.length > limit ? { pets, nextAfterId: pets.at(-1)?.id } : { pets };
   }
 
   /** Up to `count` blocks that exist, in order, holding ids above `afterId`. */
@@ -202,13 +215,30 @@ export class PetRepository implements PetStore {
 
   /**
    * Keeps a range read: a minute when its block is sealed (no pet can be
-   * written into it any more: pet-layout.ts), a second otherwise.
+   * written into it any more: pet-layout.ts), not at all otherwise. A sealed
+   * range that touches the one already kept for its block joins it, so that a
+   * walk's first and second pages of one block are both served from the cache
+   * (kept apart, each read would push the other out). The joined range ages from
+   * its first read.
    */
   private remember(cacheKey: string, from: number, to: number, pets: Pet[], items: Record<string, unknown>[]): void {
     const oldest = Math.min(...items.map((item) => Date.parse(String(item.createdAt))));
     const sealed = Number.isFinite(oldest) && this.clock() - oldest >= sealedAfterMs(this.layout, functionTimeoutSeconds * 1000);
+    const now = this.cacheClock();
+    let range: CachedRange = { from, to, pets, cachedAt: now, sealed };
+    const kept = this.sealed.get(cacheKey);
+    if (sealed && kept?.sealed && now - kept.cachedAt < SEALED_CACHE_TTL_MS && kept.from <= to + 1 && from <= kept.to + 1) {
+      const byId = new Map([...kept.pets, ...pets].map((pet) => [pet.id, pet]));
+      range = {
+        from: Math.min(from, kept.from),
+        to: Math.max(to, kept.to),
+        pets: [...byId.values()].sort((a, b) => a.id - b.id),
+        cachedAt: kept.cachedAt,
+        sealed,
+      };
+    }
     this.sealed.delete(cacheKey);
-    this.sealed.set(cacheKey, { from, to, pets, cachedAt: this.cacheClock(), sealed });
+    this.sealed.set(cacheKey, range);
     if (this.sealed.size > SEALED_CACHE_ENTRIES) this.sealed.delete(this.sealed.keys().next().value as string);
   }
 

@@ -11,8 +11,17 @@ export interface PetStore {
   get(id: number): Promise<Pet | undefined>;
   /** Writes a pet that must not exist yet; a repeat with the same writeToken finds its own pet and succeeds. */
   insert(pet: Pet, createdAt: string, writeToken: string): Promise<void>;
-  /** Up to `limit` pets with an id above `afterId`, ascending, and whether more follow. */
-  listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<{ pets: Pet[]; hasMore: boolean }>;
+  /**
+   * Up to `limit` pets with an id above `afterId`, ascending, and, when more may
+   * follow, the id the next page starts after: the last pet's, or further on
+   * when the store stopped short of `limit` to bound one page's work.
+   */
+  listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<PetPage>;
+}
+
+export interface PetPage {
+  pets: Pet[];
+  nextAfterId?: number;
 }
 
 export interface PetsContext {
@@ -29,10 +38,9 @@ export interface ListQuery {
 /** One page of pets in ascending id order, and the cursor of the next page if there is one. */
 export async function listPets(query: ListQuery, context: PetsContext): Promise<{ pets: Pet[]; nextCursor?: string }> {
   const afterId = query.cursor === undefined ? 0 : decodeCursor(query.cursor, query.status).afterId;
-  const { pets, hasMore } = await context.pets.listAfter(afterId, query.limit, query.status);
-  const last = pets.at(-1);
-  if (!hasMore || !last) return { pets };
-  return { pets, nextCursor: encodeCursor({ afterId: last.id, status: query.status }) };
+  const { pets, nextAfterId } = await context.pets.listAfter(afterId, query.limit, query.status);
+  if (nextAfterId === undefined) return { pets };
+  return { pets, nextCursor: encodeCursor({ afterId: nextAfterId, status: query.status }) };
 }
 
 export async function findPet(id: number, context: PetsContext): Promise<Pet> {
