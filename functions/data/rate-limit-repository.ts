@@ -1,11 +1,10 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
 import { type ApiKeyRecord, countersIdOf } from '../domain/api-keys';
 import { DependencyUnavailableError } from '../domain/errors';
 import type { CountOutcome, Windows } from '../domain/rate-limit';
 import type { RateCounters } from '../domain/rate-limiter';
+import { itemThatFailedCondition } from './conditional-check';
 import { dynamoCall } from './dynamo-errors';
 
 /** Counters are kept this long after their day, for usage reports. */
@@ -241,12 +240,8 @@ export class RateLimitRepository implements RateCounters {
       return { updated: true, item: (Attributes ?? {}) as CounterItem };
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        const failed = error as Error & { Item?: Record<string, AttributeValue>; $metadata?: { attempts?: number } };
-        return {
-          updated: false,
-          item: failed.Item ? (unmarshall(failed.Item) as CounterItem) : undefined,
-          attempts: failed.$metadata?.attempts ?? 1,
-        };
+        const attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
+        return { updated: false, item: itemThatFailedCondition<CounterItem>(error), attempts };
       }
       throw error;
     }
