@@ -155,7 +155,9 @@ export class PetRepository implements PetStore {
       if (found.length >= want) break;
       // These blocks are read to their end: what follows starts after the last of them.
       after = Math.max(after, found.at(-1)?.id ?? 0, lastIdOf(blocks.at(-1) as number, this.layout));
-      batch = Math.max(1, Math.min(MAX_PARALLEL_QUERIES, batch * 2, MAX_BLOCKS_PER_PAGE - blocksRead));
+      // The next block alone first (a block holds up to blockSize pets: it usually ends the page),
+      // then twice as many at a time while blocks come up short (a filter few pets match).
+      batch = Math.max(1, Math.min(MAX_PARALLEL_QUERIES, blocksRead === 1 ? 1 : batch * 2, MAX_BLOCKS_PER_PAGE - blocksRead));
       blocks = this.nextBlocks(after, batch, frontier);
       if (blocks.length === 0 && this.cacheClock() - frontier.readAt >= FRONTIER_TTL_MS) {
         // Past the newest block this instance knows of, and its view is over a second old: look again.
@@ -166,8 +168,10 @@ export class PetRepository implements PetStore {
       // More blocks follow, but this page has read its share: the next page goes on after them.
       if (blocksRead >= MAX_BLOCKS_PER_PAGE) return { pets: found, nextAfterId: after };
     }
-    const pets = found.slice(0, limit);
-    return found.length > limit ? { pets, nextAfterId: pets.at(-1)?.id } : { pets };
+    // The next page starts just below the pet that follows this one (read to know more exist): no pet
+    // lies between, so it goes straight to that pet's block instead of re-reading the rest of this one.
+    const next = found[limit];
+    return next ? { pets: found.slice(0, limit), nextAfterId: next.id - 1 } : { pets: found };
   }
 
   /** Up to `count` blocks that exist, in order, holding ids above `afterId`. */

@@ -13,8 +13,10 @@ export interface PetStore {
   insert(pet: Pet, createdAt: string, writeToken: string): Promise<void>;
   /**
    * Up to `limit` pets with an id above `afterId`, ascending, and, when more may
-   * follow, the id the next page starts after: the last pet's, or further on
-   * when the store stopped short of `limit` to bound one page's work.
+   * follow, the id the next page starts after: at or past the last pet's, below
+   * the next pet (no pet existed in between when the page was read; one created
+   * since is a pet created during the walk), or past the blocks read when the
+   * store stopped short of `limit` to bound one page's work.
    */
   listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<PetPage>;
 }

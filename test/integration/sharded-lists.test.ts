@@ -172,3 +172,20 @@ describe('a filter few pets match', () => {
     expect(Math.max(...pages.map((page) => page.queries))).toBeLessThanOrEqual(MAX_BLOCKS_PER_PAGE);
   });
 });
+
+it('starts the next page at the pet that follows, not in what is left of a part-used block', async () => {
+  const ids = created.map((pet) => pet.id).sort((a, b) => a - b);
+  // The last pet of a block its instance left part-used: the block's other ids never hold a pet.
+  const last = ids.find((id, i) => i + 1 < ids.length && id % layout.blockSize !== 0 && (ids[i + 1] as number) > id + 1) as number;
+  const next = ids[ids.indexOf(last) + 1] as number;
+  const page = await reader.listAfter(last - 1, 1, undefined);
+  expect(page).toEqual({ pets: [expect.objectContaining({ id: last })], nextAfterId: next - 1 });
+  const queriesOf = async (afterId: number) => {
+    const before = reader.queriesSent;
+    const { pets } = await reader.listAfter(afterId, 1, undefined);
+    expect(pets.map((pet) => pet.id)).toEqual([next]);
+    return reader.queriesSent - before;
+  };
+  // Started right after the last pet, the page would first read the rest of its block: one Query for nothing.
+  expect((await queriesOf(last)) - (await queriesOf(page.nextAfterId as number))).toBe(1);
+});
