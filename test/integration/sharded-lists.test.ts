@@ -1,11 +1,12 @@
 import { type PetLayout, petLayout } from '../../functions/data/pet-layout';
 import { MAX_BLOCKS_PER_PAGE, PetRepository } from '../../functions/data/pet-repository';
-import { ApiError } from '../../functions/domain/errors';
+import { ApiError, DependencyUnavailableError } from '../../functions/domain/errors';
 import { IdAllocator } from '../../functions/domain/id-allocator';
 import type { Pet, PetStatus } from '../../functions/domain/pet';
 import { createPet } from '../../functions/domain/pet-creation';
 import { listPets } from '../../functions/domain/pets';
-import { createTestTables, testDependencies } from '../support/dynamo';
+import { createTestTables, testDependencies, testDocumentClient, testEndpoint } from '../support/dynamo';
+import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
 
 /**
  * Lists over write-sharded indexes (functions/data/pet-layout.ts), on DynamoDB
@@ -188,4 +189,36 @@ it('starts the next page at the pet that follows, not in what is left of a part-
   };
   // Started right after the last pet, the page would first read the rest of its block: one Query for nothing.
   expect((await queriesOf(last)) - (await queriesOf(page.nextAfterId as number))).toBe(1);
+});
+
+it('ends a page at the newest pets on its recent view of which blocks exist while DynamoDB throttles that read, and fails once the view is too old', async () => {
+  const proxy = await DynamoDbFaultProxy.start(testEndpoint());
+  const db = testDocumentClient(proxy.endpoint);
+  let now = 5_000_000;
+  const pets = new PetRepository(db, dependencies.tableNames.pets, { layout, cacheClock: () => now });
+  const context = { pets, clock: dependencies.clock };
+  const walkAll = async () => {
+    const ids: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listPets({ limit: 100, cursor }, context);
+      ids.push(...page.pets.map((pet) => pet.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return ids;
+  };
+  try {
+    const expected = await walkAll();
+    // Every read of the stripe items is refused as DynamoDB refuses a hot key (each of the SDK's attempts).
+    proxy.inject({ kind: 'throughput', operation: 'BatchGetItem', times: 1_000 });
+    now += 5_000;
+    expect(await walkAll()).toEqual(expected);
+    expect(proxy.calls.filter((call) => call.fault === 'throughput').length).toBeGreaterThan(0);
+    // A view over 10 s old no longer bounds how late a new block shows: the page fails (503), as before.
+    now += 10_000;
+    await expect(walkAll()).rejects.toThrow(DependencyUnavailableError);
+  } finally {
+    db.destroy();
+    await proxy.close();
+  }
 });
