@@ -94,11 +94,6 @@ export class IamPolicyProxy {
     return this.calls().filter((call) => !call.allowed);
   }
 
-  /** Forgets the calls seen. */
-  clear(): void {
-    this.seen.clear();
-  }
-
   close(): Promise<void> {
     return this.loopback.close();
   }
