@@ -36,8 +36,7 @@ async function main(): Promise<void> {
         log: (line) => console.log(line),
       });
       console.log(`${report.text}\n`);
-      if (report.throttlesDuringLoad > 0 || report.failedDuringLoad > 0 || report.walks.wrong.length > 0 || !report.createsStoredOnce)
-        bad = true;
+      if (report.throttles > 0 || report.failedRequests > 0 || report.walks.wrong.length > 0 || !report.createsStoredOnce) bad = true;
     }
   } finally {
     await dynamo.stop();

@@ -54,7 +54,6 @@ export interface Frontier {
   reserved: number[];
   base: number[];
   legacyLastBlock: number;
-  readAt: number;
 }
 
 export function isAllocated(block: number, frontier: Frontier, layout: PetLayout): boolean {

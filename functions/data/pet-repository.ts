@@ -31,28 +31,37 @@ const MAX_PARALLEL_QUERIES = 4;
  */
 export const MAX_BLOCKS_PER_PAGE = 32;
 /**
- * How long an instance trusts its view of which blocks exist, when a page reaches the newest ones:
- * not at all, so a pet created a moment ago is in the next list (read after write, as clients expect).
+ * How long an instance keeps a view of the newest pets: which blocks exist, and
+ * ranges of blocks still being filled. Such a view serves only pages of walks
+ * that began before it was read (it holds every pet created before the walk);
+ * a walk that began later reads afresh, so a pet created a moment ago is in
+ * every walk begun after its create. A page of an older walk shows a pet created
+ * since within this, as does any page a block a lagging stripe hands out below
+ * the newest ones.
  */
-const FRONTIER_TTL_MS = 0;
-/** …and on any page: a block a lagging stripe hands out below the newest ones shows within this. */
-const FRONTIER_MAX_AGE_MS = 10_000;
+const RECENT_VIEW_MAX_AGE_MS = 10_000;
+/**
+ * A view read by one instance serves a walk begun on another only if read this
+ * much after the walk began: a margin for the two instances' clocks, and for a
+ * pet written just before the walk reaching the eventually consistent index.
+ */
+const WALK_START_MARGIN_MS = 1_000;
 /** Sealed block ranges an instance keeps (about 200 bytes a pet: a few MB at most). */
 const SEALED_CACHE_ENTRIES = 512;
 /** How long a sealed range is kept: bounds how late a pet written into an old block (a create retried hours later with its Idempotency-Key) can appear. */
 const SEALED_CACHE_TTL_MS = 60_000;
-/**
- * How long any other range is kept: a block still being filled (the newest
- * pets) is read afresh every time, so a pet created a moment ago is listed.
- */
-const RECENT_CACHE_TTL_MS = 0;
 
-interface CachedRange {
+/** When a view was read: `at` on the instance's monotonic clock (for its age), `clockAt` on the service's clock (to compare with a walk's start). */
+interface ReadTime {
+  at: number;
+  clockAt: number;
+}
+
+interface CachedRange extends ReadTime {
   /** Every pet of the view with an id in from … to, ascending. */
   from: number;
   to: number;
   pets: Pet[];
-  cachedAt: number;
   sealed: boolean;
 }
 
@@ -72,9 +81,10 @@ export class PetRepository implements PetStore {
   private readonly clock: () => number;
   private readonly cacheClock: () => number;
   private readonly pickStripe: (stripeCount: number) => number;
-  private frontier: Frontier | undefined;
-  private frontierRead: Promise<Frontier> | undefined;
-  private readonly sealed = new Map<string, CachedRange>();
+  private frontier: (Frontier & ReadTime) | undefined;
+  private frontierRead: Promise<Frontier & ReadTime> | undefined;
+  /** Ranges read, per status filter and block: sealed ones for a minute, others as views of the newest pets. */
+  private readonly ranges = new Map<string, CachedRange>();
   /** Queries sent by listAfter, and reads of which blocks exist (BatchGetItem of the stripe items), for the bench and tests. */
   queriesSent = 0;
   frontierReadsSent = 0;
@@ -130,22 +140,30 @@ export class PetRepository implements PetStore {
    * next blocks at most MAX_PARALLEL_QUERIES at a time, and at most
    * MAX_BLOCKS_PER_PAGE blocks in all. Ranges of sealed blocks are kept for a
    * minute: the first pages, which every walk reads, cost no Query on a warm
-   * instance.
+   * instance. Views of the newest pets serve pages of walks begun before they
+   * were read (`walkStartedAt`, the service's clock; by default none: all read
+   * afresh): the last pages of walks under way cost an instance one read of each
+   * newest block per RECENT_VIEW_MAX_AGE_MS, however many walks end there.
    */
-  async listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<PetPage> {
+  async listAfter(
+    afterId: number,
+    limit: number,
+    status: PetStatus | undefined,
+    walkStartedAt = Number.POSITIVE_INFINITY,
+  ): Promise<PetPage> {
     const want = limit + 1;
     const found: Pet[] = [];
     let after = afterId;
     // The block of the next id is read at once, beside the view of which blocks exist (needed only for what follows).
-    const known = this.frontier && this.cacheClock() - this.frontier.readAt < FRONTIER_MAX_AGE_MS ? this.frontier : undefined;
-    const frontierRead = known ? Promise.resolve(known) : this.currentFrontier(true);
-    let frontier: Frontier = known as Frontier;
+    const known = this.frontier && this.cacheClock() - this.frontier.at < RECENT_VIEW_MAX_AGE_MS ? this.frontier : undefined;
+    const frontierRead = known ? Promise.resolve(known) : this.currentFrontier();
+    let frontier = known as Frontier & ReadTime;
     let blocks = [blockOf(after + 1, this.layout)];
     let batch = 1;
     let blocksRead = 0;
     for (;;) {
       const [results, read] = await Promise.all([
-        Promise.all(blocks.map((b) => this.readBlock(b, after, want - found.length, status))),
+        Promise.all(blocks.map((b) => this.readBlock(b, after, want - found.length, status, walkStartedAt))),
         frontier ?? frontierRead,
       ]);
       frontier = read;
@@ -160,13 +178,13 @@ export class PetRepository implements PetStore {
       // then twice as many at a time while blocks come up short (a filter few pets match).
       batch = Math.max(1, Math.min(MAX_PARALLEL_QUERIES, blocksRead === 1 ? 1 : batch * 2, MAX_BLOCKS_PER_PAGE - blocksRead));
       blocks = this.nextBlocks(after, batch, frontier);
-      if (blocks.length === 0 && this.cacheClock() - frontier.readAt >= FRONTIER_TTL_MS) {
-        // Past the newest block this instance knows of: look again. While DynamoDB throttles (or fails)
-        // that read, the view in hand will do if it is recent: a new block shows within FRONTIER_MAX_AGE_MS,
-        // as docs/clients.md allows, rather than the page failing.
+      if (blocks.length === 0 && !this.servesWalk(frontier, walkStartedAt)) {
+        // Past the newest block this instance knows of, on a view older than the walk: look again. While
+        // DynamoDB throttles (or fails) that read, the view in hand will do if it is recent: a new block shows
+        // within RECENT_VIEW_MAX_AGE_MS, as docs/clients.md allows, rather than the page failing.
         const view = frontier;
-        frontier = await this.currentFrontier(true).catch((error: unknown) => {
-          if (error instanceof DependencyUnavailableError && this.cacheClock() - view.readAt < FRONTIER_MAX_AGE_MS) return view;
+        frontier = await this.currentFrontier().catch((error: unknown) => {
+          if (error instanceof DependencyUnavailableError && this.cacheClock() - view.at < RECENT_VIEW_MAX_AGE_MS) return view;
           throw error;
         });
         blocks = this.nextBlocks(after, batch, frontier);
@@ -194,19 +212,43 @@ export class PetRepository implements PetStore {
     return blocks;
   }
 
-  /** Pets of one block with ids above `afterId`, at most `want` (all of them when a sealed range is at hand). */
-  private async readBlock(block: number, afterId: number, want: number, status: PetStatus | undefined): Promise<Pet[]> {
+  /**
+   * Whether a view of the newest pets serves a page of a walk: read since the
+   * walk began (with a margin), so it holds every pet the walk must see, not
+   * ahead of the service's clock (a clock set back), and recent.
+   */
+  private servesWalk(view: ReadTime, walkStartedAt: number): boolean {
+    return (
+      view.clockAt > walkStartedAt + WALK_START_MARGIN_MS &&
+      view.clockAt <= this.clock() &&
+      this.cacheClock() - view.at < RECENT_VIEW_MAX_AGE_MS
+    );
+  }
+
+  /** Whether a range kept is still good to use: sealed ranges for a minute, others as views of the newest pets. */
+  private rangeServes(range: CachedRange, walkStartedAt: number): boolean {
+    return range.sealed ? this.cacheClock() - range.at < SEALED_CACHE_TTL_MS : this.servesWalk(range, walkStartedAt);
+  }
+
+  /** Pets of one block with ids above `afterId`, at most `want` (all of them when a kept range is at hand). */
+  private async readBlock(
+    block: number,
+    afterId: number,
+    want: number,
+    status: PetStatus | undefined,
+    walkStartedAt: number,
+  ): Promise<Pet[]> {
     const from = Math.max(afterId + 1, firstIdOf(block, this.layout));
     const to = lastIdOf(block, this.layout);
     const cacheKey = `${status ?? ''}:${block}`;
-    const cached = this.sealed.get(cacheKey);
-    const ttl = cached?.sealed ? SEALED_CACHE_TTL_MS : RECENT_CACHE_TTL_MS;
-    if (cached && this.cacheClock() - cached.cachedAt < ttl && cached.from <= from) {
+    const cached = this.ranges.get(cacheKey);
+    if (cached && cached.from <= from && this.rangeServes(cached, walkStartedAt)) {
       const pets = cached.pets.filter((pet) => pet.id >= from);
       // The cached range covers the rest of the block, or at least `want` pets of it.
       if (cached.to === to || pets.length >= want) return pets.slice(0, want);
     }
     this.queriesSent++;
+    const readAt = this.readTime();
     const { Items = [] } = await dynamoCall(() =>
       this.db.send(
         new QueryCommand({
@@ -220,45 +262,53 @@ export class PetRepository implements PetStore {
       ),
     );
     const pets = Items.map(toPet);
-    this.remember(cacheKey, from, Items.length < want ? to : Number(Items.at(-1)?.id), pets, Items);
+    this.remember(cacheKey, from, Items.length < want ? to : Number(Items.at(-1)?.id), pets, Items, readAt);
     return pets;
   }
 
   /**
    * Keeps a range read: a minute when its block is sealed (no pet can be
-   * written into it any more: pet-layout.ts), not at all otherwise. A sealed
-   * range that touches the one already kept for its block joins it, so that a
-   * walk's first and second pages of one block are both served from the cache
-   * (kept apart, each read would push the other out). The joined range ages from
-   * its first read.
+   * written into it any more: pet-layout.ts), else as a view of the newest pets
+   * (RECENT_VIEW_MAX_AGE_MS). A range that touches the one kept for its block,
+   * while that one is still good, joins it, so that pages of one block read at
+   * different places are all served (kept apart, each read would push the other
+   * out). The joined range is as old as its older part, so views of the newest
+   * pets join only when read within WALK_START_MARGIN_MS of each other; otherwise
+   * the newer read replaces the older.
    */
-  private remember(cacheKey: string, from: number, to: number, pets: Pet[], items: Record<string, unknown>[]): void {
+  private remember(cacheKey: string, from: number, to: number, pets: Pet[], items: Record<string, unknown>[], readAt: ReadTime): void {
     const oldest = Math.min(...items.map((item) => Date.parse(String(item.createdAt))));
     const sealed = Number.isFinite(oldest) && this.clock() - oldest >= sealedAfterMs(this.layout, functionTimeoutSeconds * 1000);
-    const now = this.cacheClock();
-    let range: CachedRange = { from, to, pets, cachedAt: now, sealed };
-    const kept = this.sealed.get(cacheKey);
-    if (sealed && kept?.sealed && now - kept.cachedAt < SEALED_CACHE_TTL_MS && kept.from <= to + 1 && from <= kept.to + 1) {
+    let range: CachedRange = { from, to, pets, sealed, ...readAt };
+    const kept = this.ranges.get(cacheKey);
+    const touches = kept !== undefined && kept.from <= to + 1 && from <= kept.to + 1;
+    // Views of the newest pets join only when read close together: the joined view serves the walks the older part serves.
+    const joins = touches && (sealed && kept.sealed ? true : readAt.clockAt - kept.clockAt <= WALK_START_MARGIN_MS);
+    if (kept && joins && this.rangeServes(kept, Number.NEGATIVE_INFINITY)) {
       const byId = new Map([...kept.pets, ...pets].map((pet) => [pet.id, pet]));
       range = {
         from: Math.min(from, kept.from),
         to: Math.max(to, kept.to),
         pets: [...byId.values()].sort((a, b) => a.id - b.id),
-        cachedAt: kept.cachedAt,
-        sealed,
+        sealed: sealed && kept.sealed,
+        at: Math.min(kept.at, readAt.at),
+        clockAt: Math.min(kept.clockAt, readAt.clockAt),
       };
     }
-    this.sealed.delete(cacheKey);
-    this.sealed.set(cacheKey, range);
-    if (this.sealed.size > SEALED_CACHE_ENTRIES) this.sealed.delete(this.sealed.keys().next().value as string);
+    this.ranges.delete(cacheKey);
+    this.ranges.set(cacheKey, range);
+    if (this.ranges.size > SEALED_CACHE_ENTRIES) this.ranges.delete(this.ranges.keys().next().value as string);
+  }
+
+  private readTime(): ReadTime {
+    return { at: this.cacheClock(), clockAt: this.clock() };
   }
 
   /**
    * Which blocks exist, read from the allocator items (one eventually consistent
    * BatchGetItem), or this instance's recent view of it.
    */
-  private async currentFrontier(refresh: boolean): Promise<Frontier> {
-    if (this.frontier && !refresh) return this.frontier;
+  private async currentFrontier(): Promise<Frontier & ReadTime> {
     this.frontierRead ??= this.readFrontier().finally(() => {
       this.frontierRead = undefined;
     });
@@ -266,14 +316,14 @@ export class PetRepository implements PetStore {
     return this.frontier;
   }
 
-  private async readFrontier(): Promise<Frontier> {
-    const readAt = this.cacheClock();
+  private async readFrontier(): Promise<Frontier & ReadTime> {
+    const readAt = this.readTime();
     this.frontierReadsSent++;
     const ids = [LEGACY_ALLOCATOR_ID, ...Array.from({ length: this.layout.stripeCount }, (_, s) => stripeItemId(s))];
     const { Responses } = await dynamoCall(() =>
       this.db.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })) } } })),
     );
-    const frontier: Frontier = { reserved: [], base: [], legacyLastBlock: -1, readAt };
+    const frontier: Frontier & ReadTime = { reserved: [], base: [], legacyLastBlock: -1, ...readAt };
     for (const item of Responses?.[this.tableName] ?? []) {
       const id = Number(item.id);
       if (id === LEGACY_ALLOCATOR_ID) frontier.legacyLastBlock = blockOf(Number(item.lastReservedId ?? 0), this.layout);

@@ -3,15 +3,22 @@ import { ApiError } from './errors';
 import { MAX_ID, type PetStatus, petStatuses } from './pet';
 
 /**
- * The opaque `cursor` of list pagination: the last id of the previous page and
- * the status filter it was made for, with a MAC so that a cursor changed by hand
- * is refused. The MAC key is not a secret worth protecting: a forged cursor
+ * The opaque `cursor` of list pagination: the last id of the previous page, the
+ * status filter it was made for and when the walk began, with a MAC so that a
+ * cursor changed by hand is refused. The MAC key is not a secret worth protecting: a forged cursor
  * could only name an id, and ids are public. It keeps cursors opaque, so their
  * format can change without breaking clients.
  */
 export interface CursorPosition {
   afterId: number;
   status: PetStatus | undefined;
+  /**
+   * When the walk's first page was asked for (ms since the epoch, the service's
+   * clock): a page may be read from a view of the newest pets taken since then
+   * (functions/data/pet-repository.ts). Absent in cursors made before it was
+   * kept (format 1): such a walk goes on as if it began now.
+   */
+  walkStartedAt?: number;
 }
 
 const MAC_KEY = 'petstore-list-cursor-v1';
@@ -22,7 +29,8 @@ function mac(payload: string): Buffer {
 }
 
 export function encodeCursor(position: CursorPosition): string {
-  const payload = `1:${position.afterId}:${position.status ?? ''}`;
+  const { afterId, status, walkStartedAt } = position;
+  const payload = walkStartedAt === undefined ? `1:${afterId}:${status ?? ''}` : `2:${afterId}:${status ?? ''}:${walkStartedAt}`;
   return Buffer.concat([mac(payload), Buffer.from(payload)]).toString('base64url');
 }
 
@@ -36,12 +44,13 @@ export function decodeCursor(cursor: string, status: PetStatus | undefined): Cur
   if (raw.length <= MAC_BYTES || raw.toString('base64url') !== cursor) throw invalidCursor();
   const payload = raw.subarray(MAC_BYTES).toString();
   if (!timingSafeEqual(raw.subarray(0, MAC_BYTES), mac(payload))) throw invalidCursor();
-  const match = /^1:([1-9]\d{0,15}):([a-z]*)$/.exec(payload);
+  const match = /^1:([1-9]\d{0,15}):([a-z]*)$/.exec(payload) ?? /^2:([1-9]\d{0,15}):([a-z]*):(0|[1-9]\d{0,15})$/.exec(payload);
   const afterId = Number(match?.[1]);
   const cursorStatus = match?.[2] || undefined;
+  const walkStartedAt = match?.[3] === undefined ? undefined : Number(match[3]);
   if (!match || afterId > MAX_ID || (cursorStatus && !petStatuses.includes(cursorStatus as PetStatus))) throw invalidCursor();
   if (cursorStatus !== status) {
     throw new ApiError('invalid_request', 'cursor was made for another status filter: keep the status of the first page.');
   }
-  return { afterId, status };
+  return walkStartedAt === undefined ? { afterId, status } : { afterId, status, walkStartedAt };
 }

@@ -16,9 +16,11 @@ export interface PetStore {
    * follow, the id the next page starts after: at or past the last pet's, below
    * the next pet (no pet existed in between when the page was read; one created
    * since is a pet created during the walk), or past the blocks read when the
-   * store stopped short of `limit` to bound one page's work.
+   * store stopped short of `limit` to bound one page's work. Every pet created
+   * before `walkStartedAt` (ms, the service's clock) is among those read; a pet
+   * created since may be missing (docs/clients.md).
    */
-  listAfter(afterId: number, limit: number, status: PetStatus | undefined): Promise<PetPage>;
+  listAfter(afterId: number, limit: number, status: PetStatus | undefined, walkStartedAt?: number): Promise<PetPage>;
 }
 
 export interface PetPage {
@@ -39,10 +41,12 @@ export interface ListQuery {
 
 /** One page of pets in ascending id order, and the cursor of the next page if there is one. */
 export async function listPets(query: ListQuery, context: PetsContext): Promise<{ pets: Pet[]; nextCursor?: string }> {
-  const afterId = query.cursor === undefined ? 0 : decodeCursor(query.cursor, query.status).afterId;
-  const { pets, nextAfterId } = await context.pets.listAfter(afterId, query.limit, query.status);
+  const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.status);
+  // A walk sees every pet created before its first page was asked for; the cursor carries that instant on.
+  const walkStartedAt = position?.walkStartedAt ?? context.clock();
+  const { pets, nextAfterId } = await context.pets.listAfter(position?.afterId ?? 0, query.limit, query.status, walkStartedAt);
   if (nextAfterId === undefined) return { pets };
-  return { pets, nextCursor: encodeCursor({ afterId: nextAfterId, status: query.status }) };
+  return { pets, nextCursor: encodeCursor({ afterId: nextAfterId, status: query.status, walkStartedAt }) };
 }
 
 export async function findPet(id: number, context: PetsContext): Promise<Pet> {

@@ -1,4 +1,4 @@
-import { type PetLayout, petLayout } from '../../functions/data/pet-layout';
+import { blockOf, type PetLayout, petLayout } from '../../functions/data/pet-layout';
 import { MAX_BLOCKS_PER_PAGE, PetRepository } from '../../functions/data/pet-repository';
 import { ApiError, DependencyUnavailableError } from '../../functions/domain/errors';
 import { IdAllocator } from '../../functions/domain/id-allocator';
@@ -22,8 +22,11 @@ let dependencies: ReturnType<typeof testDependencies>;
 let reader: PetRepository;
 /** The reader's real-time clock for its caches, moved by hand. */
 let cacheNow = 1_000_000;
+/** When the pets were first written: on a service clock set there, every block is still being filled (not sealed). */
+let petsWrittenFrom: number;
 
 beforeAll(async () => {
+  petsWrittenFrom = Date.now();
   dependencies = testDependencies(await createTestTables());
   // Stripes taken in turn, not at random: with a dozen blocks, random picks can put them all on four shards.
   let stripeTurn = 0;
@@ -90,7 +93,8 @@ it('reads a page inside one block with one Query', async () => {
   const page = await reader.listAfter(first - 1, 1, undefined);
   expect(page.pets.map((pet) => pet.id)).toEqual([first]);
   expect(reader.queriesSent - before).toBe(1);
-  // A block still being filled is never served from the cache: the same page reads again, so a pet created meanwhile would show.
+  // A block still being filled is not served from the cache to a walk begun now (by default): the same page reads
+  // again, so a pet created meanwhile would show.
   await reader.listAfter(first - 1, 1, undefined);
   expect(reader.queriesSent - before).toBe(2);
 });
@@ -128,6 +132,75 @@ it.each([
   const newest = Math.max(...ids.filter((id) => !newcomers.some((pet) => pet.id === id)));
   const shown = newcomers.filter((pet) => ageMs >= 10_000 || pet.id > newest);
   for (const pet of shown) expect(ids).toContain(pet.id);
+});
+
+it('serves the last pages of walks under way from one read of the newest pets; a walk begun after a create reads afresh', async () => {
+  // The service's clock stands where the pets were written, so every block is still being filled; both clocks move by hand.
+  let clockNow = petsWrittenFrom;
+  let monotonic = 0;
+  const advance = (ms: number) => {
+    clockNow += ms;
+    monotonic += ms;
+  };
+  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
+    layout,
+    clock: () => clockNow,
+    cacheClock: () => monotonic,
+  });
+  const context = { pets, clock: () => clockNow };
+  const reads = () => pets.queriesSent + pets.frontierReadsSent;
+  const begin = async () => {
+    const page = await listPets({ limit: 7 }, context);
+    return { ids: page.pets.map((pet) => pet.id), cursor: page.nextCursor };
+  };
+  /** The rest of a walk, and the reads of DynamoDB it cost. */
+  const finish = async (walk: { ids: number[]; cursor?: string }) => {
+    const before = reads();
+    let cursor = walk.cursor;
+    const ids = [...walk.ids];
+    while (cursor) {
+      const page = await listPets({ limit: 7, cursor }, context);
+      ids.push(...page.pets.map((pet) => pet.id));
+      cursor = page.nextCursor;
+    }
+    return { ids, reads: reads() - before };
+  };
+
+  const [a, b, c, e] = [await begin(), await begin(), await begin(), await begin()];
+  advance(2_000);
+  const walkA = await finish(a);
+  expect(walkA.ids).toEqual(created.map((pet) => pet.id).sort((x, y) => x - y));
+  expect(walkA.reads).toBeGreaterThan(5);
+  // Walk B began with A: the ranges and the view of which blocks exist that A's pages read serve all of it.
+  expect(await finish(b)).toEqual({ ids: walkA.ids, reads: 0 });
+
+  // The writer reserves on the stripe of the newest block, so the new pet lies past every block there was (a block
+  // a lagging stripe hands out below the newest shows within 10 s: the test above).
+  const newestStripe = blockOf(Math.max(...walkA.ids), layout) % layout.stripeCount;
+  const writer = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
+    layout,
+    clock: () => clockNow,
+    pickStripe: () => newestStripe,
+  });
+  const newcomer = await createPet(
+    { name: 'Created during the walks', categoryId: 1 },
+    { pets: writer, ids: new IdAllocator((count) => writer.reserveIds(count), layout.blockSize), clock: () => clockNow },
+  );
+  created.push(newcomer);
+  advance(2_000);
+  // Walk C began before the create: it may end on those views (a pet created during a walk may or may not appear).
+  expect(await finish(c)).toEqual({ ids: walkA.ids, reads: 0 });
+  // A walk begun after the create reads afresh, and lists the new pet.
+  const d = await begin();
+  advance(1_500);
+  const walkD = await finish(d);
+  expect(walkD.ids).toContain(newcomer.id);
+  expect(walkD.reads).toBeGreaterThan(0);
+  // Views over 10 s old serve no walk: E, begun before the create, reads afresh too and lists it.
+  advance(10_000);
+  const walkE = await finish(e);
+  expect(walkE.ids).toContain(newcomer.id);
+  expect(walkE.reads).toBeGreaterThan(0);
 });
 
 it("serves a walk's first and second pages of a sealed block from the cache, however often they alternate", async () => {

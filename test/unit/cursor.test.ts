@@ -15,8 +15,29 @@ describe('list cursor', () => {
     );
   });
 
+  it('carries when the walk began, and still reads cursors made before it did (format 1: no start)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        status,
+        fc.nat({ max: 4_102_444_800_000 }),
+        (afterId, filter, at) => {
+          expect(decodeCursor(encodeCursor({ afterId, status: filter, walkStartedAt: at }), filter)).toEqual({
+            afterId,
+            status: filter,
+            walkStartedAt: at,
+          });
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    // A cursor of format 1, as servers before this one made them: "1:<afterId>:<status>" after its MAC.
+    const madeBefore = 'mPOsLF_zYtx4ab3xMToyNjE6YXZhaWxhYmxl';
+    expect(decodeCursor(madeBefore, 'available')).toEqual({ afterId: 261, status: 'available' });
+  });
+
   it('refuses any single-character change (tampering) with a 400', () => {
-    const cursor = encodeCursor({ afterId: 42, status: 'available' });
+    const cursor = encodeCursor({ afterId: 42, status: 'available', walkStartedAt: 1_795_000_000_000 });
     fc.assert(
       fc.property(
         fc.nat({ max: cursor.length - 1 }),
