@@ -116,29 +116,34 @@ export const assumptions = {
 
 /**
  * Share of list pages that reach the newest pets: the last page of a walk.
- * Such a page reads which blocks exist afresh (a BatchGetItem of every
- * allocator stripe item) and reads the newest blocks without a cache, on every
- * request: a Lambda instance serves one request at a time, so nothing it
- * keeps for concurrent requests spares a read.
+ * Such a page needs a view of the newest pets (which blocks exist: a
+ * BatchGetItem of every allocator stripe item; and the blocks still being
+ * filled) taken since its walk began. An instance's view serves the pages of
+ * walks begun over a second before it was read, for 10 s (recentViewSeconds):
+ * so however many of those pages an instance serves, it reads each newest block
+ * and the stripe items at most once per 10 s for them. A page whose walk began
+ * after the instance's view (a first page at the newest pets: a list shorter
+ * than a page; or a walk that got there within seconds) reads afresh.
  *
  * Derived, not chosen: a page reaches the newest pets only as the last page of
  * a walk that followed every `next` link from the first page (a list cannot
- * start at its end, and the last page has no `next` link to come back to). A
- * walk over P pets takes P / pageSize pages, every one of them in the list
- * traffic, and next pages are (1 − firstPageShare) of that traffic: so at most
- * (1 − firstPageShare) × pageSize / P of the list pages are last pages. With P
- * = listPetsAtLeast that is a few in 100,000. Left out, and worse for this
- * row: lists far smaller than that (a new table in its first minutes, a status
- * few pets have) and clients that keep their last page's URL and fetch it again
- * to poll for new pets; tailShareBindingAt says how many such pages the
- * design takes.
+ * start at its end). A walk over P pets takes P / pageSize pages, every one of
+ * them in the list traffic, and next pages are (1 − firstPageShare) of that
+ * traffic: so at most (1 − firstPageShare) × pageSize / P of the list pages are
+ * last pages. With P = listPetsAtLeast that is a few in 100,000, and such walks
+ * take minutes, so none of their last pages reads afresh; the model still
+ * charges all of them afresh. Left out: lists far smaller (a new table in its
+ * first minutes, a status few pets have, a list shorter than a page polled by
+ * its first page); tailShareBindingAt says how many pages reading afresh the
+ * design takes. Clients that fetch their last page's URL again to poll are
+ * walks under way: their pages end on views.
  */
 export const tailPageShare = ((1 - assumptions.firstPageShare) * assumptions.pageSize) / assumptions.listPetsAtLeast;
 
 /** Ids reserved per allocator write, allocator stripes, shards per list index (functions/data/pet-layout.ts). */
 export const layout = petLayout;
-/** How long an instance trusts its view of which blocks exist, and keeps sealed ranges (pet-repository.ts). */
-const frontierMaxAgeSeconds = 10;
+/** How long an instance keeps its views of the newest pets (which blocks exist, blocks being filled), and sealed ranges (pet-repository.ts). */
+const recentViewSeconds = 10;
 const sealedCacheSeconds = 60;
 /** What one read of which blocks exist costs each stripe item: an eventually consistent read of a small item. */
 const frontierReadUnitsPerItem = 0.5;
@@ -249,20 +254,22 @@ function concurrency(m: number, ms: { listPets: number; createPet: number; getPe
 /**
  * Reads of one allocator stripe item (one partition each): every list instance
  * reads all of them (0.5 unit each) when its view of which blocks exist is
- * older than frontierMaxAge, and every page that reaches the newest pets reads
- * them again (share `tail` of the list pages).
+ * older than recentViewSeconds, and every page that reads the newest pets
+ * afresh reads them again (share `fresh` of the list pages).
  */
-function stripeItemReads(m: number, tail = tailPageShare): number {
-  return (listInstances(m) / frontierMaxAgeSeconds + lists(m) * tail) * frontierReadUnitsPerItem;
+function stripeItemReads(m: number, fresh = tailPageShare): number {
+  return (listInstances(m) / recentViewSeconds + lists(m) * fresh) * frontierReadUnitsPerItem;
 }
 
 /**
- * Reads of the shard holding the newest block: every page that reaches the
- * newest pets queries the blocks still being filled, never from a cache (so a
- * pet just created is listed). All of them counted on one shard: the worst case.
+ * Reads of the shard holding the newest block, all counted on one shard (the
+ * worst case). Pages of walks under way end on views: at most one Query of the
+ * block per list instance per recentViewSeconds, fewer when fewer such pages
+ * come (`viewShare` of the list pages); `fresh` of the list pages read afresh.
  */
-function newestBlockReads(m: number, tail: number): number {
-  return lists(m) * tail * assumptions.queriesPerPage * queryReadUnits(assumptions.pageSize + 1);
+function newestBlockReads(m: number, fresh: number, viewShare = 1): number {
+  const viewReads = Math.min(lists(m) * viewShare, listInstances(m) / recentViewSeconds);
+  return (viewReads + lists(m) * fresh * assumptions.queriesPerPage) * queryReadUnits(assumptions.pageSize + 1);
 }
 
 /**
@@ -275,12 +282,19 @@ function openBlocks(m: number): number {
 }
 
 /**
- * The share of list pages reaching the newest pets at which a partition binds
- * at `m`×: the stripe items, or the newest block's shard, whichever first.
+ * The share of list pages reading the newest pets afresh at which a partition
+ * binds at `m`×: the stripe items, or the newest block's shard, whichever
+ * first; beside the model's last pages of walks under way (tailPageShare, on
+ * views), or, `worst`, as many of those as make every list instance read the
+ * newest block once per recentViewSeconds.
  */
-export function tailShareBindingAt(m: number): { share: number; stripeItems: number; newestBlock: number } {
-  const stripeItems = (awsLimits.partitionReadUnits / frontierReadUnitsPerItem - listInstances(m) / frontierMaxAgeSeconds) / lists(m);
-  const newestBlock = awsLimits.partitionReadUnits / newestBlockReads(m, 1);
+export function tailShareBindingAt(
+  m: number,
+  views: 'model' | 'worst' = 'model',
+): { share: number; stripeItems: number; newestBlock: number } {
+  const stripeItems = (awsLimits.partitionReadUnits / frontierReadUnitsPerItem - listInstances(m) / recentViewSeconds) / lists(m);
+  const viewReads = newestBlockReads(m, 0, views === 'model' ? tailPageShare : 1);
+  const newestBlock = (awsLimits.partitionReadUnits - viewReads) / (newestBlockReads(m, 1, 0) - newestBlockReads(m, 0, 0));
   return { share: Math.min(stripeItems, newestBlock), stripeItems, newestBlock };
 }
 
@@ -385,7 +399,16 @@ export const components: Component[] = [
     unit: 'read units',
     limit: awsLimits.partitionReadUnits,
     kind: 'hard',
-    load: (m) => newestBlockReads(m, tailPageShare),
+    // The model's last pages, every one charged afresh and on views too.
+    load: (m) => newestBlockReads(m, tailPageShare, tailPageShare),
+  },
+  {
+    name: "the newest block's shard, reads (walks under way ending there, any number)",
+    unit: 'read units',
+    limit: awsLimits.partitionReadUnits,
+    kind: 'hard',
+    // Every list instance reads the newest block once per recentViewSeconds, the most views cost whatever the share.
+    load: (m) => newestBlockReads(m, 0),
   },
   {
     name: 'one list shard, reads (next pages)',
@@ -557,13 +580,14 @@ export function renderCapacityTables(): string {
     `| write units on one item, its whole minute within one second (limit ${partition}) | ${hot.map((h) => `${number(h.minuteInOneSecond)} (${percent(h.minuteInOneSecond / awsLimits.partitionWriteUnits)})`).join(' | ')} | already at 1× |`,
   );
   const tail = tailShareBindingAt(1_000);
+  const worst = tailShareBindingAt(1_000, 'worst');
   const copies = 4;
-  const listPetsFor = (share: number) => Math.round(((1 - assumptions.firstPageShare) * assumptions.pageSize) / share);
   lines.push(
     '',
     `Pages reaching the newest pets: the model takes ${percent(tailPageShare)} of list pages (tailPageShare: a walk over ${assumptions.listPetsAtLeast.toLocaleString('en-US')} pets reaches them once in ${(assumptions.listPetsAtLeast / assumptions.pageSize).toLocaleString('en-US')} pages). ` +
-      `A partition would bind at 1000× once ${percent(tail.share)} of list pages did: lists of fewer than about ${listPetsFor(tail.share).toLocaleString('en-US')} pets, or clients fetching their last page again and again to poll for new pets. ` +
-      `The newest block's shard would bind first (at ${percent(tail.newestBlock)}), charged as if every such page read one shard: the worst case, since at 1000× about ${number(openBlocks(1_000))} blocks are being filled at once, over all ${layout.shardCount} shards. ` +
+      `Pages of walks under way end on their list instance's view of the newest pets, taken since the walk began and at most ${recentViewSeconds} s old: however many such pages come, an instance reads each newest block at most once per ${recentViewSeconds} s for them, ${number(newestBlockReads(1_000, 0))} read units a second on one shard at 1000× if every list instance did (the row "walks under way ending there"). ` +
+      `Pages that read the newest pets afresh (a first page that reaches them, as when a list shorter than a page is polled; a walk that got there within seconds of its first page) would bind a partition at 1000× once ${percent(tail.share)} of list pages were such pages, or ${percent(worst.share)} beside views at their worst. ` +
+      `The newest block's shard binds first (at ${percent(tail.newestBlock)}), charged as if every such page read one shard: the worst case, since at 1000× about ${number(openBlocks(1_000))} blocks are being filled at once, over all ${layout.shardCount} shards. ` +
       `The stripe items bind at ${percent(tail.stripeItems)}; ${copies} copies of each stripe's frontier (written by the create that reserves a block, one read at random) would take them to ${percent(tail.stripeItems * copies)}.`,
   );
   const order = walls().filter((wall) => wall.multiple < 10_000);

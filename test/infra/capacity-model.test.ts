@@ -101,6 +101,16 @@ test('pages reaching the newest pets are charged per page (an instance serves on
   expect(binding.share).toBe(Math.min(binding.stripeItems, binding.newestBlock));
 });
 
+test('walks under way that end at the newest pets cost each list instance one Query of the newest block per 10 s, however many', () => {
+  const views = row("the newest block's shard, reads (walks under way");
+  // 24,000 list instances at 1000× (600,000 pages a second, 40 ms each), each reading the block once per 10 s.
+  expect(views.load(1_000)).toBeCloseTo(((600_000 * 0.04) / 10) * queryReadUnits(21));
+  expect(views.limit / views.load(1)).toBeGreaterThanOrEqual(1_000);
+  // Pages reading afresh bind sooner beside views at their worst than beside the model's few last pages.
+  expect(tailShareBindingAt(1_000, 'worst').share).toBeLessThan(tailShareBindingAt(1_000).share);
+  expect(tailShareBindingAt(1_000, 'worst').share).toBeGreaterThan(10 * tailPageShare);
+});
+
 test('a default page (21 items of 200 bytes read) costs one read unit', () => {
   expect(queryReadUnits(21)).toBe(1);
 });
