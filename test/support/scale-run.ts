@@ -9,7 +9,7 @@ import { createDocumentClient, type Dependencies } from '../../functions/runtime
 import { localCredentials } from '../../local/local-api';
 import { ensureTables, tableNamesFor } from '../../local/tables';
 import { testDynamoDbClient } from './dynamo';
-import { keySchemasOf, PartitionLimitProxy } from './partition-limit-proxy';
+import { type KeyUsage, keySchemasOf, PartitionLimitProxy } from './partition-limit-proxy';
 
 /**
  * The scale test: the baseline mix (10 % creates, 60 % lists, 30 % gets; 1× is
@@ -232,6 +232,9 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const loadSeconds = (Date.now() - start) / 1000;
   const throttledDuringLoad = proxy.throttles.length;
   const failedDuringLoad = failedCount(outcomes);
+  const usageId = (u: KeyUsage) => `${u.resource}\u0000${u.key}`;
+  const usageOfLoad = new Map(proxy.hottest('read', Number.POSITIVE_INFINITY).map((u) => [usageId(u), { ...u }]));
+  const finishStart = Date.now();
 
   // Finish every walk under way at the mix's rate of list requests, so the run stays at its multiple
   // (unpaced, these pages alone hit the newest blocks faster than any multiple's lists would; throttles still count).
@@ -250,6 +253,8 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     const wait = due - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
+
+  const finishSeconds = Math.max((Date.now() - finishStart) / 1000, 1);
 
   const wrong: string[] = [];
   for (const walk of finished) {
@@ -283,12 +288,23 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     `throttled DynamoDB calls: ${proxy.throttles.length} (${throttledDuringLoad} during the load, the rest while finishing walks)`,
   );
   for (const entry of byKey.slice(0, 8)) lines.push(`  ${entry.count} on ${entry.resource.replace(names.pets, 'pets')} key "${entry.key}"`);
-  const perSecond = (units: number) => units / Math.max(loadSeconds, 1);
-  const hotWrite = proxy.hottest('write', 3);
-  const hotRead = proxy.hottest('read', 3);
+  // Units per second on the hottest keys, during the mix and while the walks were finished (each over its own time).
+  const ofFinish = proxy.hottest('read', Number.POSITIVE_INFINITY).map((u) => {
+    const before = usageOfLoad.get(usageId(u));
+    return { ...u, readUnits: u.readUnits - (before?.readUnits ?? 0), writeUnits: u.writeUnits - (before?.writeUnits ?? 0) };
+  });
+  const hottest = (usage: KeyUsage[], kind: 'readUnits' | 'writeUnits', seconds: number) =>
+    [...usage]
+      .sort((a, b) => b[kind] - a[kind])
+      .slice(0, 3)
+      .map((u) => `${u.resource.replace(names.pets, 'pets')} "${u.key}" ${fmt(u[kind] / seconds)}`)
+      .join('; ');
+  const load = [...usageOfLoad.values()];
+  const mixSeconds = Math.max(loadSeconds, 1);
   lines.push(
-    `hottest write keys (units/s over the run; limit ${fmt(proxy.writeRate)}): ${hotWrite.map((u) => `${u.resource.replace(names.pets, 'pets')} "${u.key}" ${fmt(perSecond(u.writeUnits))}`).join('; ')}`,
-    `hottest read keys (units/s over the run; limit ${fmt(proxy.readRate)}): ${hotRead.map((u) => `${u.resource.replace(names.pets, 'pets')} "${u.key}" ${fmt(perSecond(u.readUnits))}`).join('; ')}`,
+    `hottest write keys during the mix (units/s over ${fmt(mixSeconds)} s; limit ${fmt(proxy.writeRate)}): ${hottest(load, 'writeUnits', mixSeconds)}`,
+    `hottest read keys during the mix (units/s over ${fmt(mixSeconds)} s; limit ${fmt(proxy.readRate)}): ${hottest(load, 'readUnits', mixSeconds)}`,
+    `hottest read keys while finishing walks (units/s over ${fmt(finishSeconds)} s; limit ${fmt(proxy.readRate)}): ${hottest(ofFinish, 'readUnits', finishSeconds)}`,
     `walks finished: ${finished.length}, wrong: ${wrong.length}${wrong.length ? ` (${wrong.slice(0, 3).join('; ')})` : ''}`,
     `creates: ${createdIds.length - options.seedPets} during the run; every created pet stored once: ${createsStoredOnce ? 'yes' : 'NO'}`,
   );
