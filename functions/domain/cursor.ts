@@ -30,7 +30,12 @@ function mac(payload: string): Buffer {
 
 export function encodeCursor(position: CursorPosition): string {
   const { afterId, status, walkStartedAt } = position;
-  const payload = walkStartedAt === undefined ? `1:${afterId}:${status ?? ''}` : `2:${afterId}:${status ?? ''}:${walkStartedAt}`;
+  // Format 2 puts the walk's start first, at a fixed width (14 digits of ms: until the year 5138): the rest, and so
+  // the cursor's end, is spelt as in format 1.
+  const payload =
+    walkStartedAt === undefined
+      ? `1:${afterId}:${status ?? ''}`
+      : `2:${String(Math.min(Math.max(0, Math.floor(walkStartedAt)), 10 ** 14 - 1)).padStart(14, '0')}:${afterId}:${status ?? ''}`;
   return Buffer.concat([mac(payload), Buffer.from(payload)]).toString('base64url');
 }
 
@@ -44,10 +49,11 @@ export function decodeCursor(cursor: string, status: PetStatus | undefined): Cur
   if (raw.length <= MAC_BYTES || raw.toString('base64url') !== cursor) throw invalidCursor();
   const payload = raw.subarray(MAC_BYTES).toString();
   if (!timingSafeEqual(raw.subarray(0, MAC_BYTES), mac(payload))) throw invalidCursor();
-  const match = /^1:([1-9]\d{0,15}):([a-z]*)$/.exec(payload) ?? /^2:([1-9]\d{0,15}):([a-z]*):(0|[1-9]\d{0,15})$/.exec(payload);
-  const afterId = Number(match?.[1]);
-  const cursorStatus = match?.[2] || undefined;
-  const walkStartedAt = match?.[3] === undefined ? undefined : Number(match[3]);
+  const v1 = /^1:()([1-9]\d{0,15}):([a-z]*)$/.exec(payload);
+  const match = v1 ?? /^2:(\d{14}):([1-9]\d{0,15}):([a-z]*)$/.exec(payload);
+  const walkStartedAt = match && !v1 ? Number(match[1]) : undefined;
+  const afterId = Number(match?.[2]);
+  const cursorStatus = match?.[3] || undefined;
   if (!match || afterId > MAX_ID || (cursorStatus && !petStatuses.includes(cursorStatus as PetStatus))) throw invalidCursor();
   if (cursorStatus !== status) {
     throw new ApiError('invalid_request', 'cursor was made for another status filter: keep the status of the first page.');
