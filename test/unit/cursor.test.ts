@@ -37,27 +37,16 @@ describe('list cursor', () => {
     expect(decodeCursor(madeBefore, 'available')).toEqual({ afterId: 261, status: 'available' });
   });
 
-  it("refuses any single-character change of a cursor carrying its walk's start, and fits the pattern the document states", () => {
-    const cursor = encodeCursor({ afterId: 42, status: 'available', walkStartedAt: 1_795_000_000_000 });
-    expect(cursor).toMatch(CURSOR_PATTERN);
-    fc.assert(
-      fc.property(
-        fc.nat({ max: cursor.length - 1 }),
-        fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'),
-        (index, replacement) => {
-          fc.pre(cursor[index] !== replacement);
-          const tampered = cursor.slice(0, index) + replacement + cursor.slice(index + 1);
-          expect(() => decodeCursor(tampered, 'available')).toThrow(ApiError);
-        },
-      ),
-      { numRuns: 1000 },
-    );
-    // The longest a server makes: the largest id, the longest status, a start 14 digits long.
+  it('fits the pattern the document states, at its longest', () => {
+    // The largest id, the longest status, a start 14 digits long.
     expect(encodeCursor({ afterId: Number.MAX_SAFE_INTEGER, status: 'available', walkStartedAt: 10 ** 14 - 1 })).toMatch(CURSOR_PATTERN);
   });
 
-  it('refuses any single-character change (tampering) with a 400', () => {
-    const cursor = encodeCursor({ afterId: 42, status: 'available' });
+  it.each([
+    ['', undefined],
+    [" (format 2: with the walk's start)", 1_795_000_000_000],
+  ])('refuses any single-character change (tampering) with a 400%s', (_, walkStartedAt) => {
+    const cursor = encodeCursor({ afterId: 42, status: 'available', walkStartedAt });
     fc.assert(
       fc.property(
         fc.nat({ max: cursor.length - 1 }),
