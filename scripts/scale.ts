@@ -1,5 +1,5 @@
 /**
- * `npm run scale [-- --seconds N] [--multiple M] [--single-key]`: the scale test at length,
+ * `npm run scale [-- --seconds N] [--multiple M] [--burst S] [--single-key]`: the scale test at length,
  * on its own DynamoDB Local, behind the partition-limit simulator
  * (test/support/partition-limit-proxy.ts). Runs the baseline mix at 100× and
  * 1000× today's traffic (limits and traffic divided by the factor), prints one
@@ -34,6 +34,8 @@ async function main(): Promise<void> {
         seconds,
         instances: { createPet: 16, listPets: 4, getPet: 4 },
         seedPets: 512,
+        // Less burst than DynamoDB's 300 s shows how much a run leans on it.
+        burstSeconds: argument('burst', 300),
         log: (line) => console.log(line),
       });
       console.log(`${report.text}\n`);

@@ -53,6 +53,8 @@ export interface ScaleOptions {
   seedPets: number;
   /** Page sizes walks use. */
   limits?: number[];
+  /** Seconds of unused capacity each key keeps (DynamoDB keeps 300: the simulator's default). */
+  burstSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -93,7 +95,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const names = tableNamesFor(`scale-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`);
   const admin = testDynamoDbClient(endpoint);
   await ensureTables(admin, names, { timeToLive: false });
-  const proxy = await PartitionLimitProxy.start(endpoint, keySchemasOf(tables, names), { factor });
+  const proxy = await PartitionLimitProxy.start(endpoint, keySchemasOf(tables, names), { factor, burstSeconds: options.burstSeconds });
 
   const instance = (caller: string, viaProxy: boolean, clock = () => Date.now(), seeding = false) => {
     const dependencies: Dependencies = {
