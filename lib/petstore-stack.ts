@@ -7,6 +7,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { meteringPoolEnvironment, type PooledPlan, pooledKeyName, pooledMeteringKey } from '../definitions/metering-pool';
+import { cursorsCarryWalkStartEnvVar } from '../definitions/operations/list-pets';
 import { type PlanName, plans } from '../definitions/plans';
 import { authorizer, type OperationId, routes, stageName } from '../definitions/routes';
 import { stackOutputNames } from '../definitions/stack-outputs';
@@ -80,6 +81,7 @@ export class PetStoreStack extends Stack {
         route.handlerEntry,
         `Pet Store ${route.operationId}: ${route.method} ${route.path}`,
         route.access,
+        route.operationId === 'listPets' ? { environment: { [cursorsCarryWalkStartEnvVar]: String(config.cursorsCarryWalkStart) } } : {},
       );
     }
     this.operationFunctions = operationFunctions as Record<OperationId, OperationFunction>;

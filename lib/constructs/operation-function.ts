@@ -27,6 +27,8 @@ export interface OperationFunctionProps {
   stage: string;
   /** Caps (and reserves) the function's concurrent executions; unset, it shares the region's pool. */
   reservedConcurrentExecutions?: number;
+  /** Settings of this function alone, beside the environment every function gets. */
+  environment?: Record<string, string>;
 }
 
 /**
@@ -62,7 +64,7 @@ export class OperationFunction extends NodejsFunction {
       logGroup,
       // The same environment (and bundling) as the local runtime gives the bundles (definitions/lambda-function.ts),
       // and the stage: the `stage` dimension of the business metrics.
-      environment: { ...lambdaEnvironment, [businessMetrics.stageEnvVar]: props.stage },
+      environment: { ...lambdaEnvironment, [businessMetrics.stageEnvVar]: props.stage, ...props.environment },
       bundling: {
         ...lambdaBundling,
         format: OutputFormat.ESM,
