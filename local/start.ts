@@ -4,6 +4,7 @@
  * local gateway at http://localhost:3000/v1 (PORT overrides the port, HOST the
  * interface). Ctrl-C stops everything, DynamoDB Local included.
  */
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createDynamoDbClient } from '../functions/runtime/dependencies';
 import { ensureDevelopmentKey } from './development-key';
@@ -90,20 +91,35 @@ async function createTables(dynamoUrl: string, tableNames: ReturnType<typeof tab
   }
 }
 
+const portInUse = (port: number, host: string) =>
+  new StartError(`Port ${port} is in use on ${host}: stop what runs there, or start on another port, e.g. PORT=3001 npm start`);
+
+/**
+ * Fails at once when the port is taken (most often by an `npm start` already
+ * running), before a second DynamoDB Local opens the same data folder: two of
+ * them on one database answer each other's locks with errors.
+ */
+async function checkPortFree(port: number, host: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? portInUse(port, host) : error));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 async function main(): Promise<void> {
   const { port, host, externalEndpoint } = settings();
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
+  await checkPortFree(port, host);
   const dynamoUrl = await dynamoEndpoint(externalEndpoint);
   const tableNames = tableNamesFor(tablePrefix);
   await createTables(dynamoUrl, tableNames);
 
   api = await startLocalApi({ dynamoEndpoint: dynamoUrl, tableNames, port, host }).catch((error: unknown) => {
-    // A busy port is a person's to fix: one line, not Node's stack trace.
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new StartError(`Port ${port} is in use on ${host}: stop what runs there, or start on another port, e.g. PORT=3001 npm start`);
-    }
+    // A busy port is a person's to fix: one line, not Node's stack trace (taken since the check above).
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(port, host);
     throw error;
   });
   if (!loopbackHosts.has(host)) {
