@@ -283,7 +283,7 @@ export class PetRepository implements PetStore {
     const kept = this.ranges.get(cacheKey);
     const touches = kept !== undefined && kept.from <= to + 1 && from <= kept.to + 1;
     // Views of the newest pets join only when read close together: the joined view serves the walks the older part serves.
-    const joins = touches && (sealed && kept.sealed ? true : readAt.clockAt - kept.clockAt <= WALK_START_MARGIN_MS);
+    const joins = touches && ((sealed && kept.sealed) || readAt.clockAt - kept.clockAt <= WALK_START_MARGIN_MS);
     if (kept && joins && this.rangeServes(kept, Number.NEGATIVE_INFINITY)) {
       const byId = new Map([...kept.pets, ...pets].map((pet) => [pet.id, pet]));
       range = {
@@ -306,7 +306,7 @@ export class PetRepository implements PetStore {
 
   /**
    * Which blocks exist, read from the allocator items (one eventually consistent
-   * BatchGetItem), or this instance's recent view of it.
+   * BatchGetItem); reads asked for while one is under way share it.
    */
   private async currentFrontier(): Promise<Frontier & ReadTime> {
     this.frontierRead ??= this.readFrontier().finally(() => {

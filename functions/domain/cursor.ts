@@ -5,9 +5,12 @@ import { MAX_ID, type PetStatus, petStatuses } from './pet';
 /**
  * The opaque `cursor` of list pagination: the last id of the previous page, the
  * status filter it was made for and when the walk began, with a MAC so that a
- * cursor changed by hand is refused. The MAC key is not a secret worth protecting: a forged cursor
- * could only name an id, and ids are public. It keeps cursors opaque, so their
- * format can change without breaking clients.
+ * cursor changed by hand is refused. The MAC key is not a secret worth
+ * protecting: a forged cursor could only name an id, which is public, and a
+ * start, which only decides whether a server's recent view of the newest pets
+ * may serve the page (an early start: a view up to 10 s old, as for any walk; a
+ * late one: a fresh read, as for a first page). It keeps cursors opaque, so
+ * their format can change without breaking clients.
  */
 export interface CursorPosition {
   afterId: number;
@@ -32,10 +35,8 @@ export function encodeCursor(position: CursorPosition): string {
   const { afterId, status, walkStartedAt } = position;
   // Format 2 puts the walk's start first, at a fixed width (14 digits of ms: until the year 5138): the rest, and so
   // the cursor's end, is spelt as in format 1.
-  const payload =
-    walkStartedAt === undefined
-      ? `1:${afterId}:${status ?? ''}`
-      : `2:${String(Math.min(Math.max(0, Math.floor(walkStartedAt)), 10 ** 14 - 1)).padStart(14, '0')}:${afterId}:${status ?? ''}`;
+  const start = walkStartedAt === undefined ? '' : String(Math.min(Math.max(0, Math.floor(walkStartedAt)), 10 ** 14 - 1)).padStart(14, '0');
+  const payload = `${start ? `2:${start}` : '1'}:${afterId}:${status ?? ''}`;
   return Buffer.concat([mac(payload), Buffer.from(payload)]).toString('base64url');
 }
 
@@ -49,11 +50,11 @@ export function decodeCursor(cursor: string, status: PetStatus | undefined): Cur
   if (raw.length <= MAC_BYTES || raw.toString('base64url') !== cursor) throw invalidCursor();
   const payload = raw.subarray(MAC_BYTES).toString();
   if (!timingSafeEqual(raw.subarray(0, MAC_BYTES), mac(payload))) throw invalidCursor();
-  const v1 = /^1:()([1-9]\d{0,15}):([a-z]*)$/.exec(payload);
-  const match = v1 ?? /^2:(\d{14}):([1-9]\d{0,15}):([a-z]*)$/.exec(payload);
-  const walkStartedAt = match && !v1 ? Number(match[1]) : undefined;
-  const afterId = Number(match?.[2]);
-  const cursorStatus = match?.[3] || undefined;
+  // Format 1 "1:<afterId>:<status>", format 2 "2:<start>:<afterId>:<status>".
+  const match = /^(?:1|2:(?<start>\d{14})):(?<afterId>[1-9]\d{0,15}):(?<status>[a-z]*)$/.exec(payload)?.groups;
+  const afterId = Number(match?.afterId);
+  const cursorStatus = match?.status || undefined;
+  const walkStartedAt = match?.start === undefined ? undefined : Number(match.start);
   if (!match || afterId > MAX_ID || (cursorStatus && !petStatuses.includes(cursorStatus as PetStatus))) throw invalidCursor();
   if (cursorStatus !== status) {
     throw new ApiError('invalid_request', 'cursor was made for another status filter: keep the status of the first page.');

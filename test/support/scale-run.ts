@@ -234,8 +234,8 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const loadSeconds = (Date.now() - start) / 1000;
   const throttledDuringLoad = proxy.throttles.length;
   const failedDuringLoad = failedCount(outcomes);
-  const usageId = (u: KeyUsage) => `${u.resource}\u0000${u.key}`;
-  const usageOfLoad = new Map(proxy.hottest('read', Number.POSITIVE_INFINITY).map((u) => [usageId(u), { ...u }]));
+  // Each key's units at the end of the mix (copies: the simulator keeps adding to its own).
+  const usageOfLoad = new Map([...proxy.usage].map(([id, u]) => [id, { ...u }]));
   const finishStart = Date.now();
 
   // Finish every walk under way at the mix's rate of list requests, so the run stays at its multiple
@@ -291,8 +291,8 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   );
   for (const entry of byKey.slice(0, 8)) lines.push(`  ${entry.count} on ${entry.resource.replace(names.pets, 'pets')} key "${entry.key}"`);
   // Units per second on the hottest keys, during the mix and while the walks were finished (each over its own time).
-  const ofFinish = proxy.hottest('read', Number.POSITIVE_INFINITY).map((u) => {
-    const before = usageOfLoad.get(usageId(u));
+  const ofFinish = [...proxy.usage].map(([id, u]) => {
+    const before = usageOfLoad.get(id);
     return { ...u, readUnits: u.readUnits - (before?.readUnits ?? 0), writeUnits: u.writeUnits - (before?.writeUnits ?? 0) };
   });
   const hottest = (usage: KeyUsage[], kind: 'readUnits' | 'writeUnits', seconds: number) =>
