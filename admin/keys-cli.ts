@@ -109,7 +109,7 @@ Examples:
   addIssueAndInspectCommands(kit);
   addChangingCommands(kit);
   addUsageCommand(kit);
-  addMigrateMeteringCommand(kit);
+  addMeteringCommands(kit);
   for (const cmd of program.commands) addTargetOptions(cmd);
   return program;
 }
@@ -238,6 +238,36 @@ function addUsageCommand({ command, onTarget, print, printJson }: CommandKit): v
       if (options.json) printJson(output.usageJson(key, days, total));
       else print(output.usageText(key, days, total));
     });
+}
+
+function addMeteringCommands(kit: CommandKit): void {
+  addMigrateMeteringCommand(kit);
+  addReleaseMeteringCommand(kit);
+}
+
+/**
+ * release-metering: the second step of the changes that must not withdraw an
+ * API key the authorizer's cached answers may still name (admin/targets/aws.ts,
+ * release): run it after a move off Enterprise, and regularly (e.g. hourly) for
+ * rotated Enterprise keys past their grace.
+ */
+function addReleaseMeteringCommand({ command, onNamedTarget, print }: CommandKit): void {
+  command(
+    'release-metering',
+    `release the API Gateway API keys and usage plans no working key needs any more, once no cached authorizer answer (${authorizer.resultsCacheTtlSeconds} s) can name them (repeatable)`,
+  ).action(async (options: TargetOptions) => {
+    const result = await onNamedTarget(options, async (target, now) =>
+      target.metering.release(await target.keys.scanAll(), now, (line) => print(line)),
+    );
+    const last = result.waiting
+      .map((entry) => entry.releasableAt)
+      .sort()
+      .at(-1);
+    print(
+      `${result.where}: ${result.released} API key(s) released; ${result.waiting.length} still named by cached authorizer answers` +
+        (last ? `: run again after ${last}.` : '.'),
+    );
+  });
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { limitsFor, type PlanLimits, type PlanName, planNames, plans } from '../../definitions/plans';
-import { stageName } from '../../definitions/routes';
+import { authorizer, stageName } from '../../definitions/routes';
 import { stackOutputNames } from '../../definitions/stack-outputs';
 import { type DeployedStage, stackNames } from '../../definitions/stages';
 import type { TableName } from '../../definitions/tables';
@@ -25,7 +25,14 @@ import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { createDynamoDbClient, documentClientOver } from '../../functions/runtime/dependencies';
 import { AdminError, describeError } from '../errors';
 import { UsageCounters } from '../usage-counters';
-import { type KeyAdminTarget, type Metering, type MeteringChange, type MeteringMigration, nothingToChange } from './target';
+import {
+  type KeyAdminTarget,
+  type Metering,
+  type MeteringChange,
+  type MeteringMigration,
+  type MeteringRelease,
+  nothingToChange,
+} from './target';
 
 /** The plans with a usage plan in the stack; Enterprise keys get one each. */
 const fixedPlans = planNames.filter((plan) => plans[plan].limits !== 'custom');
@@ -220,8 +227,13 @@ export class ApiGatewayMetering implements Metering {
   }
 
   async changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange> {
+    // From Enterprise to a fixed plan: the pool meters it from the DynamoDB write on, but the
+    // authorizer's cached answers keep naming the key's own API key for up to its cache TTL,
+    // so that key stays metered until release() lets it go (a 401 for a working key otherwise).
+    if (before.plan === 'enterprise' && after.plan !== 'enterprise') return nothingToChange;
     const apiKey = await this.findApiKey(before.keyId);
-    // To a fixed plan: the pool meters it; an API key of its own (Enterprise, or old-style) retires.
+    // An old-style key (its own API key in a fixed plan) to another fixed plan: the authorizer
+    // already names the pool's key for it, so its own API key retires at once.
     if (after.plan !== 'enterprise') return apiKey ? this.withdraw(before) : nothingToChange;
     // To Enterprise from a pooled plan: an API key and usage plan of its own.
     if (!apiKey) return this.enrol(after);
@@ -275,11 +287,7 @@ export class ApiGatewayMetering implements Metering {
    * 35 minutes; the SDK waits and retries when API Gateway says too many.
    */
   async migrateToPool(records: ApiKeyRecord[], progress: (line: string) => void = () => {}): Promise<MeteringMigration> {
-    if (this.deployment.meteringKeysPerPlan === undefined) {
-      throw new AdminError(
-        `Stack ${this.deployment.stackName} has no pooled metering keys yet (output ${stackOutputNames.meteringKeysPerPlan}): deploy the current version (\`npx cdk deploy ${this.deployment.stackName}\`), wait 5 minutes for the authorizer cache, then migrate.`,
-      );
-    }
+    this.requirePool();
     const ownKeys = await this.perKeyApiKeys();
     const result: MeteringMigration = { retired: 0, alreadyPooled: 0, enterprise: 0 };
     for (const record of records) {
@@ -298,6 +306,48 @@ export class ApiGatewayMetering implements Metering {
       progress(`retired API key ${apiKey.name} (${record.keyId}, ${plans[record.plan].displayName}: metered by the pool now)`);
     }
     return result;
+  }
+
+  /**
+   * Releases the API keys (and own usage plans) that no working key needs and
+   * no cached authorizer answer can still name: of keys moved off Enterprise
+   * longer ago than the authorizer's cache TTL, of rotated keys past their
+   * grace (they answer 401 anyway), of revoked keys whose clean-up was left
+   * unfinished. An API key with no key record is left alone: an `issue` may be
+   * between its API Gateway step and its DynamoDB write. Idempotent.
+   */
+  async release(records: ApiKeyRecord[], now: number, progress: (line: string) => void = () => {}): Promise<MeteringRelease> {
+    this.requirePool();
+    const byId = new Map(records.map((record) => [record.keyId, record]));
+    const result: MeteringRelease = { released: 0, waiting: [] };
+    for (const apiKey of (await this.perKeyApiKeys()).values()) {
+      const record = byId.get(apiKey.name.slice(this.apiKeyName('').length));
+      const releasableAt = record && releasableAtOf(record);
+      if (releasableAt === undefined) continue;
+      if (releasableAt > now) {
+        result.waiting.push({ keyId: record!.keyId, releasableAt: new Date(releasableAt).toISOString() });
+        continue;
+      }
+      await this.releaseApiKey(apiKey.id, record!.keyId);
+      result.released++;
+      progress(`released API key ${apiKey.name} and its usage plan (${record!.keyId}: ${releaseReason(record!)})`);
+    }
+    return result;
+  }
+
+  private async releaseApiKey(apiKeyId: string, keyId: string): Promise<void> {
+    for (const plan of await this.plansOf(apiKeyId)) await this.removeFromPlan(apiKeyId, required(plan.id, 'usage plan without id'));
+    await this.deleteApiKey(apiKeyId);
+    const ownPlan = await this.findPlanByName(this.ownPlanName(keyId));
+    if (ownPlan) await this.deleteUsagePlan(existingPlan(ownPlan));
+  }
+
+  private requirePool(): void {
+    if (this.deployment.meteringKeysPerPlan === undefined) {
+      throw new AdminError(
+        `Stack ${this.deployment.stackName} has no pooled metering keys yet (output ${stackOutputNames.meteringKeysPerPlan}): deploy the current version (\`npx cdk deploy ${this.deployment.stackName}\`), wait 5 minutes for the authorizer cache, then migrate.`,
+      );
+    }
   }
 
   /** Every API key this tool named after a customer key, by name (one paged listing, not one call per key). */
@@ -435,6 +485,28 @@ export class ApiGatewayMetering implements Metering {
     } while (position);
     return found;
   }
+}
+
+/** How long the authorizer may keep returning a key's usageIdentifierKey after the key changed. */
+const AUTHORIZER_CACHE_MS = authorizer.resultsCacheTtlSeconds * 1000;
+
+/**
+ * When a key's own API key may go: undefined while it meters a working
+ * Enterprise key (or has nothing to do with this tool). A key moved to a fixed
+ * plan: once every answer cached before the move has expired. A revoked key,
+ * or a rotated one past its grace: at once (it answers 401 whatever meters it).
+ */
+function releasableAtOf(record: ApiKeyRecord): number | undefined {
+  if (record.status === 'revoked') return Date.parse(record.updatedAt);
+  if (record.expiresAt !== undefined) return Date.parse(record.expiresAt);
+  if (record.plan !== 'enterprise') return Date.parse(record.updatedAt) + AUTHORIZER_CACHE_MS;
+  return undefined;
+}
+
+function releaseReason(record: ApiKeyRecord): string {
+  if (record.status === 'revoked') return 'revoked';
+  if (record.expiresAt !== undefined) return 'rotated, past its grace';
+  return `${plans[record.plan].displayName} now, metered by the pool`;
 }
 
 function existingPlan(plan: UsagePlan): { id: string; attached: boolean } {

@@ -32,6 +32,14 @@ export interface Metering {
   withdraw(record: ApiKeyRecord): Promise<MeteringChange>;
   /** Retires the API keys of fixed-plan keys enrolled one API key each, before pooled metering. Idempotent, resumable. */
   migrateToPool(records: ApiKeyRecord[], progress?: (line: string) => void): Promise<MeteringMigration>;
+  /** Releases API keys and usage plans that no working key needs and no cached authorizer answer names any more. Idempotent. */
+  release(records: ApiKeyRecord[], now: number, progress?: (line: string) => void): Promise<MeteringRelease>;
+}
+
+/** What a release did: API keys released, and those to release later (a cached authorizer answer may still name them). */
+export interface MeteringRelease {
+  released: number;
+  waiting: { keyId: string; releasableAt: string }[];
 }
 
 /** What a metering migration found: keys whose own API key it retired, keys metered by the pool already, Enterprise keys (left as they are). */
@@ -57,4 +65,5 @@ export const noMetering: Metering = {
     const enterprise = records.filter((record) => record.plan === 'enterprise').length;
     return { retired: 0, alreadyPooled: records.length - enterprise, enterprise };
   },
+  release: async () => ({ released: 0, waiting: [] }),
 };

@@ -15,10 +15,11 @@ import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { openAwsTarget } from '../../admin/targets/aws';
 import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
 import { type PlanName, planNames, plans } from '../../definitions/plans';
+import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { customersPerPooledKey, usagePlanLimits } from '../../definitions/usage-plan-limits';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
+import { type ApiKeyRecord, generateApiKey, keyState } from '../../functions/domain/api-keys';
 import { type MeteringPool, meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { documentClientOver } from '../../functions/runtime/dependencies';
 import { createTestTables, TestClock, testDynamoDbClient } from '../support/dynamo';
@@ -172,10 +173,10 @@ const isPooled = (name: string) => /^petstore-staging-(free|pro|business)-pool-\
  * its own, with limits derived from the key's. Besides the pool, API Gateway
  * holds the Enterprise keys' API keys and usage plans, and nothing else.
  */
-async function expectAgreement(stored?: ApiKeyRecord[]): Promise<void> {
+async function expectAgreement(stored?: ApiKeyRecord[], awaitingRelease: ApiKeyRecord[] = []): Promise<void> {
   // The records in DynamoDB, or (for thousands of keys) those the test wrote and counted there.
   const records = stored ?? (await keysTable.scanAll());
-  const metered = records.filter((record) => record.status !== 'revoked');
+  const metered = records.filter((record) => !['revoked', 'expired'].includes(keyState(record, clock.now)));
   const byValue = new Map([...gateway.apiKeys.values()].map((key) => [key.value, key]));
   for (const record of metered) {
     const apiKey = byValue.get(usageIdentifierKeyOf(record, pool));
@@ -196,7 +197,8 @@ async function expectAgreement(stored?: ApiKeyRecord[]): Promise<void> {
       expect(plans[0]!.id).toBe(fixedPlanIds[record.plan]);
     }
   }
-  const enterprise = metered.filter((record) => record.plan === 'enterprise');
+  // Besides them, the API keys of keys moved off Enterprise or rotated, until release-metering lets them go.
+  const enterprise = [...metered.filter((record) => record.plan === 'enterprise'), ...awaitingRelease];
   const names = [...gateway.apiKeys.values()].map((key) => key.name);
   expect(names.filter(isPooled)).toHaveLength(POOLED_KEYS);
   expect(names.filter((name) => !isPooled(name)).sort()).toEqual(enterprise.map(apiKeyName).sort());
@@ -367,13 +369,90 @@ describe('set-plan', () => {
     await expectAgreement();
 
     expect((await keys(['set-plan', record.keyId, 'free'])).code).toBe(0);
+    await expectAgreement(undefined, [record]);
+    clock.advance(authorizer.resultsCacheTtlSeconds * 1000);
+    expect((await keys(['release-metering'])).code).toBe(0);
     expect(gateway.planNamed(ownPlanName(record))).toBeUndefined();
     await expectAgreement();
   });
 });
 
+/**
+ * API Gateway caches the authorizer's answer, usageIdentifierKey included, for
+ * the authorizer's TTL; a request whose usageIdentifierKey is no enabled API
+ * key of a usage plan of the stage is refused (INVALID_API_KEY, our 401). So
+ * whatever the key tool changes, every answer cached before the change and
+ * every answer after it must name a metered API key until the cache has let
+ * the old answers go.
+ */
+describe('no working key answers 401 while the authorizer caches answers', () => {
+  const ttlMs = authorizer.resultsCacheTtlSeconds * 1000;
+  const meters = (record: ApiKeyRecord) => gateway.meters(usageIdentifierKeyOf(record, pool), REST_API_ID, 'v1');
+
+  it('set-plan Enterprise → Pro: the cached answers keep their API key until the TTL, then release-metering releases it', async () => {
+    const before = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
+    expect(meters(before)).toBe(true);
+    expect((await keys(['set-plan', before.keyId, 'pro'])).code).toBe(0);
+    const after = (await keysTable.findById(before.keyId))!;
+    for (const elapsed of [0, ttlMs - 1]) {
+      clock.now = Date.parse(after.updatedAt) + elapsed;
+      expect([meters(before), meters(after)]).toEqual([true, true]);
+      const early = await keys(['release-metering']);
+      expect(early.stdout).toContain(
+        `0 API key(s) released; 1 still named by cached authorizer answers: run again after ${new Date(Date.parse(after.updatedAt) + ttlMs).toISOString()}.`,
+      );
+    }
+    clock.now = Date.parse(after.updatedAt) + ttlMs;
+    const released = await keys(['release-metering']);
+    expect(released.stdout).toContain(
+      `released API key ${apiKeyName(before)} and its usage plan (${before.keyId}: Pro now, metered by the pool)`,
+    );
+    expect([meters(before), meters(after)]).toEqual([false, true]);
+    expect(gateway.planNamed(ownPlanName(before))).toBeUndefined();
+    await expectAgreement();
+  });
+
+  it('set-plan Pro → Enterprise: the pooled key the cached answers name and the new API key both meter', async () => {
+    const before = await issue('pro');
+    expect((await keys(['set-plan', before.keyId, 'enterprise', '--per-minute', '600', '--per-day', '50000'])).code).toBe(0);
+    const after = (await keysTable.findById(before.keyId))!;
+    expect([meters(before), meters(after)]).toEqual([true, true]);
+    clock.advance(ttlMs);
+    expect((await keys(['release-metering'])).stdout).toContain('0 API key(s) released; 0 still named');
+    expect(meters(after)).toBe(true);
+    await expectAgreement();
+  });
+
+  it("a rotation's old Enterprise key keeps its API key and usage plan through its grace, and releases them when the grace ends", async () => {
+    const old = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
+    const run = await keys(['rotate', old.keyId, '--grace', '1h', '--json']);
+    const successor = (await keysTable.findById((JSON.parse(run.stdout) as { keyId: string }).keyId))!;
+    clock.advance(3_600_000 - 1);
+    expect((await keys(['release-metering'])).stdout).toContain('0 API key(s) released; 1 still named');
+    expect([meters(old), meters(successor)]).toEqual([true, true]);
+    clock.advance(1);
+    expect((await keys(['release-metering'])).stdout).toContain(`${old.keyId}: rotated, past its grace`);
+    expect([meters(old), meters(successor)]).toEqual([false, true]);
+    expect(gateway.planNamed(ownPlanName(old))).toBeUndefined();
+    await expectAgreement();
+  });
+
+  it('leaves an API key without a key record alone (an issue between its API Gateway step and its DynamoDB write)', async () => {
+    const record = generateApiKey({
+      plan: 'enterprise',
+      owner: 'Acme Ltd',
+      customLimits: { perMinute: 60, perDay: 600 },
+      now: clock.now,
+    }).record;
+    gateway.addKey(apiKeyName(record), record.meteringKey, fixedPlanIds.pro!);
+    clock.advance(ttlMs * 10);
+    expect((await keys(['release-metering'])).stdout).toContain('0 API key(s) released; 0 still named');
+    expect(gateway.keyNamed(apiKeyName(record))).toBeDefined();
+  });
+});
+
 describe('rotate', () => {
-  it("meters an Enterprise successor with an API key of its own in a usage plan of its own; the old one's stays until revoked", async () => {
+  it("meters an Enterprise successor with an API key of its own in a usage plan of its own; the old one's stays through the grace", async () => {
     const record = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
     const run = await keys(['rotate', record.keyId, '--grace', '1h', '--json']);
     expect(run.code).toBe(0);

@@ -144,6 +144,17 @@ export class FakeApiGateway {
     this.failures.set(command.name, serviceError(name, `${command.name.replace(/Command$/, '')} failed (injected)`));
   }
 
+  /**
+   * Whether API Gateway accepts this usageIdentifierKey on the stage: an
+   * enabled API key with that value in a usage plan of the stage. Otherwise
+   * it refuses the request (INVALID_API_KEY: our 401) after the authorizer's Allow.
+   */
+  meters(value: string, apiId: string, stage: string): boolean {
+    const key = [...this.apiKeys.values()].find((candidate) => candidate.value === value);
+    if (!key?.enabled) return false;
+    return this.plansOf(key.id).some((plan) => plan.apiStages.some((mine) => mine.apiId === apiId && mine.stage === stage));
+  }
+
   keyNamed(name: string): FakeApiKey | undefined {
     return [...this.apiKeys.values()].find((key) => key.name === name);
   }
