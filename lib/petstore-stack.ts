@@ -20,7 +20,7 @@ import { OperationFunction, type OperationFunctionProps } from './constructs/ope
 import { OperationalAlarms } from './constructs/operational-alarms';
 import { OperationsDashboard } from './constructs/operations-dashboard';
 import { PetStoreTables } from './constructs/pet-store-tables';
-import type { StageConfig } from './stage-config';
+import { pooledKeysKept, type StageConfig } from './stage-config';
 
 export interface PetStoreStackProps extends StackProps {
   /** The stage's row of lib/stage-config.ts, with the deployment's context applied (stageConfigFromContext). */
@@ -187,7 +187,8 @@ export class PetStoreStack extends Stack {
         quota: { limit: derived.dailyQuota, period: Period.DAY },
         apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
       });
-      for (let slot = 0; slot < config.meteringKeysPerPlan; slot++) {
+      // During a resize the stack keeps more keys than the authorizer hashes onto (pooledKeysKept).
+      for (let slot = 0; slot < pooledKeysKept(config); slot++) {
         const key = new ApiKey(this, `${pascal(name)}MeteringKey${slot}`, {
           apiKeyName: pooledKeyName(config.stage, plan, slot),
           description: `Pooled metering key ${slot} of the ${displayName} plan (usageIdentifierKey of the authorizer); managed by CloudFormation.`,

@@ -174,6 +174,19 @@ export interface StageConfig {
    * the account's 10,000 API keys (which cannot be raised) to Enterprise keys.
    */
   meteringKeysPerPlan: number;
+  /**
+   * Pooled keys per fixed plan the stack keeps in the plan's usage plan, when
+   * more than meteringKeysPerPlan: only between the two deployments of a pool
+   * resize (docs/operators.md, "Resizing the metering pool"). The authorizer's
+   * answers are cached for up to its TTL and API Gateway refuses (401) a
+   * usageIdentifierKey that is no API key of a usage plan, so a deployment may
+   * neither delete a pooled key the authorizer named before it nor switch the
+   * authorizer to a pooled key it creates: growing, the first deployment keeps
+   * (creates) the new keys and the second switches the authorizer; shrinking,
+   * the first switches the authorizer and keeps the old keys, the second, once
+   * the cache has let the old answers go, deletes them.
+   */
+  meteringKeysKeptPerPlan?: number;
   /** Throttle of the whole stage: stageThrottleFor(customers), never set by hand. */
   throttle: StageThrottle;
   /**
@@ -333,6 +346,7 @@ const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate
 export function stageConfigFromContext(stage: StageName, context: ContextReader, region?: string): StageConfig {
   const base = stages[stage];
   const config: StageConfig = { ...base };
+  pooledKeysKept(config);
 
   const domainName = contextString(context, `${stage}DomainName`);
   const certificateArn = contextString(context, `${stage}CertificateArn`);
@@ -360,6 +374,17 @@ export function stageConfigFromContext(stage: StageName, context: ContextReader,
     );
   }
   return config;
+}
+
+/** The pooled keys per fixed plan the stack creates: meteringKeysPerPlan, or meteringKeysKeptPerPlan during a resize. */
+export function pooledKeysKept(config: Pick<StageConfig, 'stage' | 'meteringKeysPerPlan' | 'meteringKeysKeptPerPlan'>): number {
+  const kept = config.meteringKeysKeptPerPlan ?? config.meteringKeysPerPlan;
+  if (!Number.isSafeInteger(kept) || kept < config.meteringKeysPerPlan) {
+    throw new Error(
+      `${config.stage}: meteringKeysKeptPerPlan (${kept}) must be a whole number of at least meteringKeysPerPlan (${config.meteringKeysPerPlan}): the authorizer names every one of those (docs/operators.md, "Resizing the metering pool").`,
+    );
+  }
+  return kept;
 }
 
 function wholeNumber(context: ContextReader, stage: StageName, name: string): number | undefined {

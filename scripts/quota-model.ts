@@ -19,7 +19,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PooledPlan } from '../definitions/metering-pool';
 import { plans } from '../definitions/plans';
-import { LAMBDA_UNRESERVED_MINIMUM, requiredLambdaConcurrencyQuota, type StageConfig, stageNames, stages } from '../lib/stage-config';
+import {
+  LAMBDA_UNRESERVED_MINIMUM,
+  pooledKeysKept,
+  requiredLambdaConcurrencyQuota,
+  type StageConfig,
+  stageNames,
+  stages,
+} from '../lib/stage-config';
 
 export const accountQuotas = {
   /** API keys per account and Region, both stages together. Cannot be increased. */
@@ -43,7 +50,7 @@ const all = stageNames.map((stage) => stages[stage]);
 /** Growth is production's: staging keeps its test keys. */
 const staging = stages.staging;
 const production = stages.production;
-const pooledKeys = (config: StageConfig) => config.meteringKeysPerPlan * Object.keys(config.customers).length;
+const pooledKeys = (config: StageConfig) => pooledKeysKept(config) * Object.keys(config.customers).length;
 
 /** Requests per second the stage's customers may send under their contracts, all at their per-minute limit. */
 export function contractRps(config: StageConfig): number {

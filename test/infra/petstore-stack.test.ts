@@ -24,6 +24,7 @@ import type { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';
 import {
   canary,
+  pooledKeysKept,
   rollbackAlarmEvaluation,
   type StageName,
   stageNames,
@@ -406,7 +407,7 @@ describe.each(stageNames)('%s stack', (stage) => {
           String(key.Properties.Name).startsWith(`petstore-${stage}-${name}-pool-`),
         );
         expect(keys.map(([, key]) => key.Properties.Name).sort()).toEqual(
-          Array.from({ length: config.meteringKeysPerPlan }, (_, slot) => pooledKeyName(stage, name as PooledPlan, slot)).sort(),
+          Array.from({ length: pooledKeysKept(config) }, (_, slot) => pooledKeyName(stage, name as PooledPlan, slot)).sort(),
         );
         for (const [id, key] of keys) {
           expect(key.Properties.Enabled).toBe(true);
@@ -425,7 +426,7 @@ describe.each(stageNames)('%s stack', (stage) => {
     );
 
     test('no other API keys: Enterprise keys get theirs from the key tool', () => {
-      expect(ofType(b(), 'AWS::ApiGateway::ApiKey')).toHaveLength(fixedPlans.length * config.meteringKeysPerPlan);
+      expect(ofType(b(), 'AWS::ApiGateway::ApiKey')).toHaveLength(fixedPlans.length * pooledKeysKept(config));
       b().template.hasOutput('MeteringKeysPerPlan', { Value: String(config.meteringKeysPerPlan) });
     });
   });
