@@ -279,11 +279,13 @@ function addReleaseMeteringCommand({ command, onNamedTarget, print }: CommandKit
 function addMigrateMeteringCommand({ command, onNamedTarget, print }: CommandKit): void {
   command('migrate-metering', "move fixed-plan keys metered by an API key each onto their plan's pooled metering keys (repeatable)").action(
     async (options: TargetOptions) => {
-      const result = await onNamedTarget(options, async (target) =>
-        target.metering.migrateToPool(await target.keys.scanAll(), (line) => print(line)),
+      const result = await onNamedTarget(options, async (target, now) =>
+        target.metering.migrateToPool(await target.keys.scanAll(), now, (line) => print(line)),
       );
+      const recent =
+        result.movedRecently > 0 ? ` ${result.movedRecently} moved off Enterprise just now: release-metering releases theirs.` : '';
       print(
-        `${result.where}: ${result.retired} key(s) moved to pooled metering; ${result.alreadyPooled} already pooled; ${result.enterprise} Enterprise key(s) keep their own usage plan.`,
+        `${result.where}: ${result.retired} key(s) moved to pooled metering; ${result.alreadyPooled} already pooled; ${result.enterprise} Enterprise key(s) keep their own usage plan.${recent}`,
       );
     },
   );

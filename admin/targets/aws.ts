@@ -286,10 +286,10 @@ export class ApiGatewayMetering implements Metering {
    * per second per account (limits.html above), so 10,000 keys take about
    * 35 minutes; the SDK waits and retries when API Gateway says too many.
    */
-  async migrateToPool(records: ApiKeyRecord[], progress: (line: string) => void = () => {}): Promise<MeteringMigration> {
+  async migrateToPool(records: ApiKeyRecord[], now: number, progress: (line: string) => void = () => {}): Promise<MeteringMigration> {
     this.requirePool();
     const ownKeys = await this.perKeyApiKeys();
-    const result: MeteringMigration = { retired: 0, alreadyPooled: 0, enterprise: 0 };
+    const result: MeteringMigration = { retired: 0, alreadyPooled: 0, enterprise: 0, movedRecently: 0 };
     for (const record of records) {
       if (record.plan === 'enterprise') {
         result.enterprise++;
@@ -298,6 +298,11 @@ export class ApiGatewayMetering implements Metering {
       const apiKey = ownKeys.get(this.apiKeyName(record.keyId));
       if (!apiKey) {
         result.alreadyPooled++;
+        continue;
+      }
+      // Moved off Enterprise within the authorizer's cache TTL: cached answers may still name it (release()).
+      if ((releasableAtOf(record) ?? 0) > now) {
+        result.movedRecently++;
         continue;
       }
       for (const plan of await this.plansOf(apiKey.id)) await this.removeFromPlan(apiKey.id, required(plan.id, 'usage plan without id'));

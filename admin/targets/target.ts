@@ -31,7 +31,7 @@ export interface Metering {
   /** Stops metering a key (disables it, leaves its usage plan). Undo restores it; finish deletes it. Repeatable. */
   withdraw(record: ApiKeyRecord): Promise<MeteringChange>;
   /** Retires the API keys of fixed-plan keys enrolled one API key each, before pooled metering. Idempotent, resumable. */
-  migrateToPool(records: ApiKeyRecord[], progress?: (line: string) => void): Promise<MeteringMigration>;
+  migrateToPool(records: ApiKeyRecord[], now: number, progress?: (line: string) => void): Promise<MeteringMigration>;
   /** Releases API keys and usage plans that no working key needs and no cached authorizer answer names any more. Idempotent. */
   release(records: ApiKeyRecord[], now: number, progress?: (line: string) => void): Promise<MeteringRelease>;
 }
@@ -47,6 +47,8 @@ export interface MeteringMigration {
   retired: number;
   alreadyPooled: number;
   enterprise: number;
+  /** Keys moved off Enterprise within the authorizer's cache TTL: left to release-metering. */
+  movedRecently: number;
 }
 
 export interface MeteringChange {
@@ -63,7 +65,7 @@ export const noMetering: Metering = {
   withdraw: async () => nothingToChange,
   migrateToPool: async (records) => {
     const enterprise = records.filter((record) => record.plan === 'enterprise').length;
-    return { retired: 0, alreadyPooled: records.length - enterprise, enterprise };
+    return { retired: 0, alreadyPooled: records.length - enterprise, enterprise, movedRecently: 0 };
   },
   release: async () => ({ released: 0, waiting: [] }),
 };

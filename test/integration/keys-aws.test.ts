@@ -568,6 +568,8 @@ describe('pooled metering', () => {
     const oldStyle = Array.from({ length: 50 }, (_, i) => newRecord(pooledPlans[i % pooledPlans.length]!, i));
     await storeAll(oldStyle);
     for (const record of oldStyle) enrolOldStyle(record);
+    // As documented: deploy the pool, wait out the authorizer's cache, then migrate.
+    clock.advance(authorizer.resultsCacheTtlSeconds * 1000);
     const enterprise = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
     expect(gateway.apiKeys.size).toBe(POOLED_KEYS + 50 + 1);
     const before = await keysTable.scanAll();
@@ -591,10 +593,25 @@ describe('pooled metering', () => {
     expect(writes).toEqual([]);
   });
 
+  it('leaves a key updated within the authorizer cache TTL (e.g. moved off Enterprise) to release-metering', async () => {
+    const record = newRecord('pro', 1);
+    await keysTable.insert(record);
+    enrolOldStyle(record);
+    const run = await keys(['migrate-metering']);
+    expect(run.stdout).toContain(
+      '0 key(s) moved to pooled metering; 0 already pooled; 0 Enterprise key(s) keep their own usage plan. 1 moved off Enterprise just now',
+    );
+    expect(gateway.keyNamed(apiKeyName(record))).toBeDefined();
+    clock.advance(authorizer.resultsCacheTtlSeconds * 1000);
+    expect((await keys(['migrate-metering'])).stdout).toContain('1 key(s) moved to pooled metering');
+    await expectAgreement();
+  });
+
   it('resumes where a failure stopped it', async () => {
     const oldStyle = Array.from({ length: 5 }, (_, i) => newRecord('free', i));
     await storeAll(oldStyle);
     for (const record of oldStyle) enrolOldStyle(record);
+    clock.advance(authorizer.resultsCacheTtlSeconds * 1000);
     gateway.failNext(DeleteApiKeyCommand);
     expectOneLineError(await keys(['migrate-metering']), /DeleteApiKey failed/);
     expect(gateway.apiKeys.size).toBe(POOLED_KEYS + 5);

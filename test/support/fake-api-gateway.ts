@@ -1,5 +1,5 @@
 import {
-  type APIGatewayClient,
+  APIGatewayClient,
   CreateApiKeyCommand,
   CreateUsagePlanCommand,
   CreateUsagePlanKeyCommand,
@@ -42,11 +42,16 @@ export class FakeApiGateway {
   readonly apiKeys = new Map<string, FakeApiKey>();
   readonly usagePlans = new Map<string, FakeUsagePlan>();
   private readonly failures = new Map<string, Error>();
+  private readonly handlers = new Map<string, (input: any) => object>();
   private nextId = 1;
 
-  /** `log` hears the name of every call that changes something, in order. */
+  /**
+   * `log` hears the name of every call that changes something, in order.
+   * Without a client it serves `call` only (test/support/fake-control-plane-server.ts
+   * puts it behind HTTP for a child process).
+   */
   constructor(
-    client: APIGatewayClient,
+    client: APIGatewayClient = new APIGatewayClient({}),
     private readonly log: (command: string) => void = () => {},
   ) {
     this.mock = mockClient(client);
@@ -167,17 +172,23 @@ export class FakeApiGateway {
     return [...this.usagePlans.values()].find((plan) => plan.name === name);
   }
 
+  /** One call, by command name (e.g. `CreateApiKeyCommand`) and SDK input, as the service would answer it. */
+  async call(commandName: string, input: unknown): Promise<object> {
+    const run = this.handlers.get(commandName);
+    if (!run) throw serviceError('BadRequestException', `${commandName} is not served by the fake`);
+    if (!commandName.startsWith('Get')) this.log(commandName);
+    const failure = this.failures.get(commandName);
+    if (failure) {
+      this.failures.delete(commandName);
+      throw failure;
+    }
+    return run(input);
+  }
+
   private handle(command: { name: string }, run: (input: any) => object): void {
     // Each command has its own input and output types; the fake serves them all alike.
-    this.mock.on(command as any).callsFake(async (input: unknown) => {
-      if (!command.name.startsWith('Get')) this.log(command.name);
-      const failure = this.failures.get(command.name);
-      if (failure) {
-        this.failures.delete(command.name);
-        throw failure;
-      }
-      return run(input);
-    });
+    this.handlers.set(command.name, run);
+    this.mock.on(command as any).callsFake((input: unknown) => this.call(command.name, input));
   }
 
   private patchPlan(plan: FakeUsagePlan, operation: PatchOperation): void {
