@@ -40,7 +40,7 @@ export interface paths {
         /**
          * Get one pet by id (deprecated: use GET /pets).
          * @deprecated
-         * @description **Deprecated** since 2026-01-01; removed on 2030-12-05 (Sunset: Thu, 05 Dec 2030 00:00:00 GMT). Use `GET /pets` with the `status` filter instead. Every response of this operation's function carries `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link: <…/pets>; rel="successor-version"`; the answers API Gateway gives by itself (a 401 for a missing or refused key, a 413 over 10 MB, its own 429 and 5xx) do not. From the sunset instant on it answers 410 `gone`.
+         * @description **Deprecated** since 2026-01-01; removed on 2030-12-05 (Sunset: Thu, 05 Dec 2030 00:00:00 GMT). Use `GET /pets` with the `status` filter instead. Every response of this operation's function carries `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link: <…/pets>; rel="successor-version"`; the answers API Gateway gives by itself (a 401 for a missing or refused key, its own 429 and 5xx) and the edge (a 413 for a body over 16 KiB) do not. From the sunset instant on it answers 410 `gone`.
          *
          *     One pet by its id. `petId` is a plain decimal integer from 1 to 2^53−1 (`abc`, `0`, `01`, `-1`, `1.5` are a 400); a well-formed id with no pet is a 404.
          */
@@ -223,7 +223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `payload_too_large`. The request is over API Gateway's own 10 MB limit (API Gateway answers, without rate-limit headers). */
+            /** @description `payload_too_large`. The request has a body over 16 KiB: refused at the edge (AWS WAF) before the key is checked, without rate-limit headers. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -399,7 +399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `payload_too_large`. The body is over 16 KiB. A request over 10 MB is refused by API Gateway itself, without rate-limit headers. */
+            /** @description `payload_too_large`. The body is over 16 KiB. A body over 16 KiB is refused at the edge (AWS WAF) before the key is checked, without rate-limit headers. */
             413: {
                 headers: {
                     /** @description The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute. */
@@ -658,7 +658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `payload_too_large`. The request is over API Gateway's own 10 MB limit (API Gateway answers, without rate-limit headers). */
+            /** @description `payload_too_large`. The request has a body over 16 KiB: refused at the edge (AWS WAF) before the key is checked, without rate-limit headers. */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -46,8 +46,8 @@ export class PetStoreStack extends Stack {
   readonly rollout: FunctionRollout;
   /** Present when the stage config names a custom domain. */
   readonly customDomain?: DomainName;
-  /** Present when the stage config turns WAF on. */
-  readonly firewall?: ApiFirewall;
+  /** AWS WAF in front of the stage: the body-size rule always, the per-IP rate rule when the stage config turns it on. */
+  readonly firewall: ApiFirewall;
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
     const { config, ...stackProps } = props;
@@ -130,7 +130,7 @@ export class PetStoreStack extends Stack {
       tables: this.tables,
       alarms: [...this.alarms.alarms, ...this.rollout.rollbackAlarms],
       accessLogs: frontDoor.accessLogs,
-      waf: this.firewall ? { webAclName: this.firewall.webAcl.name!, ruleMetricName: this.firewall.ruleMetricName } : undefined,
+      waf: { webAclName: this.firewall.webAcl.name!, ruleMetricNames: this.firewall.ruleMetricNames },
     }).dashboard;
 
     this.customDomain = this.addApiUrlOutputs(config);
@@ -259,11 +259,10 @@ export class PetStoreStack extends Stack {
       description: 'The CloudWatch dashboard of this stage, in the AWS console.',
       value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${dashboardName}`,
     });
-    if (this.firewall)
-      new CfnOutput(this, stackOutputNames.webAclArn, {
-        description: 'The WAF web ACL in front of the stage.',
-        value: this.firewall.webAcl.attrArn,
-      });
+    new CfnOutput(this, stackOutputNames.webAclArn, {
+      description: 'The WAF web ACL in front of the stage.',
+      value: this.firewall.webAcl.attrArn,
+    });
     new CfnOutput(this, stackOutputNames.accessLogGroupName, {
       description: 'API access logs: one JSON line per request.',
       value: accessLogs.logGroupName,

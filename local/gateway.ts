@@ -10,6 +10,12 @@ import type {
 } from 'aws-lambda';
 import { errorBody } from '../definitions/error-codes';
 import { type GatewayResponseType, gatewayResponse } from '../definitions/gateway-responses';
+import {
+  API_GATEWAY_MAX_PAYLOAD_BYTES,
+  LAMBDA_MAX_INVOKE_PAYLOAD_BYTES,
+  maxRequestBodyBytes,
+  oversizeBodyAnswer,
+} from '../definitions/request-size-limits';
 import { authorizer as authorizerDefinition, functionTimeoutSeconds, type RouteDefinition, stageName } from '../definitions/routes';
 import { header } from '../functions/http/request';
 import type { Clock } from '../functions/runtime/clock';
@@ -36,13 +42,18 @@ export interface LocalGatewayOptions {
   functionTimeoutMs?: number;
   /** Sees every answer a function gave, e.g. for the load test's bookkeeping. */
   onFunctionResponse?: (event: APIGatewayProxyEvent, result: APIGatewayProxyResult) => void;
+  /**
+   * The stage's AWS WAF body-size rule (lib/constructs/api-firewall.ts): on,
+   * as every stage has it, unless a test shows what API Gateway and Lambda
+   * alone would do with a large body.
+   */
+  firewall?: boolean;
 }
 
 /**
  * API Gateway's own limits that matter here (docs/api-gateway-behaviour.md
- * names the AWS page of each).
+ * names the AWS page of each; the payload limits, definitions/request-size-limits.ts).
  */
-const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** "Total combined size of request line and header values": 10,240 bytes. */
 const MAX_HEADER_BYTES = 10_240;
 /** The integration timeout of a REST API: 29 s by default. */
@@ -96,8 +107,10 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestTimeEpoch = options.clock();
-    const body = await readBody(request);
-    if (body === 'too_large') return refuseTooLarge(request, response);
+    // AWS WAF sees the request before API Gateway does: a body over its limit never reaches a route.
+    const body = await readBody(request, options.firewall === false ? API_GATEWAY_MAX_PAYLOAD_BYTES : maxRequestBodyBytes);
+    if (body === 'too_large')
+      return refuseTooLarge(request, response, options.firewall === false ? gatewayResponse('REQUEST_TOO_LARGE') : oversizeBodyAnswer);
     const routed = route(request, requestTimeEpoch);
     // Unknown path or method: API Gateway answers before any authorizer runs.
     if (!routed) return sendGateway(response, 'MISSING_AUTHENTICATION_TOKEN');
@@ -108,6 +121,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const authorization = await authorize(authorizerEvent(routed), identity);
     if (typeof authorization === 'string') return sendGateway(response, authorization);
     const event = proxyEvent(routed, authorization, body);
+    // Lambda refuses the invocation itself; API Gateway answers a 500 and no function runs.
+    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES) return sendGateway(response, 'DEFAULT_5XX');
     const result = await invoke(
       routed.compiled.handler,
       event,
@@ -412,18 +427,19 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
 }
 
 /**
- * The body, or 'too_large' as soon as it passes API Gateway's payload limit.
- * Past the limit the rest is read and dropped (not left unread, which would
- * stall the client's upload and leave the connection hanging).
+ * The body, or 'too_large' as soon as it passes the limit (the firewall's, or
+ * API Gateway's payload limit without it). Past the limit the rest is read and
+ * dropped (not left unread, which would stall the client's upload and leave
+ * the connection hanging).
  */
-function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
+function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | 'too_large'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
-      if (size > MAX_PAYLOAD_BYTES) return;
+      if (size > maxBytes) return;
       size += chunk.length;
-      if (size > MAX_PAYLOAD_BYTES) {
+      if (size > maxBytes) {
         chunks.length = 0;
         resolve('too_large');
       } else {
@@ -436,9 +452,9 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
 }
 
 /** 413 at once, then the connection closes once the client has finished sending (its remaining bytes are dropped). */
-function refuseTooLarge(request: IncomingMessage, response: ServerResponse): void {
+function refuseTooLarge(request: IncomingMessage, response: ServerResponse, answer: APIGatewayProxyResult): void {
   response.shouldKeepAlive = false;
-  sendGateway(response, 'REQUEST_TOO_LARGE');
+  send(response, answer);
   if (request.complete) return;
   request.on('end', () => request.socket.destroy());
 }

@@ -6,6 +6,7 @@ import { operationContracts } from '../definitions/operations';
 import { LOCAL_SERVER_URL } from '../definitions/operations/code-samples';
 import type { JsonSchema, OperationContract } from '../definitions/operations/operation-contract';
 import { plans } from '../definitions/plans';
+import { maxRequestBodyBytes } from '../definitions/request-size-limits';
 import { authorizer, type Deprecation, type OperationId, type RouteDefinition, routes, stageName } from '../definitions/routes';
 import { BAN_DURATION_SECONDS } from '../functions/domain/rate-limit';
 import {
@@ -165,7 +166,7 @@ function operationOf(route: RouteDefinition): OperationObject {
 }
 
 function deprecationNotice({ deprecatedAt, sunsetAt, successorPath }: Deprecation): string {
-  return `**Deprecated** since ${deprecatedAt.slice(0, 10)}; removed on ${sunsetAt.slice(0, 10)} (Sunset: ${httpDate(sunsetAt)}). Use \`GET ${successorPath}\` with the \`status\` filter instead. Every response of this operation's function carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and \`Link: <…${successorPath}>; rel="successor-version"\`; the answers API Gateway gives by itself (a 401 for a missing or refused key, a 413 over 10 MB, its own 429 and 5xx) do not. From the sunset instant on it answers 410 \`gone\`.`;
+  return `**Deprecated** since ${deprecatedAt.slice(0, 10)}; removed on ${sunsetAt.slice(0, 10)} (Sunset: ${httpDate(sunsetAt)}). Use \`GET ${successorPath}\` with the \`status\` filter instead. Every response of this operation's function carries \`Deprecation\` (RFC 9745), \`Sunset\` (RFC 8594) and \`Link: <…${successorPath}>; rel="successor-version"\`; the answers API Gateway gives by itself (a 401 for a missing or refused key, its own 429 and 5xx) and the edge (a 413 for a body over ${maxRequestBodyBytes / 1024} KiB) do not. From the sunset instant on it answers 410 \`gone\`.`;
 }
 
 function responseOf(route: RouteDefinition, contract: OperationContract, sources: StatusSources): ResponseObject {
@@ -259,8 +260,8 @@ function errorDescription(contract: OperationContract, sources: StatusSources): 
     410: 'The operation is past its sunset.',
     413:
       sources.functionRateLimitHeaders === undefined
-        ? "The request is over API Gateway's own 10 MB limit (API Gateway answers, without rate-limit headers)."
-        : `The body is over ${(contract.limits?.MAX_BODY_BYTES ?? 0) / 1024} KiB. A request over 10 MB is refused by API Gateway itself, without rate-limit headers.`,
+        ? `The request has a body over ${maxRequestBodyBytes / 1024} KiB: refused at the edge (AWS WAF) before the key is checked, without rate-limit headers.`
+        : `The body is over ${(contract.limits?.MAX_BODY_BYTES ?? 0) / 1024} KiB. A body over ${maxRequestBodyBytes / 1024} KiB is refused at the edge (AWS WAF) before the key is checked, without rate-limit headers.`,
     415: 'The body is not declared as JSON.',
     429: `\`rate_limited\`: the minute's limit is used up; \`quota_exceeded\`: the day's quota is used up (Retry-After reaches to 00:00 UTC); \`key_suspended\`: the key kept calling after its 429s and is suspended for ${BAN_DURATION_SECONDS / 60} minutes. A refused request consumes nothing. Wait Retry-After seconds before the next request. Our limiter always sends the rate-limit headers; a 429 from a backstop in front of it (API Gateway's usage-plan or stage throttling, or a per-IP firewall rule where a stage enables one) carries only Retry-After.`,
     500: 'An unexpected error; nothing was changed. Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without).',

@@ -31,7 +31,7 @@ export interface ApiFrontDoor {
   api: RestApi;
   accessLogs: LogGroup;
   executionLogs: LogGroup;
-  firewall?: ApiFirewall;
+  firewall: ApiFirewall;
 }
 
 /** API Gateway mapping templates are Velocity: `$` and `#` would be interpreted. */
@@ -78,8 +78,8 @@ const accessLogFormat = (): AccessLogFormat =>
  * The API's front door, in the stack's own scope (so the logical ids of the
  * deployed API stay what they were): the REST API and its one stage with
  * access and execution logs, the REQUEST authorizer, one method per route,
- * the gateway responses of definitions/gateway-responses.ts and, when
- * configured, WAF.
+ * the gateway responses of definitions/gateway-responses.ts and WAF (its
+ * body-size rule always, its per-IP rate rule when configured).
  */
 export function addApiFrontDoor(stack: Stack, props: ApiFrontDoorProps): ApiFrontDoor {
   const { config } = props;
@@ -143,7 +143,7 @@ function addExecutionLogGroup(stack: Stack, api: RestApi, config: StageConfig): 
   return executionLogs;
 }
 
-function acknowledgeAndProtect(stack: Stack, api: RestApi, config: StageConfig): ApiFirewall | undefined {
+function acknowledgeAndProtect(stack: Stack, api: RestApi, config: StageConfig): ApiFirewall {
   const acknowledge = (id: string, reason: string) => Validations.of(api).acknowledge({ id, reason });
   acknowledge(
     'AwsSolutions-APIG2',
@@ -157,13 +157,8 @@ function acknowledgeAndProtect(stack: Stack, api: RestApi, config: StageConfig):
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     "API Gateway's account-wide logging role; AWS's managed policy is the documented one for it.",
   );
-  if (config.waf)
-    return new ApiFirewall(stack, 'Firewall', { name: `petstore-${config.stage}-api`, stage: api.deploymentStage, config: config.waf });
-  acknowledge(
-    'AwsSolutions-APIG3',
-    'WAF is off for this deployment (turn it on with -c <stage>WafRateLimit=…): per-key limits are enforced exactly by the API and backed by usage plans.',
-  );
-  return undefined;
+  // On every stage: its body-size rule keeps bodies past Lambda's invoke limit from becoming 5xx.
+  return new ApiFirewall(stack, 'Firewall', { name: `petstore-${config.stage}-api`, stage: api.deploymentStage, perIpRate: config.waf });
 }
 
 /** One resource method per row of the route table, behind the REQUEST authorizer. */

@@ -14,6 +14,7 @@ import { meteringPoolEnvironment, type PooledPlan, pooledKeyName } from '../../d
 import { businessMetrics } from '../../definitions/metrics';
 import { cursorsCarryWalkStartEnvVar } from '../../definitions/operations/list-pets';
 import { type PlanName, planNames, plans } from '../../definitions/plans';
+import { oversizeBodyAnswer } from '../../definitions/request-size-limits';
 import { authorizer, type RouteDefinition, routes, stageName } from '../../definitions/routes';
 import type { DynamoDbAction } from '../../definitions/table-grants';
 import { listSharding, petIndexes, type TableDefinition, type TableName, tables } from '../../definitions/tables';
@@ -46,7 +47,7 @@ interface Built {
 const cdkContext = JSON.parse(fs.readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 
 const outdirs: string[] = [];
-/** The stacks as `cdk synth` builds them with no extra context: custom domain and WAF off. */
+/** The stacks as `cdk synth` builds them with no extra context: custom domain and WAF's per-IP rule off. */
 const built = {} as Record<StageName, Built>;
 /** The same stages with a custom domain and WAF configured by context (not bundled: only the template matters). */
 const configured = {} as Record<StageName, Built>;
@@ -986,18 +987,48 @@ describe.each(stageNames)('%s stack', (stage) => {
   });
 
   describe('custom domain and WAF', () => {
-    test('off by default: no domain, no web ACL, ApiUrl on execute-api, APIG3 acknowledged with its reason', () => {
-      for (const type of [
-        'AWS::ApiGateway::DomainName',
-        'AWS::ApiGateway::BasePathMapping',
-        'AWS::WAFv2::WebACL',
-        'AWS::WAFv2::WebACLAssociation',
-      ]) {
-        expect(ofType(b(), type)).toHaveLength(0);
-      }
+    test('custom domain off by default: ApiUrl on execute-api', () => {
+      for (const type of ['AWS::ApiGateway::DomainName', 'AWS::ApiGateway::BasePathMapping']) expect(ofType(b(), type)).toHaveLength(0);
       expect(JSON.stringify(b().outputs.ApiUrl?.Value)).toContain('.execute-api.');
       expect(b().outputs.CustomDomainTarget).toBeUndefined();
-      expect(acknowledgments(b().stack).filter((ack) => ack.id === 'AwsSolutions-APIG3')).toHaveLength(1);
+    });
+
+    /**
+     * The body-size rule, on every stage (docs/api-gateway-behaviour.md,
+     * "Request bodies"): a body over 16 KiB is blocked with our Error object,
+     * 413, before API Gateway; WAF sees 16 KB of a body for API Gateway and
+     * MATCHes anything longer, so the size compare holds for any body.
+     */
+    test('a web ACL on the stage by default: bodies over 16 KiB get 413 with our Error object; no per-IP rule; no APIG3 acknowledgment', () => {
+      const acls = ofType(b(), 'AWS::WAFv2::WebACL');
+      expect(acls).toHaveLength(1);
+      const acl = acls[0]![1].Properties;
+      expect(acl.Scope).toBe('REGIONAL');
+      expect(acl.DefaultAction).toEqual({ Allow: {} });
+      expect(acl.AssociationConfig).toEqual({ RequestBody: { API_GATEWAY: { DefaultSizeInspectionLimit: 'KB_16' } } });
+      expect(acl.Rules).toHaveLength(1);
+      const rule = acl.Rules[0];
+      expect(rule.Priority).toBe(0);
+      expect(rule.Statement.SizeConstraintStatement).toEqual({
+        FieldToMatch: { Body: { OversizeHandling: 'MATCH' } },
+        ComparisonOperator: 'GT',
+        Size: 16 * 1024,
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      });
+      const response = rule.Action.Block.CustomResponse;
+      expect(response.ResponseCode).toBe(413);
+      const body = acl.CustomResponseBodies[response.CustomResponseBodyKey];
+      expect(body.ContentType).toBe('APPLICATION_JSON');
+      expect(body.Content).toBe(oversizeBodyAnswer.body);
+      expect(JSON.parse(body.Content)).toMatchObject({ code: 'payload_too_large', status: 413 });
+      const associations = ofType(b(), 'AWS::WAFv2::WebACLAssociation');
+      expect(associations).toHaveLength(1);
+      expect(associations[0]![1].Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [acls[0]![0], 'Arn'] });
+      expect(JSON.stringify(associations[0]![1].Properties.ResourceArn)).toContain(
+        `{"Ref":"${ofType(b(), 'AWS::ApiGateway::Stage')[0]![0]}"}`,
+      );
+      expect(b().outputs.WebAclArn?.Value).toEqual({ 'Fn::GetAtt': [acls[0]![0], 'Arn'] });
+      expect(acknowledgments(b().stack).filter((ack) => ack.id.startsWith('AwsSolutions-APIG3'))).toEqual([]);
     });
 
     const c = (): Built => configured[stage];
@@ -1025,14 +1056,14 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(JSON.stringify(c().outputs.ExecuteApiUrl?.Value)).toContain('.execute-api.');
     });
 
-    test('configured: a web ACL with the per-IP rate rule, answering 429 with our Error object, on the stage', () => {
+    test('configured: the web ACL adds the per-IP rate rule, answering 429 with our Error object', () => {
       const acls = ofType(c(), 'AWS::WAFv2::WebACL');
       expect(acls).toHaveLength(1);
       const acl = acls[0]![1].Properties;
       expect(acl.Scope).toBe('REGIONAL');
       expect(acl.DefaultAction).toEqual({ Allow: {} });
-      expect(acl.Rules).toHaveLength(1);
-      const rule = acl.Rules[0];
+      expect(acl.Rules.map((candidate: Json) => candidate.Name)).toEqual(['body-size', 'per-ip-rate']);
+      const rule = acl.Rules[1];
       expect(rule.Statement.RateBasedStatement).toEqual({
         AggregateKeyType: 'IP',
         Limit: Number(configuredContext(stage)[`${stage}WafRateLimit`]),
