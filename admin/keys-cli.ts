@@ -204,6 +204,8 @@ function addChangingCommands({ command, onNamedTarget, print, printJson, warn }:
       const result = await onNamedTarget(options, (target, now) => rotateKey(target, id, graceMs, now));
       if (options.json) printJson({ ...output.newKeyJson(result.successor, result.secret), replaces: result.predecessor });
       else print(output.rotatedText(result.predecessor, result.successor, result.secret, result.where));
+      if (!options.json && options.stage && result.predecessor.plan === 'enterprise')
+        print(releaseNote(options.stage, `the grace ends (${result.predecessor.expiresAt})`));
       warn(result.warnings);
     });
 
@@ -223,8 +225,17 @@ function addChangingCommands({ command, onNamedTarget, print, printJson, warn }:
     const choice = planChoice(plan, { perMinute: options.perMinute, perDay: options.perDay });
     const result = await onNamedTarget(options, (target, now) => setPlan(target, id, choice, now));
     print(output.planChangedText(result.previous, result.key, result.unchanged, result.where));
+    if (options.stage && result.previous.plan === 'enterprise' && result.key.plan !== 'enterprise') {
+      const cached = new Date(Date.parse(result.key.updatedAt) + authorizer.resultsCacheTtlSeconds * 1000).toISOString();
+      print(releaseNote(options.stage, `the authorizer's cached answers have expired (${cached})`));
+    }
     warn(result.warnings);
   });
+}
+
+/** The follow-up of a change that leaves an Enterprise key's own API key metered for now (admin/targets/aws.ts, release). */
+function releaseNote(stage: DeployedStage, when: string): string {
+  return `Its own API key and usage plan stay until ${when}: then run \`petstore-keys release-metering --stage ${stage}\` (or let its schedule do it).`;
 }
 
 /** usage: requests served per day, from the counters. */

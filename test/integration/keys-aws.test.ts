@@ -392,8 +392,12 @@ describe('no working key answers 401 while the authorizer caches answers', () =>
   it('set-plan Enterprise → Pro: the cached answers keep their API key until the TTL, then release-metering releases it', async () => {
     const before = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
     expect(meters(before)).toBe(true);
-    expect((await keys(['set-plan', before.keyId, 'pro'])).code).toBe(0);
+    const moved = await keys(['set-plan', before.keyId, 'pro']);
+    expect(moved.code).toBe(0);
     const after = (await keysTable.findById(before.keyId))!;
+    expect(moved.stdout).toContain(
+      `Its own API key and usage plan stay until the authorizer's cached answers have expired (${new Date(Date.parse(after.updatedAt) + ttlMs).toISOString()}): then run \`petstore-keys release-metering --stage staging\``,
+    );
     for (const elapsed of [0, ttlMs - 1]) {
       clock.now = Date.parse(after.updatedAt) + elapsed;
       expect([meters(before), meters(after)]).toEqual([true, true]);
@@ -425,8 +429,11 @@ describe('no working key answers 401 while the authorizer caches answers', () =>
 
   it("a rotation's old Enterprise key keeps its API key and usage plan through its grace, and releases them when the grace ends", async () => {
     const old = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
-    const run = await keys(['rotate', old.keyId, '--grace', '1h', '--json']);
-    const successor = (await keysTable.findById((JSON.parse(run.stdout) as { keyId: string }).keyId))!;
+    const run = await keys(['rotate', old.keyId, '--grace', '1h']);
+    expect(run.stdout).toContain(
+      `Its own API key and usage plan stay until the grace ends (${new Date(clock.now + 3_600_000).toISOString()}): then run \`petstore-keys release-metering --stage staging\``,
+    );
+    const successor = (await keysTable.findById(/its successor (key_\w+)/.exec(run.stdout)![1]!))!;
     clock.advance(3_600_000 - 1);
     expect((await keys(['release-metering'])).stdout).toContain('0 API key(s) released; 1 still named');
     expect([meters(old), meters(successor)]).toEqual([true, true]);
