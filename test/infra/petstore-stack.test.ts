@@ -17,7 +17,7 @@ import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer, type RouteDefinition, routes, stageName } from '../../definitions/routes';
 import type { DynamoDbAction } from '../../definitions/table-grants';
 import { listSharding, petIndexes, type TableDefinition, type TableName, tables } from '../../definitions/tables';
-import { customersPerPooledKey, pooledUsagePlanLimits } from '../../definitions/usage-plan-limits';
+import { customersPerPooledKey } from '../../definitions/usage-plan-limits';
 import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import type { PetStoreStack } from '../../lib/petstore-stack';
@@ -376,22 +376,16 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(names.sort()).toEqual(fixedPlans.map(({ name }) => `petstore-${stage}-${name}`).sort());
     });
 
-    test.each(fixedPlans.map((plan) => [plan.name, plan] as const))(
-      '%s: throttle and daily quota derive from plans.ts and never undercut the contract',
-      (name, { limits }) => {
+    test.each(fixedPlans.map((plan) => [plan.name] as const))(
+      "%s: the pooled keys' usage plan has no quota and no throttle that one customer could use up for the others",
+      (name) => {
         const plan = ofType(b(), 'AWS::ApiGateway::UsagePlan').find(([, p]) => p.Properties.UsagePlanName === `petstore-${stage}-${name}`)!;
         const props = plan[1].Properties;
-        // Each pooled key carries up to `carried` customers of the stage's mix.
-        const carried = customersPerPooledKey(config.customers[name as PooledPlan], config.meteringKeysPerPlan);
-        const derived = pooledUsagePlanLimits(limits, carried);
-        expect(props.Throttle).toEqual({ RateLimit: derived.rateLimit, BurstLimit: derived.burstLimit });
-        expect(props.Quota).toEqual({ Limit: derived.dailyQuota, Period: 'DAY' });
-        // Contract-abiding clients may each send a minute's worth at the end of
-        // one fixed window and another at the start of the next.
-        expect(props.Throttle.BurstLimit).toBeGreaterThanOrEqual(2 * limits.perMinute * carried);
-        expect(props.Throttle.RateLimit * 60).toBeGreaterThanOrEqual(limits.perMinute * carried);
-        expect(props.Quota.Limit).toBeGreaterThanOrEqual(limits.perDay * carried);
-        expect(carried * config.meteringKeysPerPlan).toBeGreaterThanOrEqual(config.customers[name as PooledPlan]);
+        // One pooled key meters many customers: any quota or throttle on it is one bucket they share
+        // (definitions/usage-plan-limits.ts, pooledUsagePlan; SCALING.md, "One customer's flood").
+        expect(props.Quota).toBeUndefined();
+        expect(props.Throttle).toBeUndefined();
+        expect(customersPerPooledKey(config.customers[name as PooledPlan], config.meteringKeysPerPlan)).toBeGreaterThan(1);
         const restApiId = ofType(b(), 'AWS::ApiGateway::RestApi')[0]![0];
         const stageId = ofType(b(), 'AWS::ApiGateway::Stage')[0]![0];
         expect(props.ApiStages).toEqual([expect.objectContaining({ ApiId: { Ref: restApiId }, Stage: { Ref: stageId } })]);
