@@ -130,7 +130,7 @@ export class PetStoreStack extends Stack {
       tables: this.tables,
       alarms: [...this.alarms.alarms, ...this.rollout.rollbackAlarms],
       accessLogs: frontDoor.accessLogs,
-      waf: this.firewall ? { webAclName: this.firewall.webAcl.name!, ruleMetricName: this.firewall.ruleMetricName } : undefined,
+      waf: this.firewall?.dashboardMetrics,
     }).dashboard;
 
     this.customDomain = this.addApiUrlOutputs(config);

@@ -64,10 +64,16 @@ export interface CustomDomain {
   certificateArn: string;
 }
 
-/** AWS WAF in front of the stage: a rate-based rule per client IP. */
+/** AWS WAF in front of the stage: a rate-based rule per client IP and one per API key. */
 export interface WafConfig {
   /** Requests per client IP per minute before WAF answers 429 (sliding 60-second window). */
   requestsPerIpPerMinute: number;
+  /**
+   * Requests per Authorization value (one API key) per minute before WAF answers
+   * 429: the edge cap of one customer, above what any fixed plan's contract
+   * allows in 60 seconds (defaultWafRequestsPerKeyPerMinute).
+   */
+  requestsPerKeyPerMinute: number;
 }
 
 /** Stage-wide request throttle (all methods together). */
@@ -314,6 +320,15 @@ export const minimumWafRequestsPerIpPerMinute = Math.max(
   ...Object.values(plans).map(({ limits }) => (limits === 'custom' ? 0 : 2 * limits.perMinute)),
 );
 
+/**
+ * The per-key WAF limit unless the context sets one (`-c <stage>WafKeyRateLimit=…`):
+ * twice the most one key's contract allows in 60 seconds, because WAF's count
+ * is an estimate "near the limit that you set" ("Rate-based rule caveats in AWS
+ * WAF", https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-caveats.html).
+ * An Enterprise contract above half of it needs a higher limit (docs/operators.md).
+ */
+export const defaultWafRequestsPerKeyPerMinute = 2 * minimumWafRequestsPerIpPerMinute;
+
 const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
 const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[A-Za-z0-9-]+$/;
 
@@ -325,7 +340,8 @@ const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate
  *   a regional custom domain with the base path `v1` (the certificate must be
  *   in the stack's region); the ApiUrl output then uses it.
  * - `-c <stage>WafRateLimit=<requests per client IP per minute>`: AWS WAF in
- *   front of the stage with that rate-based rule.
+ *   front of the stage with that rate-based rule, and a per-key one
+ *   (`-c <stage>WafKeyRateLimit=…`, defaultWafRequestsPerKeyPerMinute unless set).
  *
  * The same keys may sit in cdk.json's context. Values are checked here, at
  * synth, so a typo fails before any deployment starts.
@@ -347,7 +363,8 @@ export function stageConfigFromContext(stage: StageName, context: ContextReader,
   const wafRateLimit = contextString(context, `${stage}WafRateLimit`);
   if (wafRateLimit !== undefined) {
     if (!/^\d+$/.test(wafRateLimit)) throw new Error(`${stage}WafRateLimit must be a whole number of requests per client IP per minute.`);
-    config.waf = { requestsPerIpPerMinute: Number(wafRateLimit) };
+    const perKey = wholeNumber(context, stage, 'WafKeyRateLimit') ?? defaultWafRequestsPerKeyPerMinute;
+    config.waf = { requestsPerIpPerMinute: Number(wafRateLimit), requestsPerKeyPerMinute: perKey };
   }
   if (config.waf) validateWaf(stage, config.waf);
 
@@ -403,10 +420,14 @@ function validateCustomDomain(stage: StageName, domain: CustomDomain, region: st
 }
 
 function validateWaf(stage: StageName, waf: WafConfig): void {
-  const limit = waf.requestsPerIpPerMinute;
-  if (!Number.isSafeInteger(limit) || limit < minimumWafRequestsPerIpPerMinute || limit > 2_000_000_000) {
-    throw new Error(
-      `${stage}WafRateLimit must be from ${minimumWafRequestsPerIpPerMinute} (twice the largest fixed per-minute plan limit, so that WAF never refuses what the contract allows) to 2000000000; got ${limit}.`,
-    );
+  for (const [name, limit] of [
+    ['WafRateLimit', waf.requestsPerIpPerMinute],
+    ['WafKeyRateLimit', waf.requestsPerKeyPerMinute],
+  ] as const) {
+    if (!Number.isSafeInteger(limit) || limit < minimumWafRequestsPerIpPerMinute || limit > 2_000_000_000) {
+      throw new Error(
+        `${stage}${name} must be from ${minimumWafRequestsPerIpPerMinute} (twice the largest fixed per-minute plan limit, so that WAF never refuses what the contract allows) to 2000000000; got ${limit}.`,
+      );
+    }
   }
 }

@@ -161,7 +161,7 @@ function acknowledgeAndProtect(stack: Stack, api: RestApi, config: StageConfig):
     return new ApiFirewall(stack, 'Firewall', { name: `petstore-${config.stage}-api`, stage: api.deploymentStage, config: config.waf });
   acknowledge(
     'AwsSolutions-APIG3',
-    'WAF is off for this deployment (turn it on with -c <stage>WafRateLimit=…): per-key limits are enforced exactly by the API and backed by usage plans.',
+    "WAF is off for this deployment (turn it on with -c <stage>WafRateLimit=…): nothing caps one key at the edge. Per-key limits are enforced exactly by the API (its counters and ban; a banned key is denied at the gateway by the cached authorizer answer); the pooled keys' usage plans only meter; the stage throttle and the authorizer's reserved concurrency bound the whole stage, which one flooding key can then spend for everyone (SCALING.md, \"One customer's flood\").",
   );
   return undefined;
 }

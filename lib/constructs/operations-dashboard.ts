@@ -34,7 +34,7 @@ export interface OperationsDashboardProps {
   alarms: Alarm[];
   accessLogs: ILogGroup;
   /** The WAF web ACL's name and rule metric name, when WAF is on. */
-  waf?: { webAclName: string; ruleMetricName: string };
+  waf?: { webAclName: string; ruleMetricName: string; keyRuleMetricName: string };
 }
 
 const PERIOD = Duration.minutes(5);
@@ -217,7 +217,7 @@ function productRow(props: OperationsDashboardProps): IWidget[] {
   ];
 }
 
-/** WAF: allowed requests and those the per-IP rate rule blocked. */
+/** WAF: allowed requests and those each rate rule blocked. */
 function wafRow(waf: NonNullable<OperationsDashboardProps['waf']>, region: string): IWidget[] {
   const wafMetric = (metricName: string, rule: string, label: string) =>
     new Metric({
@@ -232,6 +232,7 @@ function wafRow(waf: NonNullable<OperationsDashboardProps['waf']>, region: strin
     graph('WAF', [
       wafMetric('AllowedRequests', 'ALL', 'allowed'),
       wafMetric('BlockedRequests', waf.ruleMetricName, 'blocked by the per-IP rate rule'),
+      wafMetric('BlockedRequests', waf.keyRuleMetricName, 'blocked by the per-key rate rule'),
     ]),
   ];
 }

@@ -24,6 +24,7 @@ import type { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';
 import {
   canary,
+  defaultWafRequestsPerKeyPerMinute,
   rollbackAlarmEvaluation,
   type StageName,
   stageNames,
@@ -990,7 +991,11 @@ describe.each(stageNames)('%s stack', (stage) => {
       }
       expect(JSON.stringify(b().outputs.ApiUrl?.Value)).toContain('.execute-api.');
       expect(b().outputs.CustomDomainTarget).toBeUndefined();
-      expect(acknowledgments(b().stack).filter((ack) => ack.id === 'AwsSolutions-APIG3')).toHaveLength(1);
+      const apig3 = acknowledgments(b().stack).filter((ack) => ack.id === 'AwsSolutions-APIG3');
+      expect(apig3).toHaveLength(1);
+      // The reason tells the truth about the design: pooled usage plans only meter, nothing caps one key at the edge.
+      expect(apig3[0]!.reason).toMatch(/only meter/);
+      expect(apig3[0]!.reason).not.toMatch(/backed by usage plans/);
     });
 
     const c = (): Built => configured[stage];
@@ -1018,25 +1023,35 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(JSON.stringify(c().outputs.ExecuteApiUrl?.Value)).toContain('.execute-api.');
     });
 
-    test('configured: a web ACL with the per-IP rate rule, answering 429 with our Error object, on the stage', () => {
+    test('configured: a web ACL with the per-IP and the per-key rate rules, each answering 429 with our Error object, on the stage', () => {
       const acls = ofType(c(), 'AWS::WAFv2::WebACL');
       expect(acls).toHaveLength(1);
       const acl = acls[0]![1].Properties;
       expect(acl.Scope).toBe('REGIONAL');
       expect(acl.DefaultAction).toEqual({ Allow: {} });
-      expect(acl.Rules).toHaveLength(1);
-      const rule = acl.Rules[0];
-      expect(rule.Statement.RateBasedStatement).toEqual({
+      expect(acl.Rules).toHaveLength(2);
+      const [perIp, perKey] = acl.Rules;
+      expect(perIp.Statement.RateBasedStatement).toEqual({
         AggregateKeyType: 'IP',
         Limit: Number(configuredContext(stage)[`${stage}WafRateLimit`]),
         EvaluationWindowSec: 60,
       });
-      const response = rule.Action.Block.CustomResponse;
-      expect(response.ResponseCode).toBe(429);
-      expect(response.ResponseHeaders).toEqual([{ Name: 'Retry-After', Value: '60' }]);
-      const body = acl.CustomResponseBodies[response.CustomResponseBodyKey];
-      expect(body.ContentType).toBe('APPLICATION_JSON');
-      expect(JSON.parse(body.Content)).toMatchObject({ code: 'rate_limited', status: 429 });
+      // One count per Authorization value: one customer's key, capped above what any fixed plan allows in 60 s.
+      expect(perKey.Statement.RateBasedStatement).toEqual({
+        AggregateKeyType: 'CUSTOM_KEYS',
+        CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+        Limit: defaultWafRequestsPerKeyPerMinute,
+        EvaluationWindowSec: 60,
+      });
+      expect(perKey.Statement.RateBasedStatement.Limit).toBeGreaterThan(2 * Math.max(...fixedPlans.map(({ limits }) => limits.perMinute)));
+      for (const rule of [perIp, perKey]) {
+        const response = rule.Action.Block.CustomResponse;
+        expect(response.ResponseCode).toBe(429);
+        expect(response.ResponseHeaders).toEqual([{ Name: 'Retry-After', Value: '60' }]);
+        const body = acl.CustomResponseBodies[response.CustomResponseBodyKey];
+        expect(body.ContentType).toBe('APPLICATION_JSON');
+        expect(JSON.parse(body.Content)).toMatchObject({ code: 'rate_limited', status: 429 });
+      }
 
       const associations = ofType(c(), 'AWS::WAFv2::WebACLAssociation');
       expect(associations).toHaveLength(1);

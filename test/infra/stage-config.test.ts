@@ -6,6 +6,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { plans } from '../../definitions/plans';
 import {
   canary,
+  defaultWafRequestsPerKeyPerMinute,
   LAMBDA_UNRESERVED_MINIMUM,
   minimumWafRequestsPerIpPerMinute,
   requiredLambdaConcurrencyQuota,
@@ -151,9 +152,22 @@ describe('stageConfigFromContext', () => {
     expect(stageConfigFromContext('staging', context).customDomain?.domainName).toBe('api.example.com');
   });
 
-  test('WAF from <stage>WafRateLimit, requests per client IP per minute', () => {
-    expect(stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: '5000' })).waf).toEqual({ requestsPerIpPerMinute: 5000 });
-    expect(stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: 5000 })).waf).toEqual({ requestsPerIpPerMinute: 5000 });
+  test('WAF from <stage>WafRateLimit, requests per client IP per minute, with a per-key rule (<stage>WafKeyRateLimit, or its default)', () => {
+    const perKey = defaultWafRequestsPerKeyPerMinute;
+    expect(stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: '5000' })).waf).toEqual({
+      requestsPerIpPerMinute: 5000,
+      requestsPerKeyPerMinute: perKey,
+    });
+    expect(stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: 5000, stagingWafKeyRateLimit: '9000' })).waf).toEqual({
+      requestsPerIpPerMinute: 5000,
+      requestsPerKeyPerMinute: 9000,
+    });
+    expect(() =>
+      stageConfigFromContext(
+        'staging',
+        contextOf({ stagingWafRateLimit: 5000, stagingWafKeyRateLimit: String(minimumWafRequestsPerIpPerMinute - 1) }),
+      ),
+    ).toThrow(/WafKeyRateLimit must be/);
   });
 
   test('a WAF limit that could refuse what the contract allows one key fails', () => {
