@@ -378,7 +378,7 @@ describe.each(stageNames)('%s stack', (stage) => {
     });
 
     test.each(fixedPlans.map((plan) => [plan.name] as const))(
-      "%s: the pooled keys' usage plan has no quota and no throttle that one customer could use up for the others",
+      '%s: the usage plan of the pooled keys has no quota and no throttle that one customer could use up for the others',
       (name) => {
         const plan = ofType(b(), 'AWS::ApiGateway::UsagePlan').find(([, p]) => p.Properties.UsagePlanName === `petstore-${stage}-${name}`)!;
         const props = plan[1].Properties;
