@@ -48,6 +48,8 @@ async function revoke(api: TestApi, key: string): Promise<void> {
 }
 
 interface FloodOutcome {
+  /** Operation invocations during the flood. */
+  operations: number;
   neighbours: { status: number; code?: string }[];
   flooder: number[];
   banned: string[];
@@ -60,7 +62,7 @@ interface FloodOutcome {
  * one request each (60 a minute: their full contract rate), while one Free key
  * sends 10 (120 in all: past its own 60 a minute, and past the scaled plan's
  * rate, burst and daily quota: 34 and 100), and a banned, a revoked and an
- * unknown key 2 each.
+ * unknown key as many each.
  */
 async function flood(plan: UsagePlanSettings): Promise<FloodOutcome> {
   const clock = new TestClock(Date.parse(testInstant(1, '09:52:00')));
@@ -75,15 +77,22 @@ async function flood(plan: UsagePlanSettings): Promise<FloodOutcome> {
     await revoke(api, revoked);
     clock.now = Date.parse(testInstant(1, '10:00:00'));
     freePlan = plan;
-    const outcome: FloodOutcome = { neighbours: [], flooder: [], banned: [], revoked: [], unknown: [] };
+    const outcome: FloodOutcome = {
+      operations: -operationInvocations(api),
+      neighbours: [],
+      flooder: [],
+      banned: [],
+      revoked: [],
+      unknown: [],
+    };
     const sends = (key: string, count: number) => Promise.all(Array.from({ length: count }, () => api.call('/pets', { key })));
     for (let second = 0; second < 12; second++) {
       const [fromNeighbours, fromFlooder, fromBanned, fromRevoked, fromUnknown] = await Promise.all([
         Promise.all(neighbours.map((key) => sends(key, 1))).then((answers) => answers.flat()),
         sends(flooder, 10),
-        sends(banned, 2),
-        sends(revoked, 2),
-        sends(unknown, 2),
+        sends(banned, 10),
+        sends(revoked, 10),
+        sends(unknown, 10),
       ]);
       for (const response of fromNeighbours)
         outcome.neighbours.push({ status: response.status, code: response.ok ? undefined : await codeOf(response) });
@@ -93,6 +102,7 @@ async function flood(plan: UsagePlanSettings): Promise<FloodOutcome> {
       outcome.unknown.push(...fromUnknown.map((response) => response.status));
       clock.advance(1000);
     }
+    outcome.operations += operationInvocations(api);
     return outcome;
   } finally {
     await api.close();
@@ -109,8 +119,11 @@ describe('one Free key floods its pooled key; five neighbours on the same pooled
     expect(outcome.flooder).toHaveLength(120);
     expect(outcome.flooder.filter((status) => status === 200)).toHaveLength(60);
     expect(outcome.flooder.every((status) => status === 200 || status === 429)).toBe(true);
+    expect(outcome.banned).toHaveLength(120);
     expect(new Set(outcome.banned)).toEqual(new Set(['429 key_suspended']));
     expect(new Set([...outcome.revoked, ...outcome.unknown])).toEqual(new Set([401]));
+    // Only the neighbours and the flooder ran an operation: the banned, revoked and unknown keys were refused before any.
+    expect(outcome.operations).toBe(outcome.neighbours.length + outcome.flooder.length);
   }, 120_000);
 
   it('with a limit on the shared pooled key (the design before), the same flood refuses the neighbours: the test can see it', async () => {
