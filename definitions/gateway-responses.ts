@@ -77,8 +77,9 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
   BAD_REQUEST_PARAMETERS: { code: 'invalid_request', message: 'The request parameters are invalid.' },
   REQUEST_TOO_LARGE: { code: 'payload_too_large', message: 'The request is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { code: 'unsupported_media_type', message: 'The request body must be application/json.' },
-  // Usage-plan throttling and quotas are the AWS-side backstop; our own limiter
-  // answers first with exact headers. These fire only if it was bypassed.
+  // The stage throttle, and an Enterprise key's own usage plan (pooled keys'
+  // usage plans limit nothing): backstops behind our own limiter, which answers
+  // first with exact headers. These fire only if it was bypassed.
   THROTTLED: {
     code: 'rate_limited',
     message: 'Too many requests. Retry after the number of seconds in Retry-After.',

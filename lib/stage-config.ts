@@ -93,7 +93,8 @@ export type CustomerMix = Record<PooledPlan, number>;
 
 /**
  * The stage throttle for a customer mix: the sum of every expected customer's
- * usage-plan throttle (definitions/usage-plan-limits.ts), which accepts every
+ * own usage-plan throttle (usagePlanLimits in definitions/usage-plan-limits.ts,
+ * as if each had a usage plan of its own), which accepts every
  * sequence the contract allows one key, retries included. So the stage never
  * refuses what the contract allows the expected customers even if all of them
  * send their whole allowance at the same moment. What still refuses earlier is
@@ -174,9 +175,9 @@ export interface StageConfig {
   customers: CustomerMix;
   /**
    * Pooled API Gateway API keys per fixed plan (functions/domain/metering.ts).
-   * Ten per plan: each carries a tenth of its plan, so one customer's retry
-   * storm (API Gateway counts refused requests too) exhausts the backstop of a
-   * tenth of the plan at most, and 3 × 10 keys per stage leave almost all of
+   * Ten per plan: each meters a tenth of its plan (its usage plan limits
+   * nothing, definitions/usage-plan-limits.ts, pooledUsagePlan, so no customer
+   * can spend it for another), and 3 × 10 keys per stage leave almost all of
    * the account's 10,000 API keys (which cannot be raised) to Enterprise keys.
    */
   meteringKeysPerPlan: number;
