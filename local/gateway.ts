@@ -18,8 +18,9 @@ import type { Clock } from '../functions/runtime/clock';
 /**
  * A local stand-in for API Gateway, doing for this API what API Gateway does:
  * route under /v1 by the route table, call the REQUEST authorizer (and cache
- * its answers per Authorization value for the same TTL), build REST proxy
- * events (payload v1), and answer with the shared gateway responses.
+ * its answers per Authorization value for the same TTL), apply usage plans per
+ * API key when given some, build REST proxy events (payload v1), and answer
+ * with the shared gateway responses.
  */
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
