@@ -1,12 +1,14 @@
 import { type ErrorCode, errorBody, errorCodes } from './error-codes';
+import { authorizer } from './routes';
 
 /**
  * What API Gateway answers by itself (before or instead of our Lambda code),
  * as Error objects. The CDK stack configures these as gateway responses and the
  * local gateway answers with the very same status, headers and body.
  *
- * A gateway response has one fixed status per type and only static headers, so
- * nothing here can carry per-request values such as X-RateLimit-Remaining.
+ * A gateway response has one fixed status per type, and its headers come from
+ * the request or are literals: nothing here can carry per-request values such
+ * as X-RateLimit-Remaining or a ban's own Retry-After (docs/api-gateway-behaviour.md).
  */
 export type GatewayResponseType =
   | 'UNAUTHORIZED'
@@ -54,7 +56,17 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
     message: 'Missing or invalid API key. Send it as "Authorization: Bearer <API_KEY>".',
     headers: { 'WWW-Authenticate': 'Bearer' },
   },
-  ACCESS_DENIED: { code: 'forbidden', message: 'This API key may not call this operation.' },
+  // The authorizer's Deny: only for a key whose customer is banned for longer
+  // than the authorizer's cache TTL (functions/domain/gateway-refusal.ts). API
+  // Gateway caches the Deny for that TTL, so a retry within it is refused
+  // again: Retry-After is the TTL, never past the ban's end by more than one
+  // TTL, and the next answer after it comes from the authorizer (a Deny again)
+  // or, for the ban's last minutes, from the operation with the exact seconds.
+  ACCESS_DENIED: {
+    code: 'key_suspended',
+    message: 'This API key is suspended because it kept calling after 429 responses. Retry after the number of seconds in Retry-After.',
+    headers: { 'Retry-After': String(authorizer.resultsCacheTtlSeconds) },
+  },
   EXPIRED_TOKEN: { code: 'forbidden', message: 'This request is not allowed.' },
   INVALID_SIGNATURE: { code: 'forbidden', message: 'This request is not allowed.' },
   WAF_FILTERED: { code: 'forbidden', message: 'This request was blocked.' },
@@ -65,8 +77,9 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
   BAD_REQUEST_PARAMETERS: { code: 'invalid_request', message: 'The request parameters are invalid.' },
   REQUEST_TOO_LARGE: { code: 'payload_too_large', message: 'The request is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { code: 'unsupported_media_type', message: 'The request body must be application/json.' },
-  // Usage-plan throttling and quotas are the AWS-side backstop; our own limiter
-  // answers first with exact headers. These fire only if it was bypassed.
+  // The stage throttle, and an Enterprise key's own usage plan (pooled keys'
+  // usage plans limit nothing): backstops behind our own limiter, which answers
+  // first with exact headers. These fire only if it was bypassed.
   THROTTLED: {
     code: 'rate_limited',
     message: 'Too many requests. Retry after the number of seconds in Retry-After.',

@@ -104,7 +104,9 @@ export const authorizer = {
    * A revoked key, or a key moved to another plan, takes effect within this time.
    */
   resultsCacheTtlSeconds: 300,
-  access: { apiKeys: ['dynamodb:GetItem'] },
+  // GetItem on a key by its hash; GetItem on the customer's counter item of the day, for its ban
+  // (functions/data/suspension-reader.ts): the authorizer never writes.
+  access: { apiKeys: ['dynamodb:GetItem'], rateLimits: ['dynamodb:GetItem'] },
 } as const satisfies { handlerEntry: string; identityHeader: string; resultsCacheTtlSeconds: number; access: TableAccess };
 
 /** Every Lambda function of the API: one per route, named by its operationId, and the authorizer. */

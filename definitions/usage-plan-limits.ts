@@ -11,9 +11,11 @@ export interface UsagePlanLimits {
 }
 
 /**
- * The usage plan's limits for a plan of definitions/plans.ts: the CDK stack
- * sets them on the fixed plans' usage plans, and the key tool (admin/) on the
- * usage plan of each Enterprise key.
+ * The usage plan of one customer: an Enterprise key's own (the key tool, admin/,
+ * sets it), and the per-customer share the stage throttle sums
+ * (lib/stage-config.ts, stageThrottleFor). Only that customer's requests spend
+ * it. The fixed plans' pooled metering keys carry none of these limits
+ * (pooledUsagePlan below).
  *
  * Usage plans are the AWS-side backstop (flood protection and metering), not the
  * contract: our own atomic counters enforce the exact per-minute and per-day
@@ -30,7 +32,8 @@ export interface UsagePlanLimits {
  *   until our temporary ban stops them) do not drain the bucket.
  * - dailyQuota = 2 × perDay: API Gateway's quota day need not line up with our
  *   UTC day, and any of its days overlaps at most two of ours; the factor also
- *   covers requests we refuse, which API Gateway counts as well.
+ *   covers requests we refuse, which API Gateway counts as well. A client that
+ *   loops on refused requests all day can still spend it: it is its own.
  */
 export function usagePlanLimits(limits: PlanLimits): UsagePlanLimits {
   return {
@@ -45,8 +48,10 @@ export function usagePlanLimits(limits: PlanLimits): UsagePlanLimits {
  * must carry when `customers` keys of a plan spread over `keysPerPlan` pooled
  * keys by a uniform hash: the smallest k such that the chance that any pooled
  * key gets more than k customers is at most `risk` (a union bound over the
- * pooled keys of the binomial tail). A usage plan sized for k customers then
- * never refuses what the contract allows them, whichever keys they hold.
+ * pooled keys of the binomial tail). The pooled keys' usage plans limit
+ * nothing (pooledUsagePlan), so this sizes nothing: it says how many customers
+ * one pooled key's usage report (GetUsage) may mix, as the stack's usage-plan
+ * descriptions and the key tool's migration checks state it.
  */
 export function customersPerPooledKey(customers: number, keysPerPlan: number, risk = 1e-6): number {
   if (customers <= 0) return 1;
@@ -63,12 +68,33 @@ export function customersPerPooledKey(customers: number, keysPerPlan: number, ri
   return customers;
 }
 
-/** A pooled key's usage plan: the plan's per-customer limits times the customers it carries. */
-export function pooledUsagePlanLimits(limits: PlanLimits, customersPerKey: number): UsagePlanLimits {
-  const one = usagePlanLimits(limits);
-  return {
-    rateLimit: one.rateLimit * customersPerKey,
-    burstLimit: one.burstLimit * customersPerKey,
-    dailyQuota: one.dailyQuota * customersPerKey,
-  };
+/**
+ * The usage plan of a pooled metering key (functions/domain/metering.ts): no
+ * throttle and no quota, metering only. A usage plan throttles and meters per
+ * API key ("Throttle requests to your REST APIs for better throughput in API
+ * Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html),
+ * and a pooled key is one API key for every customer hashed onto it: any
+ * throttle or quota on it is one bucket that one customer's flood (or a client
+ * retrying refused requests all day) would empty for all of them, so it could
+ * refuse what the contract allows the others. Both are optional in a usage plan
+ * ("create-usage-plan", https://docs.aws.amazon.com/cli/latest/reference/apigateway/create-usage-plan.html).
+ * What holds a flooding customer back instead, each spent by that customer
+ * alone or by no one (SCALING.md, "One customer's flood"): our own counters and
+ * ban, the authorizer's cached Deny for a banned key, and WAF's per-key rate
+ * rule at the edge; the stage throttle and the authorizer's reserved
+ * concurrency protect the stage as a whole.
+ */
+export const pooledUsagePlan: UsagePlanSettings = {};
+
+/** A usage plan's limits as API Gateway takes them: each one optional. */
+export interface UsagePlanSettings {
+  throttle?: { rateLimit: number; burstLimit: number };
+  /** Requests per day. */
+  quota?: { limit: number };
+}
+
+/** One customer's usage plan (usagePlanLimits) as settings. */
+export function customerUsagePlan(limits: PlanLimits): UsagePlanSettings {
+  const { rateLimit, burstLimit, dailyQuota } = usagePlanLimits(limits);
+  return { throttle: { rateLimit, burstLimit }, quota: { limit: dailyQuota } };
 }

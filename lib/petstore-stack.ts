@@ -12,7 +12,7 @@ import { type PlanName, plans } from '../definitions/plans';
 import { authorizer, type OperationId, routes, stageName } from '../definitions/routes';
 import { stackOutputNames } from '../definitions/stack-outputs';
 import type { TableName } from '../definitions/tables';
-import { customersPerPooledKey, pooledUsagePlanLimits } from '../definitions/usage-plan-limits';
+import { customersPerPooledKey, pooledUsagePlan } from '../definitions/usage-plan-limits';
 import type { ApiFirewall } from './constructs/api-firewall';
 import { addApiFrontDoor } from './constructs/api-front-door';
 import { FunctionRollout } from './constructs/function-rollout';
@@ -164,8 +164,10 @@ export class PetStoreStack extends Stack {
    * counts against AWS's 10,000 API keys per account and Region, which cannot
    * be raised ("Quotas for configuring and running a REST API in API Gateway",
    * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html).
-   * A pooled key's throttle and quota are those of the customers it may carry
-   * (customersPerPooledKey, from the stage's customer mix). The key values
+   * A pooled key's usage plan has no throttle and no quota (pooledUsagePlan):
+   * it meters only, since anything it limited would be one bucket shared by
+   * every customer on the key, which one customer's flood could empty for all
+   * of them (SCALING.md, "One customer's flood"). The key values
    * start with the stack id, unique per stage and account; they are usage
    * identifiers, not credentials: with apiKeySourceType AUTHORIZER, API Gateway
    * takes the key only from the authorizer, never from a client's x-api-key
@@ -179,12 +181,11 @@ export class PetStoreStack extends Stack {
       if (limits === 'custom') continue;
       const plan = name as PooledPlan;
       const carried = customersPerPooledKey(config.customers[plan], config.meteringKeysPerPlan);
-      const derived = pooledUsagePlanLimits(limits, carried);
       const usagePlan = this.api.addUsagePlan(`${pascal(name)}UsagePlan`, {
         name: `petstore-${config.stage}-${name}`,
-        description: `${displayName}: ${limits.perMinute} requests per minute, ${limits.perDay} per day per customer (enforced exactly by the API); each pooled key carries up to ${carried} customers. These are the backstop.`,
-        throttle: { rateLimit: derived.rateLimit, burstLimit: derived.burstLimit },
-        quota: { limit: derived.dailyQuota, period: Period.DAY },
+        description: `${displayName}: ${limits.perMinute} requests per minute, ${limits.perDay} per day per customer (enforced exactly by the API); each pooled key meters up to ${carried} customers, with no throttle or quota that one of them could use up.`,
+        throttle: pooledUsagePlan.throttle,
+        quota: pooledUsagePlan.quota && { limit: pooledUsagePlan.quota.limit, period: Period.DAY },
         apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
       });
       // During a resize the stack keeps more keys than the authorizer hashes onto (pooledKeysKept).

@@ -64,10 +64,16 @@ export interface CustomDomain {
   certificateArn: string;
 }
 
-/** AWS WAF in front of the stage: a rate-based rule per client IP. */
+/** AWS WAF's rate rules in front of the stage: one per API key always, one per client IP where the deployment turns it on. */
 export interface WafConfig {
-  /** Requests per client IP per minute before WAF answers 429 (sliding 60-second window). */
-  requestsPerIpPerMinute: number;
+  /**
+   * Requests per Authorization value (one API key) per minute before WAF answers
+   * 429: the edge cap of one customer, above what any fixed plan's contract
+   * allows in 60 seconds (defaultWafRequestsPerKeyPerMinute).
+   */
+  requestsPerKeyPerMinute: number;
+  /** Requests per client IP per minute before WAF answers 429 (sliding 60-second window); no per-IP rule unless set. */
+  requestsPerIpPerMinute?: number;
 }
 
 /** Stage-wide request throttle (all methods together). */
@@ -87,7 +93,8 @@ export type CustomerMix = Record<PooledPlan, number>;
 
 /**
  * The stage throttle for a customer mix: the sum of every expected customer's
- * usage-plan throttle (definitions/usage-plan-limits.ts), which accepts every
+ * own usage-plan throttle (usagePlanLimits in definitions/usage-plan-limits.ts,
+ * as if each had a usage plan of its own), which accepts every
  * sequence the contract allows one key, retries included. So the stage never
  * refuses what the contract allows the expected customers even if all of them
  * send their whole allowance at the same moment. What still refuses earlier is
@@ -168,9 +175,9 @@ export interface StageConfig {
   customers: CustomerMix;
   /**
    * Pooled API Gateway API keys per fixed plan (functions/domain/metering.ts).
-   * Ten per plan: each carries a tenth of its plan, so one customer's retry
-   * storm (API Gateway counts refused requests too) exhausts the backstop of a
-   * tenth of the plan at most, and 3 × 10 keys per stage leave almost all of
+   * Ten per plan: each meters a tenth of its plan (its usage plan limits
+   * nothing, definitions/usage-plan-limits.ts, pooledUsagePlan, so no customer
+   * can spend it for another), and 3 × 10 keys per stage leave almost all of
    * the account's 10,000 API keys (which cannot be raised) to Enterprise keys.
    */
   meteringKeysPerPlan: number;
@@ -214,9 +221,29 @@ export interface StageConfig {
   cursorsCarryWalkStart: boolean;
   /** Off unless set (here or by context: see stageConfigFromContext). */
   customDomain?: CustomDomain;
-  /** Off unless set (here or by context: see stageConfigFromContext). */
-  waf?: WafConfig;
+  /** The web ACL's rate rules (the ACL itself, with its body-size rule, is on every stage). */
+  waf: WafConfig;
 }
+
+/**
+ * The smallest per-IP WAF limit that never refuses a request the contract
+ * allows one key: fixed UTC minutes let a client send a minute's worth at the
+ * end of one minute and another at the start of the next, 2 × perMinute within
+ * 60 seconds. (Several keys behind one address, or Enterprise keys with higher
+ * limits, need a higher WAF limit: the operator's call.)
+ */
+export const minimumWafRequestsPerIpPerMinute = Math.max(
+  ...Object.values(plans).map(({ limits }) => (limits === 'custom' ? 0 : 2 * limits.perMinute)),
+);
+
+/**
+ * The per-key WAF limit unless the context sets one (`-c <stage>WafKeyRateLimit=…`):
+ * twice the most one key's contract allows in 60 seconds, because WAF's count
+ * is an estimate "near the limit that you set" ("Rate-based rule caveats in AWS
+ * WAF", https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-caveats.html).
+ * An Enterprise contract above half of it needs a higher limit (docs/operators.md).
+ */
+export const defaultWafRequestsPerKeyPerMinute = 2 * minimumWafRequestsPerIpPerMinute;
 
 const stagingCustomers: CustomerMix = { free: 50, pro: 20, business: 20 };
 const productionCustomers: CustomerMix = { free: 500, pro: 100, business: 60 };
@@ -248,6 +275,7 @@ export const stages: Record<StageName, StageConfig> = {
     // throughput to a production stage in the same account and region.
     customers: stagingCustomers,
     meteringKeysPerPlan: 10,
+    waf: { requestsPerKeyPerMinute: defaultWafRequestsPerKeyPerMinute },
     throttle: stageThrottleFor(stagingCustomers),
     // 980 uncached requests per second at 20 ms each need 20.
     authorizerReservedConcurrency: 20,
@@ -280,6 +308,7 @@ export const stages: Record<StageName, StageConfig> = {
     // Past it, API Gateway answers 429 (THROTTLED) before any of our code runs.
     customers: productionCustomers,
     meteringKeysPerPlan: 10,
+    waf: { requestsPerKeyPerMinute: defaultWafRequestsPerKeyPerMinute },
     throttle: stageThrottleFor(productionCustomers),
     // 4,040 uncached requests per second (the stage throttle, all with random
     // keys) at 20 ms each need 81; 100 leaves room for slower key-store reads.
@@ -316,17 +345,6 @@ export function stageEnvironment(stage: StageName, context: ContextReader, env: 
   };
 }
 
-/**
- * The smallest per-IP WAF limit that never refuses a request the contract
- * allows one key: fixed UTC minutes let a client send a minute's worth at the
- * end of one minute and another at the start of the next, 2 × perMinute within
- * 60 seconds. (Several keys behind one address, or Enterprise keys with higher
- * limits, need a higher WAF limit: the operator's call.)
- */
-export const minimumWafRequestsPerIpPerMinute = Math.max(
-  ...Object.values(plans).map(({ limits }) => (limits === 'custom' ? 0 : 2 * limits.perMinute)),
-);
-
 const HOSTNAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
 const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate\/[A-Za-z0-9-]+$/;
 
@@ -337,8 +355,9 @@ const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate
  * - `-c <stage>DomainName=api.example.com -c <stage>CertificateArn=arn:aws:acm:…`:
  *   a regional custom domain with the base path `v1` (the certificate must be
  *   in the stack's region); the ApiUrl output then uses it.
- * - `-c <stage>WafRateLimit=<requests per client IP per minute>`: AWS WAF in
- *   front of the stage with that rate-based rule.
+ * - `-c <stage>WafRateLimit=<requests per client IP per minute>`: a per-IP
+ *   rate-based rule in the stage's web ACL; `-c <stage>WafKeyRateLimit=…`
+ *   replaces the per-key rule's limit (defaultWafRequestsPerKeyPerMinute).
  *
  * The same keys may sit in cdk.json's context. Values are checked here, at
  * synth, so a typo fails before any deployment starts.
@@ -358,12 +377,8 @@ export function stageConfigFromContext(stage: StageName, context: ContextReader,
   }
   if (config.customDomain) validateCustomDomain(stage, config.customDomain, region);
 
-  const wafRateLimit = contextString(context, `${stage}WafRateLimit`);
-  if (wafRateLimit !== undefined) {
-    if (!/^\d+$/.test(wafRateLimit)) throw new Error(`${stage}WafRateLimit must be a whole number of requests per client IP per minute.`);
-    config.waf = { requestsPerIpPerMinute: Number(wafRateLimit) };
-  }
-  if (config.waf) validateWaf(stage, config.waf);
+  config.waf = wafFromContext(context, stage, config.waf);
+  validateWaf(stage, config.waf);
 
   const concurrencyQuota = wholeNumber(context, stage, 'LambdaConcurrencyQuota');
   if (concurrencyQuota !== undefined) validateConcurrencyQuota(stage, config, concurrencyQuota);
@@ -427,11 +442,23 @@ function validateCustomDomain(stage: StageName, domain: CustomDomain, region: st
   }
 }
 
+/** `-c <stage>WafKeyRateLimit=…` replaces the per-key limit; `-c <stage>WafRateLimit=…` adds the per-IP rule. */
+function wafFromContext(context: ContextReader, stage: StageName, base: WafConfig): WafConfig {
+  const perKey = wholeNumber(context, stage, 'WafKeyRateLimit') ?? base.requestsPerKeyPerMinute;
+  const perIp = contextString(context, `${stage}WafRateLimit`);
+  if (perIp === undefined) return { ...base, requestsPerKeyPerMinute: perKey };
+  if (!/^\d+$/.test(perIp)) throw new Error(`${stage}WafRateLimit must be a whole number of requests per client IP per minute.`);
+  return { requestsPerKeyPerMinute: perKey, requestsPerIpPerMinute: Number(perIp) };
+}
+
 function validateWaf(stage: StageName, waf: WafConfig): void {
-  const limit = waf.requestsPerIpPerMinute;
-  if (!Number.isSafeInteger(limit) || limit < minimumWafRequestsPerIpPerMinute || limit > 2_000_000_000) {
-    throw new Error(
-      `${stage}WafRateLimit must be from ${minimumWafRequestsPerIpPerMinute} (twice the largest fixed per-minute plan limit, so that WAF never refuses what the contract allows) to 2000000000; got ${limit}.`,
-    );
+  const limits: [string, number][] = [['WafKeyRateLimit', waf.requestsPerKeyPerMinute]];
+  if (waf.requestsPerIpPerMinute !== undefined) limits.push(['WafRateLimit', waf.requestsPerIpPerMinute]);
+  for (const [name, limit] of limits) {
+    if (!Number.isSafeInteger(limit) || limit < minimumWafRequestsPerIpPerMinute || limit > 2_000_000_000) {
+      throw new Error(
+        `${stage}${name} must be from ${minimumWafRequestsPerIpPerMinute} (twice the largest fixed per-minute plan limit, so that WAF never refuses what the contract allows) to 2000000000; got ${limit}.`,
+      );
+    }
   }
 }

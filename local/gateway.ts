@@ -17,14 +17,16 @@ import {
   oversizeBodyAnswer,
 } from '../definitions/request-size-limits';
 import { authorizer as authorizerDefinition, functionTimeoutSeconds, type RouteDefinition, stageName } from '../definitions/routes';
+import type { UsagePlanSettings } from '../definitions/usage-plan-limits';
 import { header } from '../functions/http/request';
 import type { Clock } from '../functions/runtime/clock';
 
 /**
  * A local stand-in for API Gateway, doing for this API what API Gateway does:
  * route under /v1 by the route table, call the REQUEST authorizer (and cache
- * its answers per Authorization value for the same TTL), build REST proxy
- * events (payload v1), and answer with the shared gateway responses.
+ * its answers per Authorization value for the same TTL), apply usage plans per
+ * API key when given some, build REST proxy events (payload v1), and answer
+ * with the shared gateway responses.
  */
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
@@ -40,6 +42,12 @@ export interface LocalGatewayOptions {
   authorizerTimeoutMs?: number;
   /** The functions' Lambda timeout (functionTimeoutSeconds) unless a test needs a shorter wait. */
   functionTimeoutMs?: number;
+  /**
+   * The usage plan of an API key (the authorizer's usageIdentifierKey), which
+   * the gateway applies per key as API Gateway does (usagePlanMeter). Unset,
+   * no usage plans (npm start: our own limiter answers first anyway).
+   */
+  usagePlanOf?: (apiKey: string) => UsagePlanSettings | undefined;
   /** Sees every answer a function gave, e.g. for the load test's bookkeeping. */
   onFunctionResponse?: (event: APIGatewayProxyEvent, result: APIGatewayProxyResult) => void;
   /**
@@ -96,6 +104,7 @@ interface RoutedRequest {
 export function createLocalGateway(options: LocalGatewayOptions): Server {
   const compiled = options.routes.map(({ route, handler }) => compileRoute(route, handler));
   const authorize = cachingAuthorizer(options);
+  const meter = usagePlanMeter(options);
 
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
     handle(request, response).catch(() => send(response, gatewayResponse('DEFAULT_5XX')));
@@ -120,6 +129,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
     const authorization = await authorize(authorizerEvent(routed), identity);
     if (typeof authorization === 'string') return sendGateway(response, authorization);
+    const metered = meter(authorization.usageIdentifierKey ?? undefined);
+    if (metered) return sendGateway(response, metered);
     const event = proxyEvent(routed, authorization, body);
     // Lambda refuses the invocation itself; API Gateway answers a 500 and no function runs.
     if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES) return sendGateway(response, 'DEFAULT_5XX');
@@ -180,6 +191,40 @@ function cachingAuthorizer(options: LocalGatewayOptions) {
       return error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
     }
     return allows(result, event.methodArn) ? result : 'ACCESS_DENIED';
+  };
+}
+
+/**
+ * API Gateway's usage plans, per API key: a token bucket (the throttle's rate
+ * and burst) and a daily quota, each only if the plan has it. "Per-client
+ * throttling limits are applied to clients that use API keys associated with
+ * your usage plan as client identifier", first of API Gateway's throttles ("Throttle
+ * requests to your REST APIs for better throughput in API Gateway",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-request-throttling.html):
+ * with the key from the authorizer (apiKeySource AUTHORIZER), after it.
+ * Whether a throttled request spends quota is not documented: here it does
+ * (the stricter side). The quota's day is the UTC day of the injected clock.
+ */
+function usagePlanMeter(options: LocalGatewayOptions) {
+  const buckets = new Map<string, { tokens: number; at: number; day: string; used: number }>();
+  return (apiKey: string | undefined): GatewayResponseType | undefined => {
+    if (apiKey === undefined) return undefined;
+    const plan = options.usagePlanOf?.(apiKey);
+    if (!plan) return undefined;
+    const now = options.clock();
+    const day = new Date(now).toISOString().slice(0, 10);
+    const state = buckets.get(apiKey) ?? { tokens: plan.throttle?.burstLimit ?? 0, at: now, day, used: 0 };
+    buckets.set(apiKey, state);
+    if (state.day !== day) Object.assign(state, { day, used: 0 });
+    state.used++;
+    if (plan.quota && state.used > plan.quota.limit) return 'QUOTA_EXCEEDED';
+    if (!plan.throttle) return undefined;
+    const { rateLimit, burstLimit } = plan.throttle;
+    state.tokens = Math.min(burstLimit, state.tokens + ((now - state.at) / 1000) * rateLimit);
+    state.at = now;
+    if (state.tokens < 1) return 'THROTTLED';
+    state.tokens -= 1;
+    return undefined;
   };
 }
 

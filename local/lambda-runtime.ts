@@ -2,9 +2,11 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { lambdaEnvironment, lambdaMemoryMb, lambdaNodeMajor } from '../definitions/lambda-function';
+import { meteringPoolEnvironment } from '../definitions/metering-pool';
 import { businessMetrics } from '../definitions/metrics';
 import { accessOfFunction, functionTimeoutSeconds } from '../definitions/routes';
 import { type TableName, tables } from '../definitions/tables';
+import type { MeteringPool } from '../functions/domain/metering';
 import type { Clock } from '../functions/runtime/clock';
 import { CALL_BUDGET_VARIABLE, type DynamoDbCallBudget } from '../functions/runtime/dependencies';
 import type { FunctionBundle } from './function-bundles';
@@ -41,6 +43,8 @@ export interface LocalFunctionOptions {
    * one, unless set): tests on a loaded machine allow more. functions/runtime/dependencies.ts.
    */
   dynamoCallBudget?: DynamoDbCallBudget;
+  /** Pooled metering keys: the stack gives the authorizer its pool by environment (lib/petstore-stack.ts); unset, none. */
+  meteringPool?: MeteringPool;
 }
 
 const workerFile = join(__dirname, 'lambda-runtime-worker.mjs');
@@ -95,6 +99,12 @@ export function functionEnvironment(options: LocalFunctionOptions): NodeJS.Proce
     // The stack sets the stage (staging, production); locally there is one.
     [businessMetrics.stageEnvVar]: 'local',
     ...Object.fromEntries(tableVariables),
+    ...(options.meteringPool && bundle.name === 'authorizer'
+      ? {
+          [meteringPoolEnvironment.prefix]: options.meteringPool.prefix,
+          [meteringPoolEnvironment.keysPerPlan]: String(options.meteringPool.keysPerPlan),
+        }
+      : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import { routes, stageName } from '../definitions/routes';
 import type { TableName } from '../definitions/tables';
+import type { MeteringPool } from '../functions/domain/metering';
 import type { Clock } from '../functions/runtime/clock';
 import { systemClock } from '../functions/runtime/clock';
 import { createDocumentClient, type Dependencies, type DynamoDbCallBudget } from '../functions/runtime/dependencies';
@@ -21,6 +22,10 @@ export interface LocalApiOptions {
   dynamoCallBudget?: DynamoDbCallBudget;
   /** The functions' POWERTOOLS_LOG_LEVEL (e.g. DEBUG for a test that reads their log lines). */
   logLevel?: string;
+  /** Pooled metering keys for the authorizer, as the stack gives it; unset, each key's own metering key. */
+  meteringPool?: MeteringPool;
+  /** The usage plan of each API key, applied by the gateway (LocalGatewayOptions.usagePlanOf); unset, none. */
+  usagePlanOf?: LocalGatewayOptions['usagePlanOf'];
 }
 
 export interface LocalApi {
@@ -59,6 +64,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     authorizer: (event) => functions.authorizer!.invoke(event) as Promise<APIGatewayAuthorizerResult>,
     clock: dependencies.clock,
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+    usagePlanOf: options.usagePlanOf,
     onFunctionResponse: options.onFunctionResponse,
   });
   await new Promise<void>((resolve, reject) => {
@@ -96,6 +102,7 @@ async function startFunctions(options: LocalApiOptions): Promise<Record<string, 
         clock: options.clock,
         logLevel: options.logLevel,
         dynamoCallBudget: options.dynamoCallBudget,
+        meteringPool: options.meteringPool,
       }),
     ),
   );

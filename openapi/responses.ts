@@ -34,16 +34,17 @@ const functionStaticHeaders: Record<number, Record<string, string>> = { 401: { '
 /**
  * The gateway responses a client can get on a route that exists, given how the
  * stack configures API Gateway (lib/petstore-stack.ts): a REQUEST authorizer
- * whose policy allows the whole API, apiKeyRequired for metering, usage plans,
- * no request validators, no WAF, no IAM auth. The others (ACCESS_DENIED,
- * EXPIRED_TOKEN, INVALID_SIGNATURE, WAF_FILTERED, BAD_REQUEST_*,
+ * whose policy allows the whole API or, for a key banned for longer than its
+ * cache TTL, denies it; apiKeyRequired for metering, usage plans, no request
+ * validators, no IAM auth. The others (EXPIRED_TOKEN, INVALID_SIGNATURE, WAF_FILTERED, BAD_REQUEST_*,
  * UNSUPPORTED_MEDIA_TYPE, DEFAULT_4XX) have nothing to fire on here.
  */
 export const gatewayAnswersOnOperations: readonly GatewayResponseType[] = [
   'UNAUTHORIZED', // no Authorization header, or the authorizer refused the key
+  'ACCESS_DENIED', // the authorizer's cached Deny of a banned key: 429 key_suspended
   'INVALID_API_KEY', // the key's metering key is not (yet) in a usage plan
-  'THROTTLED', // the usage plan's throttle: the backstop behind our own limiter
-  'QUOTA_EXCEEDED', // the usage plan's quota: the same backstop
+  'THROTTLED', // the stage throttle, or an Enterprise key's own usage plan: backstops behind our own limiter
+  'QUOTA_EXCEEDED', // an Enterprise key's own usage plan's quota (pooled keys have none)
   'REQUEST_TOO_LARGE', // over API Gateway's own 10 MB payload limit
   'AUTHORIZER_FAILURE', // the authorizer could not read the key store
   'AUTHORIZER_CONFIGURATION_ERROR',

@@ -19,6 +19,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PooledPlan } from '../definitions/metering-pool';
 import { plans } from '../definitions/plans';
+import { pooledUsagePlan } from '../definitions/usage-plan-limits';
 import {
   LAMBDA_UNRESERVED_MINIMUM,
   pooledKeysKept,
@@ -87,7 +88,7 @@ export function quotaRows(): QuotaRow[] {
       unit: 'plans',
       raisable: true,
       load: (m) => all.length * fixedPlanCount + enterpriseCustomersAtBaseline * m,
-      note: `${fixedPlanCount} per stage, plus one per Enterprise customer`,
+      note: `${fixedPlanCount} per stage, the pooled keys' (metering only: ${pooledPlanLimits()}), plus one per Enterprise customer (its own contract's limits, spent by it alone)`,
     },
     {
       name: 'API Gateway throttle, account and Region',
@@ -114,6 +115,12 @@ export function quotaBindsAt(row: QuotaRow): number {
   const perMultiple = row.load(1) - fixed;
   if (perMultiple <= 0) return fixed >= row.limit ? 0 : Number.POSITIVE_INFINITY;
   return (row.limit - fixed) / perMultiple;
+}
+
+/** What a pooled key's usage plan limits, in words: nothing that one customer could use up for the others. */
+export function pooledPlanLimits(): string {
+  const limits = [pooledUsagePlan.throttle && 'a throttle', pooledUsagePlan.quota && 'a daily quota'].filter(Boolean);
+  return limits.length === 0 ? 'no throttle, no quota' : `${limits.join(' and ')} shared by every customer on the key`;
 }
 
 /** The production stage throttle at m×: derived from m× the mix, so the load (what its customers may send) is a fixed share of it. */
@@ -145,7 +152,7 @@ export function renderQuotaTables(): string {
   }
   const throttle = stages.production.throttle;
   lines.push(
-    `| production stage throttle (ours) | ${whole(throttle.rateLimit)} requests/s at 1×, burst ${whole(throttle.burstLimit)} | derived | ${quotaMultiples.map(() => percent(stageThrottleShare())).join(' | ')} | never | derived from the customer mix: m× the customers, m× the throttle |`,
+    `| production stage throttle (ours) | ${whole(throttle.rateLimit)} requests/s at 1×, burst ${whole(throttle.burstLimit)} | derived | ${quotaMultiples.map(() => percent(stageThrottleShare())).join(' | ')} | never | derived from the customer mix: m× the customers, m× the throttle. Shared by every customer: one key's flood spends it unless WAF's per-key rule stops that key (SCALING.md, "One customer's flood") |`,
   );
   const raisable = rows.filter((row) => row.raisable).sort((a, b) => quotaBindsAt(a) - quotaBindsAt(b));
   const reached = (row: QuotaRow) =>

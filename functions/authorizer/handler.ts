@@ -1,9 +1,11 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { limitsFor } from '../../definitions/plans';
-import { authorizer } from '../../definitions/routes';
+import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { ApiKeyRepository } from '../data/api-key-repository';
-import { bearerToken, countersIdOf, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
+import { SuspensionReader } from '../data/suspension-reader';
+import { type ApiKeyRecord, bearerToken, countersIdOf, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
+import { refusedAtGateway } from '../domain/gateway-refusal';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { toAuthorizerContext } from '../http/caller';
 import { header } from '../http/request';
@@ -11,65 +13,122 @@ import { type Dependencies, dependenciesFromEnvironment, TIME_BUDGET_GUARD_MS } 
 import { logger } from '../runtime/logger';
 import { metricNames, metrics } from '../runtime/metrics';
 
+type TimeBudget = Pick<Context, 'getRemainingTimeInMillis'> | undefined;
+
+/** How long API Gateway keeps an answer: its cache TTL, from when the answer arrives, at most this function's timeout after it began. */
+const answerCache = { ttlSeconds: authorizer.resultsCacheTtlSeconds, answeredWithinSeconds: functionTimeoutSeconds };
+
 /**
  * The Lambda REQUEST authorizer: finds the key by the SHA-256 hash of the
  * bearer token (no string comparison of secrets, so no timing leak) and returns
  * who the caller is, its limits, and the metering key of its usage plan (a
  * pooled key per fixed plan, or an Enterprise key's own).
  *
- * Throwing the exact message "Unauthorized" makes API Gateway answer with the
- * UNAUTHORIZED gateway response (401 Error object with WWW-Authenticate). Any
- * other error becomes AUTHORIZER_CONFIGURATION_ERROR or AUTHORIZER_FAILURE,
- * both 503 (definitions/gateway-responses.ts). Since answers are cached for
- * the whole API per Authorization value, the policy allows every method.
+ * Three answers, each cached by API Gateway per Authorization value for the
+ * authorizer's TTL (docs/api-gateway-behaviour.md):
+ * - Allow, for a usable key (the operation's limiter then counts it);
+ * - Deny, for a key whose customer is banned for longer than that TTL
+ *   (domain/gateway-refusal.ts): the ACCESS_DENIED gateway response, 429
+ *   key_suspended (definitions/gateway-responses.ts), with no operation Lambda;
+ * - the exact message "Unauthorized", for a missing, unknown, revoked or expired
+ *   key: the UNAUTHORIZED gateway response (401 with WWW-Authenticate).
+ * Any other error becomes AUTHORIZER_CONFIGURATION_ERROR or AUTHORIZER_FAILURE,
+ * both 503. Since answers are cached for the whole API, the policy names every method.
  */
 export function createHandler(
   dependencies: Dependencies,
   metricsTarget: Metrics = metrics,
   meteringPool: MeteringPool | undefined = meteringPoolFromEnvironment(),
 ) {
-  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
-  /** The key store failed: counted (KeyStoreFailures, the authorizer alarm's metric), logged, and thrown as anything but "Unauthorized". */
-  const findKey = async (token: string, context: Pick<Context, 'getRemainingTimeInMillis'> | undefined) => {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const lookup = keys.findByHash(hashApiKey(token));
-      if (!context) return await lookup;
-      // Answer before the function's timeout, whatever the lookup does: a killed authorizer is a bare 500 at API Gateway.
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error('the key lookup did not finish within the time budget')),
-          Math.max(0, context.getRemainingTimeInMillis() - TIME_BUDGET_GUARD_MS),
-        );
-      });
-      return await Promise.race([lookup, deadline]);
-    } catch (error) {
-      metricsTarget.singleMetric().addMetric(metricNames.keyStoreFailures, MetricUnit.Count, 1);
-      logger.error('the key store failed; the key could not be checked', { error });
-      throw new Error('Key store unavailable');
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const findKey = keyFinder(dependencies, metricsTarget);
+  const readBan = banReader(dependencies);
   return async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
     const token = bearerToken(header(event, authorizer.identityHeader));
     if (!token || !isWellFormedApiKey(token)) throw new Error('Unauthorized');
     const record = await findKey(token, context);
-    if (!record || !isUsable(record, dependencies.clock())) throw new Error('Unauthorized');
-    const limits = limitsFor(record.plan, record.customLimits);
+    const now = dependencies.clock();
+    if (!record || !isUsable(record, now)) throw new Error('Unauthorized');
+    const suspendedUntil = await readBan(record, context);
+    if (refusedAtGateway(suspendedUntil, now, answerCache)) {
+      logger.debug('refused at the gateway: banned', { keyId: record.keyId, suspendedUntil });
+      return suspendedKeyPolicy(record, event.methodArn, suspendedUntil as number);
+    }
     logger.debug('authorized', { keyId: record.keyId, plan: record.plan });
-    return {
-      principalId: record.keyId,
-      policyDocument: {
-        Version: '2012-10-17',
-        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiArn(event.methodArn) }],
-      },
-      // The counters' id: a rotation's old and new key count together (functions/domain/api-keys.ts).
-      context: toAuthorizerContext({ keyId: record.keyId, countersId: countersIdOf(record), plan: record.plan, limits }),
-      // Fixed plans: the plan's pooled metering key; Enterprise: the key's own (functions/domain/metering.ts).
-      usageIdentifierKey: usageIdentifierKeyOf(record, meteringPool),
-    };
+    return allowPolicy(record, event.methodArn, meteringPool);
   };
+}
+
+/** The key by its hash. The key store failed: counted (KeyStoreFailures, the authorizer alarm's metric), logged, and thrown as anything but "Unauthorized". */
+function keyFinder(dependencies: Dependencies, metricsTarget: Metrics) {
+  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  return async (token: string, context: TimeBudget): Promise<ApiKeyRecord | undefined> => {
+    try {
+      return await withinTimeBudget(keys.findByHash(hashApiKey(token)), context, 'the key lookup');
+    } catch (error) {
+      metricsTarget.singleMetric().addMetric(metricNames.keyStoreFailures, MetricUnit.Count, 1);
+      logger.error('the key store failed; the key could not be checked', { error });
+      throw new Error('Key store unavailable');
+    }
+  };
+}
+
+/**
+ * The customer's ban, if any (functions/data/suspension-reader.ts). Unreadable,
+ * the key is let through: the operation's own limiter still refuses a banned
+ * key, so a failure here costs Lambda time, never a wrong answer.
+ */
+function banReader(dependencies: Dependencies) {
+  const bans = new SuspensionReader(dependencies.db, dependencies.tableNames.rateLimits);
+  return async (record: ApiKeyRecord, context: TimeBudget): Promise<number | undefined> => {
+    try {
+      return await withinTimeBudget(bans.suspendedUntil(countersIdOf(record), dependencies.clock()), context, 'the ban lookup');
+    } catch (error) {
+      logger.warn('the ban could not be read; the operation limiter decides', { error, keyId: record.keyId });
+      return undefined;
+    }
+  };
+}
+
+/** Answer before the function's timeout, whatever the lookup does: a killed authorizer is a bare 500 at API Gateway. */
+async function withinTimeBudget<T>(lookup: Promise<T>, context: TimeBudget, what: string): Promise<T> {
+  if (!context) return lookup;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not finish within the time budget`)),
+      Math.max(0, context.getRemainingTimeInMillis() - TIME_BUDGET_GUARD_MS),
+    );
+  });
+  try {
+    return await Promise.race([lookup, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function allowPolicy(record: ApiKeyRecord, methodArn: string, meteringPool: MeteringPool | undefined): APIGatewayAuthorizerResult {
+  const limits = limitsFor(record.plan, record.customLimits);
+  return {
+    principalId: record.keyId,
+    policyDocument: wholeApiPolicy('Allow', methodArn),
+    // The counters' id: a rotation's old and new key count together (functions/domain/api-keys.ts).
+    context: toAuthorizerContext({ keyId: record.keyId, countersId: countersIdOf(record), plan: record.plan, limits }),
+    // Fixed plans: the plan's pooled metering key; Enterprise: the key's own (functions/domain/metering.ts).
+    usageIdentifierKey: usageIdentifierKeyOf(record, meteringPool),
+  };
+}
+
+/** A Deny: no usage plan meters it and no operation runs; the context names the refusal for the access log. */
+function suspendedKeyPolicy(record: ApiKeyRecord, methodArn: string, suspendedUntil: number): APIGatewayAuthorizerResult {
+  return {
+    principalId: record.keyId,
+    policyDocument: wholeApiPolicy('Deny', methodArn),
+    context: { refusal: 'key_suspended', suspendedUntil: String(suspendedUntil) },
+  };
+}
+
+function wholeApiPolicy(effect: 'Allow' | 'Deny', methodArn: string): APIGatewayAuthorizerResult['policyDocument'] {
+  return { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: wholeApiArn(methodArn) }] };
 }
 
 /** arn:aws:execute-api:region:account:apiId/stage/METHOD/path → arn:…:apiId/stage/* */

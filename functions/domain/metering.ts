@@ -5,9 +5,9 @@ import type { ApiKeyRecord } from './api-keys';
 /**
  * The pooled API Gateway API keys that meter fixed-plan customers: per plan,
  * `keysPerPlan` keys whose values are `<prefix><plan><slot>` (the CDK stack
- * creates them in the plan's usage plan). Usage plans are our backstop and
- * metering, not the contract (our own counters enforce each key's exact limits),
- * so customers can share them, and AWS's 10,000 API keys per account and
+ * creates them in the plan's usage plan, which limits nothing: it meters). Our
+ * own counters enforce each key's exact limits, so customers can share them,
+ * none spending another's allowance, and AWS's 10,000 API keys per account and
  * Region, which cannot be raised, no longer caps the number of customers
  * (decision 14).
  */
@@ -22,9 +22,9 @@ export interface MeteringPool {
  * SHA-256 of its key id, modulo the pool size. A hash of the key id because it
  * is stable (the id never changes, so a key's slot never moves unless the pool
  * is resized), needs nothing stored (the authorizer and the key tool compute
- * the same slot, no counter item to contend on) and spreads keys uniformly,
- * which is what the pooled keys' usage plans are sized for
- * (definitions/usage-plan-limits.ts, customersPerPooledKey).
+ * the same slot, no counter item to contend on) and spreads keys uniformly
+ * (definitions/usage-plan-limits.ts, customersPerPooledKey: how many one
+ * pooled key's usage report mixes).
  */
 export function meteringSlot(keyId: string, keysPerPlan: number): number {
   if (!Number.isSafeInteger(keysPerPlan) || keysPerPlan < 1) throw new Error(`keysPerPlan must be a whole number ≥ 1; got ${keysPerPlan}`);

@@ -9,14 +9,35 @@ export interface ApiFirewallProps {
   /** Name of the web ACL, unique in the account and region. */
   name: string;
   stage: Stage;
-  /** The per-IP rate rule, where the stage turns it on. */
-  perIpRate?: WafConfig;
+  /** The rate rules: per API key always, per client IP where the stage turns it on. */
+  rates: WafConfig;
 }
 
-/** WAF's sliding window for the rate rule; the config counts per minute. */
+/** WAF's sliding window for the rate rules; the config counts per minute. */
 const WINDOW_SECONDS = 60;
-const RATE_LIMITED_BODY = 'rate_limited';
 const OVERSIZE_BODY = 'payload_too_large';
+const IP_RATE_LIMITED_BODY = 'rate_limited';
+const KEY_RATE_LIMITED_BODY = 'key_rate_limited';
+
+/** The CloudWatch metric name of each rule (dimension `Rule`). */
+export interface FirewallRuleMetricNames {
+  bodySize: string;
+  perKeyRate: string;
+  perIpRate?: string;
+}
+
+/** Block with our 429 Error object (the named custom body) and Retry-After of one window. */
+function blockWith429(bodyKey: string): CfnWebACL.RuleActionProperty {
+  return {
+    block: {
+      customResponse: {
+        responseCode: 429,
+        customResponseBodyKey: bodyKey,
+        responseHeaders: [{ name: 'Retry-After', value: String(WINDOW_SECONDS) }],
+      },
+    },
+  };
+}
 
 /**
  * AWS WAF in front of the API stage, on every stage:
@@ -36,35 +57,51 @@ const OVERSIZE_BODY = 'payload_too_large';
  *   https://docs.aws.amazon.com/waf/latest/developerguide/customizing-the-response-for-blocked-requests.html;
  *   "Supported status codes for custom responses",
  *   https://docs.aws.amazon.com/waf/latest/developerguide/customizing-the-response-status-codes.html).
+ * - a rate-based rule per API key, aggregated on the Authorization header's
+ *   value (a custom key: each distinct value is its own count,
+ *   "AWS::WAFv2::WebACL RateLimitHeader",
+ *   https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-wafv2-webacl-ratelimitheader.html):
+ *   the edge cap of one customer, above its contract, so that one key's flood
+ *   cannot spend the stage throttle that every customer shares. WAF counts over
+ *   a sliding 60-second window and reacts within about 30 seconds, sometimes
+ *   minutes ("Rate-based rule caveats in AWS WAF"): a backstop, not a limit.
  * - where the stage config turns it on, a rate-based rule per client IP: it
  *   stops floods before they reach the authorizer (an unknown key misses its
  *   cache, so each such request costs an authorizer invocation and a DynamoDB
- *   read), answered 429 with Retry-After, not WAF's default 403.
+ *   read).
+ *
+ * Rate-limited requests get the API's own Error object, 429 with Retry-After,
+ * not WAF's default 403 ("Rate-based rule high-level settings in AWS WAF",
+ * https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-type-rate-based-high-level-settings.html).
  */
 export class ApiFirewall extends Construct {
   readonly webAcl: CfnWebACL;
-  /** The CloudWatch metric name of each rule (dimension `Rule`). */
-  readonly ruleMetricNames: { bodySize: string; perIpRate?: string };
+  readonly ruleMetricNames: FirewallRuleMetricNames;
 
   constructor(scope: Construct, id: string, props: ApiFirewallProps) {
     super(scope, id);
+    const { requestsPerIpPerMinute, requestsPerKeyPerMinute } = props.rates;
     this.ruleMetricNames = {
       bodySize: `${props.name}-body-size`,
-      ...(props.perIpRate ? { perIpRate: `${props.name}-per-ip-rate` } : {}),
+      perKeyRate: `${props.name}-per-key-rate`,
+      ...(requestsPerIpPerMinute !== undefined ? { perIpRate: `${props.name}-per-ip-rate` } : {}),
     };
-    const rules = [this.bodySizeRule()];
-    if (props.perIpRate) rules.push(this.perIpRateRule(props.perIpRate));
-    const rateLimited = errorBody('rate_limited', 'Too many requests from this address. Retry after the number of seconds in Retry-After.');
+    const rules = [this.bodySizeRule(), this.perKeyRateRule(requestsPerKeyPerMinute)];
+    if (requestsPerIpPerMinute !== undefined) rules.push(this.perIpRateRule(requestsPerIpPerMinute));
+    const ipLimited = errorBody('rate_limited', 'Too many requests from this address. Retry after the number of seconds in Retry-After.');
+    const keyLimited = errorBody('rate_limited', 'Too many requests with this API key. Retry after the number of seconds in Retry-After.');
+    const perIp = requestsPerIpPerMinute !== undefined ? `, ${requestsPerIpPerMinute} requests per client IP per minute` : '';
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
       name: props.name,
       // WAF descriptions allow letters, digits, spaces and =:#@/-,. only.
-      description: `Bodies up to ${maxRequestBodyBytes} bytes${props.perIpRate ? `, ${props.perIpRate.requestsPerIpPerMinute} requests per client IP per minute` : ''}, in front of the Pet Store API.`,
+      description: `Bodies up to ${maxRequestBodyBytes} bytes, ${requestsPerKeyPerMinute} requests per API key per minute${perIp}, in front of the Pet Store API.`,
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       associationConfig: { requestBody: { API_GATEWAY: { defaultSizeInspectionLimit: wafBodyInspectionLimit.setting } } },
       customResponseBodies: {
         [OVERSIZE_BODY]: { contentType: 'APPLICATION_JSON', content: oversizeBodyAnswer.body },
-        [RATE_LIMITED_BODY]: { contentType: 'APPLICATION_JSON', content: JSON.stringify(rateLimited) },
+        [IP_RATE_LIMITED_BODY]: { contentType: 'APPLICATION_JSON', content: JSON.stringify(ipLimited) },
+        [KEY_RATE_LIMITED_BODY]: { contentType: 'APPLICATION_JSON', content: JSON.stringify(keyLimited) },
       },
       rules,
       visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: props.name, sampledRequestsEnabled: true },
@@ -92,22 +129,29 @@ export class ApiFirewall extends Construct {
     };
   }
 
-  private perIpRateRule(config: WafConfig): CfnWebACL.RuleProperty {
+  private perKeyRateRule(limit: number): CfnWebACL.RuleProperty {
     return {
-      name: 'per-ip-rate',
+      name: 'per-key-rate',
       priority: 1,
       statement: {
-        rateBasedStatement: { aggregateKeyType: 'IP', limit: config.requestsPerIpPerMinute, evaluationWindowSec: WINDOW_SECONDS },
-      },
-      action: {
-        block: {
-          customResponse: {
-            responseCode: 429,
-            customResponseBodyKey: RATE_LIMITED_BODY,
-            responseHeaders: [{ name: 'Retry-After', value: String(WINDOW_SECONDS) }],
-          },
+        rateBasedStatement: {
+          aggregateKeyType: 'CUSTOM_KEYS',
+          customKeys: [{ header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] } }],
+          limit,
+          evaluationWindowSec: WINDOW_SECONDS,
         },
       },
+      action: blockWith429(KEY_RATE_LIMITED_BODY),
+      visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: this.ruleMetricNames.perKeyRate, sampledRequestsEnabled: true },
+    };
+  }
+
+  private perIpRateRule(limit: number): CfnWebACL.RuleProperty {
+    return {
+      name: 'per-ip-rate',
+      priority: 2,
+      statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: WINDOW_SECONDS } },
+      action: blockWith429(IP_RATE_LIMITED_BODY),
       visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: this.ruleMetricNames.perIpRate!, sampledRequestsEnabled: true },
     };
   }

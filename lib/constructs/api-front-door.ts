@@ -157,8 +157,9 @@ function acknowledgeAndProtect(stack: Stack, api: RestApi, config: StageConfig):
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     "API Gateway's account-wide logging role; AWS's managed policy is the documented one for it.",
   );
-  // On every stage: its body-size rule keeps bodies past Lambda's invoke limit from becoming 5xx.
-  return new ApiFirewall(stack, 'Firewall', { name: `petstore-${config.stage}-api`, stage: api.deploymentStage, perIpRate: config.waf });
+  // On every stage: its body-size rule keeps bodies past Lambda's invoke limit from becoming 5xx,
+  // and its per-key rate rule keeps one key's flood from spending the stage throttle for everyone.
+  return new ApiFirewall(stack, 'Firewall', { name: `petstore-${config.stage}-api`, stage: api.deploymentStage, rates: config.waf });
 }
 
 /** One resource method per row of the route table, behind the REQUEST authorizer. */

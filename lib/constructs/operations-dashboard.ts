@@ -22,6 +22,7 @@ import { businessMetrics } from '../../definitions/metrics';
 import { planNames } from '../../definitions/plans';
 import { petIndexes, type TableName, tables as tableDefinitions } from '../../definitions/tables';
 import { businessMetric } from '../business-metrics';
+import type { FirewallRuleMetricNames } from './api-firewall';
 import { busiestListShardWrites, tableIndexMetric } from './operational-alarms';
 
 export interface OperationsDashboardProps {
@@ -33,8 +34,8 @@ export interface OperationsDashboardProps {
   tables: Record<TableName, ITable>;
   alarms: Alarm[];
   accessLogs: ILogGroup;
-  /** The WAF web ACL's name and rule metric name, when WAF is on. */
-  waf?: { webAclName: string; ruleMetricNames: { bodySize: string; perIpRate?: string } };
+  /** The WAF web ACL's name and its rules' metric names. */
+  waf: { webAclName: string; ruleMetricNames: FirewallRuleMetricNames };
 }
 
 const PERIOD = Duration.minutes(5);
@@ -67,7 +68,7 @@ export class OperationsDashboard extends Construct {
     const rows: IWidget[][] = [introduction, alarmStates, apiRow, functionRow, capacityRow, dynamoDbRow, productRow].map((row) =>
       row(props),
     );
-    if (props.waf) rows.push(wafRow(props.waf, Stack.of(this).region));
+    rows.push(wafRow(props.waf, Stack.of(this).region));
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
       defaultInterval: Duration.hours(3),
@@ -218,7 +219,7 @@ function productRow(props: OperationsDashboardProps): IWidget[] {
 }
 
 /** WAF: allowed requests and those each rule blocked. */
-function wafRow(waf: NonNullable<OperationsDashboardProps['waf']>, region: string): IWidget[] {
+function wafRow(waf: OperationsDashboardProps['waf'], region: string): IWidget[] {
   const wafMetric = (metricName: string, rule: string, label: string) =>
     new Metric({
       namespace: 'AWS/WAFV2',
@@ -232,6 +233,7 @@ function wafRow(waf: NonNullable<OperationsDashboardProps['waf']>, region: strin
     graph('WAF', [
       wafMetric('AllowedRequests', 'ALL', 'allowed'),
       wafMetric('BlockedRequests', waf.ruleMetricNames.bodySize, 'bodies over the limit (413)'),
+      wafMetric('BlockedRequests', waf.ruleMetricNames.perKeyRate, 'blocked by the per-key rate rule'),
       ...(waf.ruleMetricNames.perIpRate
         ? [wafMetric('BlockedRequests', waf.ruleMetricNames.perIpRate, 'blocked by the per-IP rate rule')]
         : []),

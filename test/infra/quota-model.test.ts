@@ -39,6 +39,13 @@ test('the stage throttle grows with the customer mix: it never binds', () => {
   expect(stages.production.throttle.rateLimit).toBeGreaterThan(3_000);
 });
 
+test("usage plans: the pooled keys' limit nothing one customer could use up for the others; only Enterprise keys have limits, their own", () => {
+  expect(row('API Gateway usage plans').note).toContain("the pooled keys' (metering only: no throttle, no quota)");
+  expect(renderQuotaTables()).toMatch(
+    /\| production stage throttle \(ours\) \|[^\n]*Shared by every customer: one key's flood spends it unless WAF's per-key rule/,
+  );
+});
+
 test('the raisable quotas are listed apart, in the order growth reaches them', () => {
   const text = renderQuotaTables();
   expect(text).toMatch(

@@ -6,6 +6,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { plans } from '../../definitions/plans';
 import {
   canary,
+  defaultWafRequestsPerKeyPerMinute,
   LAMBDA_UNRESERVED_MINIMUM,
   minimumWafRequestsPerIpPerMinute,
   requiredLambdaConcurrencyQuota,
@@ -37,12 +38,15 @@ describe('the stage table', () => {
     expect(stages.staging.terminationProtection).toBe(false);
   });
 
-  test.each(stageNames)('%s: custom domain and WAF are off unless the context turns them on', (stage) => {
-    const config = stageConfigFromContext(stage, contextOf({}));
-    expect(config.customDomain).toBeUndefined();
-    expect(config.waf).toBeUndefined();
-    expect(config).toEqual(stages[stage]);
-  });
+  test.each(stageNames)(
+    '%s: custom domain and the per-IP WAF rule are off unless the context turns them on; the per-key rule is on',
+    (stage) => {
+      const config = stageConfigFromContext(stage, contextOf({}));
+      expect(config.customDomain).toBeUndefined();
+      expect(config.waf).toEqual({ requestsPerKeyPerMinute: defaultWafRequestsPerKeyPerMinute });
+      expect(config).toEqual(stages[stage]);
+    },
+  );
 
   test("production's customer mix holds today's peak (SCALING.md: the Business keys at full rate)", () => {
     expect(stages.production.customers.business).toBeGreaterThanOrEqual(assumptions.businessKeysAtPeak);
@@ -151,9 +155,23 @@ describe('stageConfigFromContext', () => {
     expect(stageConfigFromContext('staging', context).customDomain?.domainName).toBe('api.example.com');
   });
 
-  test('WAF from <stage>WafRateLimit, requests per client IP per minute', () => {
-    expect(stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: '5000' })).waf).toEqual({ requestsPerIpPerMinute: 5000 });
-    expect(stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: 5000 })).waf).toEqual({ requestsPerIpPerMinute: 5000 });
+  test('WAF from <stage>WafRateLimit, requests per client IP per minute, with a per-key rule (<stage>WafKeyRateLimit, or its default)', () => {
+    const perKey = defaultWafRequestsPerKeyPerMinute;
+    expect(stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: '5000' })).waf).toEqual({
+      requestsPerIpPerMinute: 5000,
+      requestsPerKeyPerMinute: perKey,
+    });
+    expect(stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: 5000, stagingWafKeyRateLimit: '9000' })).waf).toEqual({
+      requestsPerIpPerMinute: 5000,
+      requestsPerKeyPerMinute: 9000,
+    });
+    expect(stageConfigFromContext('staging', contextOf({ stagingWafKeyRateLimit: '9000' })).waf).toEqual({ requestsPerKeyPerMinute: 9000 });
+    expect(() =>
+      stageConfigFromContext(
+        'staging',
+        contextOf({ stagingWafRateLimit: 5000, stagingWafKeyRateLimit: String(minimumWafRequestsPerIpPerMinute - 1) }),
+      ),
+    ).toThrow(/WafKeyRateLimit must be/);
   });
 
   test('a WAF limit that could refuse what the contract allows one key fails', () => {
@@ -163,8 +181,9 @@ describe('stageConfigFromContext', () => {
       stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: String(minimumWafRequestsPerIpPerMinute - 1) })),
     ).toThrow(/WafRateLimit must be/);
     expect(
-      stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: String(minimumWafRequestsPerIpPerMinute) })).waf,
-    ).toBeDefined();
+      stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: String(minimumWafRequestsPerIpPerMinute) })).waf
+        .requestsPerIpPerMinute,
+    ).toBe(minimumWafRequestsPerIpPerMinute);
     for (const bad of ['abc', '1e4', '-5', '3000.5']) {
       expect(() => stageConfigFromContext('staging', contextOf({ stagingWafRateLimit: bad }))).toThrow(/WafRateLimit/);
     }

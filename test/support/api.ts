@@ -2,7 +2,7 @@ import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import type { Dependencies, DynamoDbCallBudget } from '../../functions/runtime/dependencies';
-import { type LocalApi, startLocalApi } from '../../local/local-api';
+import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../local/local-api';
 import { expectResponseToMatchContract } from './contract';
 import { createTestTables, relaxedCallBudget, TestClock, testEndpoint } from './dynamo';
 
@@ -24,6 +24,8 @@ export async function startTestApi(
     dynamoCallBudget?: DynamoDbCallBudget;
     /** The functions' log level (they run in processes of their own: the test's logger is not theirs). */
     logLevel?: string;
+    meteringPool?: LocalApiOptions['meteringPool'];
+    usagePlanOf?: LocalApiOptions['usagePlanOf'];
   } = {},
 ): Promise<TestApi> {
   const clock = options.clock ?? new TestClock();
@@ -34,6 +36,8 @@ export async function startTestApi(
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
     dynamoCallBudget: options.dynamoCallBudget ?? relaxedCallBudget,
     logLevel: options.logLevel,
+    meteringPool: options.meteringPool,
+    usagePlanOf: options.usagePlanOf,
   });
   let defaultKey: Promise<string> | undefined;
   const issueKey = (plan: PlanName = 'business', customLimits?: PlanLimits) => issueTestKey(api.dependencies, plan, customLimits);

@@ -1,5 +1,5 @@
 import { pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
-import { customersPerPooledKey, pooledUsagePlanLimits, usagePlanLimits } from '../../definitions/usage-plan-limits';
+import { customersPerPooledKey, customerUsagePlan, pooledUsagePlan, usagePlanLimits } from '../../definitions/usage-plan-limits';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import { meteringPoolFromEnvironment, meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { stageDimensions } from '../../functions/runtime/metrics';
@@ -78,13 +78,13 @@ describe('sizing a pooled key', () => {
     expect(Math.max(...counts)).toBeLessThanOrEqual(customersPerPooledKey(4_000, 10));
   });
 
-  test("a pooled key's usage plan is the per-customer one times the customers it carries", () => {
+  test("a pooled key's usage plan limits nothing; one customer's own carries the per-customer limits", () => {
+    expect(pooledUsagePlan).toEqual({});
     const limits = { perMinute: 300, perDay: 10_000 };
     const one = usagePlanLimits(limits);
-    expect(pooledUsagePlanLimits(limits, 7)).toEqual({
-      rateLimit: 7 * one.rateLimit,
-      burstLimit: 7 * one.burstLimit,
-      dailyQuota: 7 * one.dailyQuota,
+    expect(customerUsagePlan(limits)).toEqual({
+      throttle: { rateLimit: one.rateLimit, burstLimit: one.burstLimit },
+      quota: { limit: one.dailyQuota },
     });
   });
 });

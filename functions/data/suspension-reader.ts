@@ -1,0 +1,34 @@
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { windowsAt } from '../domain/rate-limit';
+import { dynamoCall } from './dynamo-errors';
+import { counterKey } from './rate-limit-repository';
+
+/**
+ * Reads a customer's temporary ban as the rate limiter records it:
+ * `suspendedUntil` (Unix seconds) on the counters item of the UTC day, shard 0
+ * (rate-limit-repository.ts). Only the authorizer reads it, with GetItem alone
+ * (definitions/routes.ts, the authorizer's access): it never writes a counter.
+ * An eventually consistent read: a ban a moment old may be missed, and then the
+ * operation's own limiter refuses the key, as it always does.
+ */
+export class SuspensionReader {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** Until when (Unix seconds) the customer whose counters are `countersId` is banned, or undefined. */
+  async suspendedUntil(countersId: string, nowMs: number): Promise<number | undefined> {
+    const { Item } = await dynamoCall(() =>
+      this.db.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { pk: counterKey(countersId, windowsAt(nowMs).day, 0) },
+          ProjectionExpression: 'suspendedUntil',
+        }),
+      ),
+    );
+    const until = Item?.suspendedUntil;
+    return typeof until === 'number' ? until : undefined;
+  }
+}
