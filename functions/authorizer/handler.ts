@@ -1,4 +1,4 @@
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { limitsFor } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
@@ -9,7 +9,7 @@ import { toAuthorizerContext } from '../http/caller';
 import { header } from '../http/request';
 import { type Dependencies, dependenciesFromEnvironment, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
-import { metricNames, metrics } from '../runtime/metrics';
+import { canaryMetrics, withAuthorizerOutcomes } from '../runtime/metrics';
 
 /**
  * The Lambda REQUEST authorizer: finds the key by the SHA-256 hash of the
@@ -25,11 +25,11 @@ import { metricNames, metrics } from '../runtime/metrics';
  */
 export function createHandler(
   dependencies: Dependencies,
-  metricsTarget: Metrics = metrics,
+  metricsTarget: Metrics = canaryMetrics,
   meteringPool: MeteringPool | undefined = meteringPoolFromEnvironment(),
 ) {
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
-  /** The key store failed: counted (KeyStoreFailures, the authorizer alarm's metric), logged, and thrown as anything but "Unauthorized". */
+  /** The key store failed: logged, and thrown as anything but "Unauthorized" (counted as failed by withAuthorizerOutcomes). */
   const findKey = async (token: string, context: Pick<Context, 'getRemainingTimeInMillis'> | undefined) => {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -44,14 +44,14 @@ export function createHandler(
       });
       return await Promise.race([lookup, deadline]);
     } catch (error) {
-      metricsTarget.singleMetric().addMetric(metricNames.keyStoreFailures, MetricUnit.Count, 1);
       logger.error('the key store failed; the key could not be checked', { error });
       throw new Error('Key store unavailable');
     } finally {
       clearTimeout(timer);
     }
   };
-  return async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
+  // Each call's outcome (allowed, refused, failed) per version: the canary's data (functions/runtime/metrics.ts).
+  return withAuthorizerOutcomes(async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
     const token = bearerToken(header(event, authorizer.identityHeader));
     if (!token || !isWellFormedApiKey(token)) throw new Error('Unauthorized');
     const record = await findKey(token, context);
@@ -69,7 +69,7 @@ export function createHandler(
       // Fixed plans: the plan's pooled metering key; Enterprise: the key's own (functions/domain/metering.ts).
       usageIdentifierKey: usageIdentifierKeyOf(record, meteringPool),
     };
-  };
+  }, metricsTarget);
 }
 
 /** arn:aws:execute-api:region:account:apiId/stage/METHOD/path → arn:…:apiId/stage/* */

@@ -1,0 +1,33 @@
+import type { PlanLimits } from './plans';
+
+/**
+ * The API key of the pre-traffic check (functions/deployment-check/): one per
+ * stage, an Enterprise-plan key of its own (so its own usage plan and API
+ * Gateway key meter it, never a customer's pooled key), stored like any key by
+ * the hash of a secret that the stack keeps in Secrets Manager. The functions
+ * know it by its fixed id: its answers count in the canary metrics (they are
+ * the new version's data) but never in the business metrics (PetsCreated,
+ * ClientErrors, RateLimited), which count customers.
+ */
+export const deploymentCheckKey = {
+  keyId: 'key_deployment_check',
+  owner: 'Pre-traffic deployment check (CodeDeploy BeforeAllowTraffic hook)',
+  /** A few calls per deployment (four deployment groups, four calls each, plus comparisons with the live version). */
+  limits: { perMinute: 120, perDay: 5_000 } satisfies PlanLimits,
+  /** Name of the pet its create makes, status sold: the only trace a check leaves in the product. */
+  petName: 'deployment-check',
+} as const;
+
+/** The environment the stack gives the check function. */
+export const deploymentCheckEnvironment = {
+  /** ARN of the Secrets Manager secret holding the key's secret (43 alphanumeric characters after `psk_`). */
+  secretArn: 'DEPLOYMENT_CHECK_SECRET_ARN',
+  /** The value of the check key's own API Gateway API key (its usageIdentifierKey). */
+  meteringKey: 'DEPLOYMENT_CHECK_METERING_KEY',
+  /** JSON: `{ authorizer: { version, live }, operations: { <operationId>: { version, live } } }`, qualified function ARNs. */
+  targets: 'DEPLOYMENT_CHECK_TARGETS',
+} as const;
+
+export function isDeploymentCheck(keyId: string | undefined): boolean {
+  return keyId === deploymentCheckKey.keyId;
+}
