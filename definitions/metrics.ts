@@ -39,8 +39,13 @@ export const businessMetrics = {
     answerLatency: 'AnswerLatency',
     serverErrors: 'ServerErrors',
     unavailable: 'Unavailable',
-    /** The authorizer's outcomes, per function version: one per key checked, one per key refused (KeyStoreFailures: per key it could not check). */
-    keysChecked: 'KeysChecked',
+    /**
+     * The authorizer's outcomes, per function version: KeyCheckLatency, one
+     * value (ms) per key checked (its SampleCount is the number of checks);
+     * KeysRefused, one per key refused (401 or a Deny); KeyStoreFailures
+     * (above), one per key it could not check (clients got 5xx).
+     */
+    keyCheckLatency: 'KeyCheckLatency',
     keysRefused: 'KeysRefused',
   },
   /**

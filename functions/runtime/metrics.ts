@@ -121,8 +121,8 @@ export function recordAnswer(statusCode: number, latencyMs: number, target: Metr
 /** What the authorizer did with a key: let it through, refused it (401 or a Deny), or could not check it (clients got 5xx). */
 export type AuthorizerOutcome = 'allowed' | 'refused' | 'failed';
 
-export function recordAuthorizerOutcome(outcome: AuthorizerOutcome, target: Metrics = canaryMetrics): void {
-  const values: [string, Unit, number][] = [[metricNames.keysChecked, MetricUnit.Count, 1]];
+export function recordAuthorizerOutcome(outcome: AuthorizerOutcome, latencyMs: number, target: Metrics = canaryMetrics): void {
+  const values: [string, Unit, number][] = [[metricNames.keyCheckLatency, MetricUnit.Milliseconds, Math.max(0, latencyMs)]];
   if (outcome === 'refused') values.push([metricNames.keysRefused, MetricUnit.Count, 1]);
   if (outcome === 'failed') values.push([metricNames.keyStoreFailures, MetricUnit.Count, 1]);
   publishCanaryMetrics(target, values);
@@ -138,12 +138,15 @@ export function withAuthorizerOutcomes<Event, Ctx, Result extends { policyDocume
   target: Metrics = canaryMetrics,
 ): (event: Event, context?: Ctx) => Promise<Result> {
   return async (event, context) => {
+    const startedAt = Date.now();
     try {
       const result = await handler(event, context);
-      recordAuthorizerOutcome(result.policyDocument.Statement.some((s) => s.Effect === 'Deny') ? 'refused' : 'allowed', target);
+      const refused = result.policyDocument.Statement.some((s) => s.Effect === 'Deny');
+      recordAuthorizerOutcome(refused ? 'refused' : 'allowed', Date.now() - startedAt, target);
       return result;
     } catch (error) {
-      recordAuthorizerOutcome(error instanceof Error && error.message === 'Unauthorized' ? 'refused' : 'failed', target);
+      const refused = error instanceof Error && error.message === 'Unauthorized';
+      recordAuthorizerOutcome(refused ? 'refused' : 'failed', Date.now() - startedAt, target);
       throw error;
     }
   };
