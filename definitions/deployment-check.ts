@@ -1,4 +1,5 @@
 import type { PlanLimits } from './plans';
+import type { TableAccess } from './table-grants';
 
 /**
  * The API key of the pre-traffic check (functions/deployment-check/): one per
@@ -16,6 +17,18 @@ export const deploymentCheckKey = {
   limits: { perMinute: 120, perDay: 5_000 } satisfies PlanLimits,
   /** Name of the pet its create makes, status sold: the only trace a check leaves in the product. */
   petName: 'deployment-check',
+} as const;
+
+/** The check function (CodeDeploy's BeforeAllowTraffic hook of every deployment group). */
+export const deploymentCheckFunction = {
+  handlerEntry: 'functions/deployment-check/handler.ts',
+  /** A conditional insert of its own key record (never an overwrite: ApiKeyRepository.insert); it reads nothing. */
+  access: { apiKeys: ['dynamodb:PutItem'] } satisfies TableAccess,
+  /**
+   * Up to eight calls one after the other (the authorizer, three operations, and the live version of each for a
+   * comparison), each answering within the functions' 10 s timeout, with room to spare.
+   */
+  timeoutSeconds: 120,
 } as const;
 
 /** The environment the stack gives the check function. */
