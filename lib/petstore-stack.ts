@@ -344,7 +344,8 @@ export class PetStoreStack extends Stack {
       description: "CodeDeploy application that moves the functions' live aliases (canary in production).",
       value: this.rollout.application.applicationName,
     });
-    for (const [name, fn] of Object.entries({ ...this.operationFunctions, authorizer: this.authorizerFunction })) {
+    const logged = { ...this.operationFunctions, authorizer: this.authorizerFunction, deploymentCheck: this.deploymentCheck };
+    for (const [name, fn] of Object.entries(logged)) {
       new CfnOutput(this, stackOutputNames.functionLogGroup(name), {
         description: `Logs of the ${name} function.`,
         value: fn.logGroup.logGroupName,

@@ -1221,6 +1221,10 @@ describe.each(stageNames)('%s stack', (stage) => {
           fn.Properties.LoggingConfig.LogGroup,
         );
       }
+      // The pre-traffic check's findings are where an operator reads why a deployment failed.
+      expect(b().outputs.DeploymentCheckLogGroupName?.Value).toEqual(
+        b().resources[logicalId(b(), b().stack.deploymentCheck)]!.Properties.LoggingConfig.LogGroup,
+      );
     });
   });
 });
