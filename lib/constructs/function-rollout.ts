@@ -165,7 +165,11 @@ export class FunctionRollout extends Construct {
   /** The check's targets as its environment expects them (definitions/deployment-check.ts). */
   checkTargets(authorizerName: string): string {
     const pair = (name: string) => ({ version: this.targets[name]!.version.functionArn, live: this.targets[name]!.liveArn });
-    const operations = Object.fromEntries(Object.keys(this.targets).filter((name) => name !== authorizerName).map((name) => [name, pair(name)]));
+    const operations = Object.fromEntries(
+      Object.keys(this.targets)
+        .filter((name) => name !== authorizerName)
+        .map((name) => [name, pair(name)]),
+    );
     return Stack.of(this).toJsonString({ authorizer: pair(authorizerName), operations });
   }
 
@@ -240,7 +244,12 @@ export class FunctionRollout extends Construct {
       `${name}NewVersion${failure.metric}`,
       `${name} (during a deployment, the canary) ${failure.means} for a share of its calls at least ${margin} points above the previous version's in a minute (with ${minCalls} calls or more).`,
       `compare the versions' ${failure.metric} on the dashboard and read the ${name} log group of the new version; a dependency in trouble moves both versions alike and fires nothing here.`,
-      new MathExpression({ expression, usingMetrics: metrics, label: `${failure.metric}: new minus old version, % points`, period: metrics.newCalls.period }),
+      new MathExpression({
+        expression,
+        usingMetrics: metrics,
+        label: `${failure.metric}: new minus old version, % points`,
+        period: metrics.newCalls.period,
+      }),
       margin,
     );
   }
@@ -259,7 +268,12 @@ export class FunctionRollout extends Construct {
       `${name}NewVersion${latency}`,
       `${name} (during a deployment, the canary) took at least ${margin} ms longer on average than the previous version, in 2 minutes (with ${minCalls} calls or more).`,
       `compare the versions' ${latency} on the dashboard; find the slow call in the new version's traces (X-Ray), fix and deploy again.`,
-      new MathExpression({ expression, usingMetrics: metrics, label: `${latency}: new minus old version, ms`, period: metrics.newCalls.period }),
+      new MathExpression({
+        expression,
+        usingMetrics: metrics,
+        label: `${latency}: new minus old version, ms`,
+        period: metrics.newCalls.period,
+      }),
       margin,
       2,
     );
