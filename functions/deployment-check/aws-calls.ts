@@ -34,14 +34,22 @@ function toBuffer(data: string | ArrayBuffer | ArrayBufferView): Buffer {
   return Buffer.from(data);
 }
 
-export function awsCallsFromEnvironment(env: NodeJS.ProcessEnv = process.env): AwsCalls {
+type SignedCall = (
+  service: string,
+  path: string,
+  body: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ text: string; functionError?: string }>;
+
+/** A signed JSON POST to a regional AWS endpoint; a non-2xx answer is an error naming the service. */
+function signedCaller(env: NodeJS.ProcessEnv): SignedCall {
   const region = env.AWS_REGION ?? 'us-east-1';
   const credentials = {
     accessKeyId: env.AWS_ACCESS_KEY_ID ?? '',
     secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? '',
     sessionToken: env.AWS_SESSION_TOKEN,
   };
-  const call = async (service: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
+  return async (service, path, body, headers = {}) => {
     const hostname = `${service}.${region}.amazonaws.com`;
     const signer = new SignatureV4({ service, region, credentials, sha256: Sha256 });
     const request = await signer.sign({
@@ -57,6 +65,10 @@ export function awsCallsFromEnvironment(env: NodeJS.ProcessEnv = process.env): A
     if (!response.ok) throw new Error(`${service} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
     return { text, functionError: response.headers.get('x-amz-function-error') ?? undefined };
   };
+}
+
+export function awsCallsFromEnvironment(env: NodeJS.ProcessEnv = process.env): AwsCalls {
+  const call = signedCaller(env);
   return {
     // "Invoke", AWS Lambda API Reference, https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html:
     // a function's error comes back with status 200 and X-Amz-Function-Error.
