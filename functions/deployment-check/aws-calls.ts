@@ -41,7 +41,10 @@ type SignedCall = (
   headers?: Record<string, string>,
 ) => Promise<{ text: string; functionError?: string }>;
 
-/** A signed JSON POST to a regional AWS endpoint; a non-2xx answer is an error naming the service. */
+/**
+ * A signed JSON POST to a regional AWS endpoint (or to AWS_ENDPOINT_URL, which
+ * the SDK honours the same way); a non-2xx answer is an error naming the service.
+ */
 function signedCaller(env: NodeJS.ProcessEnv): SignedCall {
   const region = env.AWS_REGION ?? 'us-east-1';
   const credentials = {
@@ -50,17 +53,22 @@ function signedCaller(env: NodeJS.ProcessEnv): SignedCall {
     sessionToken: env.AWS_SESSION_TOKEN,
   };
   return async (service, path, body, headers = {}) => {
-    const hostname = `${service}.${region}.amazonaws.com`;
+    const endpoint = new URL(env.AWS_ENDPOINT_URL ?? `https://${service}.${region}.amazonaws.com`);
+    const hostname = endpoint.host;
     const signer = new SignatureV4({ service, region, credentials, sha256: Sha256 });
     const request = await signer.sign({
       method: 'POST',
-      protocol: 'https:',
+      protocol: endpoint.protocol,
       hostname,
       path,
       headers: { host: hostname, 'content-type': 'application/x-amz-json-1.1', ...headers },
       body: JSON.stringify(body),
     });
-    const response = await fetch(`https://${hostname}${path}`, { method: 'POST', headers: request.headers, body: request.body });
+    const response = await fetch(`${endpoint.protocol}//${hostname}${path}`, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+    });
     const text = await response.text();
     if (!response.ok) throw new Error(`${service} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
     return { text, functionError: response.headers.get('x-amz-function-error') ?? undefined };
