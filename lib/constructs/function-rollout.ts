@@ -91,7 +91,7 @@ export class FunctionRollout extends Construct {
   readonly rollbackAlarms: Alarm[] = [];
   readonly deploymentConfig: ILambdaDeploymentConfig;
   /** Each function's new version and the ARN of its live alias, by name: what the pre-traffic check calls. */
-  readonly targets: Record<string, { fn: LambdaFunction; version: Version; liveArn: string }> = {};
+  readonly targets: Record<string, { fn: LambdaFunction; version: Version; liveArn: string; alias: Alias }> = {};
 
   constructor(
     scope: Construct,
@@ -123,7 +123,7 @@ export class FunctionRollout extends Construct {
     const version = fn.currentVersion;
     const alias = new Alias(fn, 'LiveAlias', { aliasName: LIVE_ALIAS, version });
     // Not alias.functionArn: the check must not depend on the alias, whose update waits for the check.
-    this.targets[name] = { fn, version, liveArn: `${fn.functionArn}:${LIVE_ALIAS}` };
+    this.targets[name] = { fn, version, liveArn: `${fn.functionArn}:${LIVE_ALIAS}`, alias };
     const alarms = this.alarmsFor(name, { fn, version }, kind);
     // The alarms follow the new version before CodeDeploy starts moving the alias to it.
     for (const alarm of alarms) alias.node.addDependency(alarm);
@@ -160,6 +160,8 @@ export class FunctionRollout extends Construct {
     }
     const resources = Object.values(this.targets).flatMap(({ version, liveArn }) => [version.functionArn, liveArn]);
     check.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources }));
+    // The check (its list of new versions, its grants) is updated before any alias starts a deployment that calls it.
+    for (const { alias } of Object.values(this.targets)) alias.node.addDependency(check);
   }
 
   /** The check's targets as its environment expects them (definitions/deployment-check.ts). */

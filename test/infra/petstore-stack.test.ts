@@ -926,6 +926,8 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(aliases).toHaveLength(functionSpecs.length);
       for (const [, alias] of aliases) {
         expect(alias.UpdatePolicy.CodeDeployLambdaAliasUpdate.BeforeAllowTrafficHook).toEqual({ Ref: checkId() });
+        // Updated first, so that it knows the new versions and may call them.
+        expect(alias.DependsOn).toContain(checkId());
       }
     });
 
