@@ -144,7 +144,12 @@ export function evaluateExpression(expression: string, values: Record<string, nu
     if (value === undefined) throw new Error(`${token.value} has no value in this period and no FILL`);
     return value;
   };
-  const product = binary(primary, ['*', '/'], (op, a, b) => (op === '*' ? a * b : a / b));
+  const product = binary(primary, ['*', '/'], (op, a, b) => {
+    if (op === '*') return a * b;
+    // Both branches of an IF are series computed in full: a division by zero in either is a gap in the alarm's data.
+    if (b === 0) throw new Error(`${expression} divides by zero: a division by zero reached the alarm`);
+    return a / b;
+  });
   const sum = binary(product, ['+', '-'], (op, a, b) => (op === '+' ? a + b : a - b));
   const comparison = binary(sum, ['>', '>=', '<', '<=', '==', '!='], (op, a, b) =>
     Number({ '>': a > b, '>=': a >= b, '<': a < b, '<=': a <= b, '==': a === b, '!=': a !== b }[op]),
