@@ -11,7 +11,12 @@ import type { TableAccess } from './table-grants';
  * ClientErrors, RateLimited), which count customers.
  */
 export const deploymentCheckKey = {
-  keyId: 'key_deployment_check',
+  /**
+   * Its key id is this and the first 12 hex digits of its hash: one id per
+   * secret, so a replaced secret is a key of its own, and never a customer's
+   * (their ids are `key_` and 16 hex digits).
+   */
+  keyIdPrefix: 'key_deployment_check_',
   owner: 'Pre-traffic deployment check (CodeDeploy BeforeAllowTraffic hook)',
   /** A few calls per deployment (four deployment groups, four calls each, plus comparisons with the live version). */
   limits: { perMinute: 120, perDay: 5_000 } satisfies PlanLimits,
@@ -42,5 +47,9 @@ export const deploymentCheckEnvironment = {
 } as const;
 
 export function isDeploymentCheck(keyId: string | undefined): boolean {
-  return keyId === deploymentCheckKey.keyId;
+  return keyId?.startsWith(deploymentCheckKey.keyIdPrefix) ?? false;
+}
+
+export function deploymentCheckKeyId(keyHash: string): string {
+  return deploymentCheckKey.keyIdPrefix + keyHash.slice(0, 12);
 }

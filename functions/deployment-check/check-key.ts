@@ -1,4 +1,4 @@
-import { deploymentCheckKey } from '../../definitions/deployment-check';
+import { deploymentCheckKey, deploymentCheckKeyId } from '../../definitions/deployment-check';
 import type { ApiKeyRepository } from '../data/api-key-repository';
 import { API_KEY_PREFIX, type ApiKeyRecord, hashApiKey, isWellFormedApiKey } from '../domain/api-keys';
 
@@ -16,9 +16,10 @@ export function checkKeyFromSecret(secretValue: string): string {
 /** The check key's record: an Enterprise key of its own, metered by its own API Gateway key. */
 export function checkKeyRecord(key: string, meteringKey: string, now: number): ApiKeyRecord {
   const timestamp = new Date(now).toISOString();
+  const keyHash = hashApiKey(key);
   return {
-    keyHash: hashApiKey(key),
-    keyId: deploymentCheckKey.keyId,
+    keyHash,
+    keyId: deploymentCheckKeyId(keyHash),
     displayPrefix: key.slice(0, API_KEY_PREFIX.length + 8),
     plan: 'enterprise',
     owner: deploymentCheckKey.owner,

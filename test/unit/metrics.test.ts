@@ -24,7 +24,7 @@ async function emitted(run: (metrics: Metrics) => unknown, kind: MetricsKind = '
 const canaryLines = (run: (metrics: Metrics) => unknown) => emitted(run, 'canary');
 
 const customer = { plan: 'free' as const, keyId: 'key_0123456789abcdef' };
-const check = { plan: 'enterprise' as const, keyId: deploymentCheckKey.keyId };
+const check = { plan: 'enterprise' as const, keyId: `${deploymentCheckKey.keyIdPrefix}0123456789ab` };
 
 /** The dimension sets CloudWatch extracts a line's metrics with (EMF `Dimensions`). */
 const dimensionSets = (line: Record<string, unknown>) =>

@@ -14,8 +14,8 @@ const targets: CheckTargets = {
 };
 const secret = `psk_${'A'.repeat(43)}`;
 const context = {
-  keyId: deploymentCheckKey.keyId,
-  countersId: deploymentCheckKey.keyId,
+  keyId: `${deploymentCheckKey.keyIdPrefix}0123456789ab`,
+  countersId: `${deploymentCheckKey.keyIdPrefix}0123456789ab`,
   plan: 'enterprise',
   perMinute: '120',
   perDay: '5000',
@@ -118,7 +118,7 @@ describe('the check key', () => {
   it('is an Enterprise key of its own, with its own metering key and limits, stored by hash only', () => {
     const record = checkKeyRecord(secret, 'meteringvalue0123456789', Date.UTC(2026, 0, 1));
     expect(record).toMatchObject({
-      keyId: deploymentCheckKey.keyId,
+      keyId: `${deploymentCheckKey.keyIdPrefix}${hashApiKey(secret).slice(0, 12)}`,
       keyHash: hashApiKey(secret),
       plan: 'enterprise',
       customLimits: deploymentCheckKey.limits,
