@@ -1,6 +1,7 @@
 import { deploymentCheckKey, deploymentCheckKeyId } from '../../definitions/deployment-check';
 import type { ApiKeyRepository } from '../data/api-key-repository';
 import { API_KEY_PREFIX, type ApiKeyRecord, hashApiKey, isWellFormedApiKey } from '../domain/api-keys';
+import { toAuthorizerContext } from '../http/caller';
 
 /**
  * The check's API key from the secret the stack generated (43 alphanumeric
@@ -31,7 +32,24 @@ export function checkKeyRecord(key: string, meteringKey: string, now: number): A
   };
 }
 
-/** Stores the check key's record unless it is there already (a conditional insert: nothing else is ever overwritten). */
-export async function ensureCheckKey(keys: Pick<ApiKeyRepository, 'insert'>, key: string, meteringKey: string, now: number): Promise<void> {
-  await keys.insert(checkKeyRecord(key, meteringKey, now));
+/**
+ * Stores the check key's record unless it is there already (a conditional
+ * insert: nothing else is ever overwritten), and returns the authorizer
+ * context it stands for: what the operations get when the new authorizer
+ * could not give one (a key store failing for both versions).
+ */
+export async function ensureCheckKey(
+  keys: Pick<ApiKeyRepository, 'insert'>,
+  key: string,
+  meteringKey: string,
+  now: number,
+): Promise<Record<string, string>> {
+  const record = checkKeyRecord(key, meteringKey, now);
+  await keys.insert(record);
+  return toAuthorizerContext({
+    keyId: record.keyId,
+    countersId: record.keyId,
+    plan: record.plan,
+    limits: { ...deploymentCheckKey.limits },
+  });
 }

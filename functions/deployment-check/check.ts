@@ -47,12 +47,17 @@ export interface CheckReport {
  * returned, as API Gateway would. Passes when every call answered as it
  * should, or failed only as the live version fails too.
  */
-export async function runDeploymentCheck(invoke: Invoke, targets: CheckTargets, secret: string): Promise<CheckReport> {
+export async function runDeploymentCheck(
+  invoke: Invoke,
+  targets: CheckTargets,
+  secret: string,
+  keyContext: Record<string, string>,
+): Promise<CheckReport> {
   const findings: Finding[] = [];
   const authorization = await checkAuthorizer(invoke, targets.authorizer, secret);
   findings.push(authorization.finding);
   // Without the new authorizer's context (it failed), the operations still get called, with the context the key has.
-  const context = authorization.context ?? {};
+  const context = authorization.context ?? keyContext;
   const createPetVersion = versionOf(targets.operations.createPet.version);
   let createdPetId: number | undefined;
   for (const operationId of checkOrder) {

@@ -43,8 +43,8 @@ export function createHandler(calls: AwsCalls, settings: () => CheckSettings, de
       const { secretArn, meteringKey, targets } = settings();
       const deps = dependencies();
       const key = checkKeyFromSecret(await calls.secretString(secretArn));
-      await ensureCheckKey(new ApiKeyRepository(deps.db, deps.tableNames.apiKeys), key, meteringKey, deps.clock());
-      report = await runDeploymentCheck(calls.invoke, targets, key);
+      const keyContext = await ensureCheckKey(new ApiKeyRepository(deps.db, deps.tableNames.apiKeys), key, meteringKey, deps.clock());
+      report = await runDeploymentCheck(calls.invoke, targets, key, keyContext);
     } catch (error) {
       report = { passed: false, findings: [{ target: 'deployment check', verdict: 'failed', detail: `could not run: ${String(error)}` }] };
     }

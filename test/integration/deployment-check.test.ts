@@ -12,9 +12,11 @@ import { createHandler as createCheck } from '../../functions/deployment-check/h
 import { hashApiKey } from '../../functions/domain/api-keys';
 import { createHandler as getPetHandler } from '../../functions/get-pet/handler';
 import { createHandler as listPetsHandler } from '../../functions/list-pets/handler';
-import type { Dependencies } from '../../functions/runtime/dependencies';
+import { createDocumentClient, type Dependencies, DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
+import { localCredentials } from '../../local/local-api';
 import { lambdaContext } from '../support/api-gateway-events';
-import { beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';
+import { beforeGetPetSunset, createTestTables, testDependencies, testEndpoint } from '../support/dynamo';
+import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
 import { captureMetrics } from '../support/metrics';
 
 /**
@@ -159,3 +161,26 @@ it('a createPet version that answers 500: reports Failed, so CodeDeploy stops th
   expect(report.findings.find((finding) => finding.verdict === 'failed')?.detail).toMatch(/^answered 500/);
   expect(reports).toEqual(['Failed']);
 });
+
+it('during a DynamoDB slowdown both the new and the live versions answer 503: the check passes, so the fix for it can deploy', async () => {
+  const proxy = await DynamoDbFaultProxy.start(testEndpoint());
+  try {
+    // Every DynamoDB answer comes after the SDK's 1 s timeout, on both attempts, for every function alike.
+    proxy.inject({ kind: 'late', times: 1_000, delayMs: 1_200 });
+    const slow: Dependencies = {
+      ...dependencies,
+      db: createDocumentClient({ endpoint: proxy.endpoint, region: 'local', budget: DYNAMODB_CALL_BUDGET, ...localCredentials() }),
+    };
+    const { invoke } = invokeOf(handlersFor(slow));
+    const { calls, reports } = callsWith(invoke);
+    const { result: report } = await captureMetrics(() =>
+      createCheck(calls, settings, () => dependencies)({ ...hookEvent, LifecycleEventHookExecutionId: 'e-3' }),
+    );
+    expect(report.findings.map((finding) => finding.verdict)).toEqual(['shared', 'shared', 'shared', 'shared']);
+    expect(report.passed).toBe(true);
+    expect(reports).toEqual(['Succeeded']);
+  } finally {
+    proxy.clear();
+    await proxy.close();
+  }
+}, 90_000);

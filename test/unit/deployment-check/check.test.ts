@@ -50,7 +50,7 @@ const newVersions = (overrides: Partial<Record<OperationId | 'authorizer', Invoc
 
 it('a good new version: the authorizer allows the key, then every route of the route table is called once on its new version', async () => {
   const { invoke, calls } = scripted(newVersions());
-  const report = await runDeploymentCheck(invoke, targets, secret);
+  const report = await runDeploymentCheck(invoke, targets, secret, context);
   expect(report.passed).toBe(true);
   expect(report.findings.map((finding) => finding.verdict)).toEqual(['ok', 'ok', 'ok', 'ok']);
   expect(calls.map((call) => call.target)).toEqual([
@@ -79,7 +79,7 @@ it.each([
   ['an authorizer that allows without a context', { authorizer: { payload: { policyDocument: { Statement: [{ Effect: 'Allow' }] } } } }],
 ])('fails the deployment: %s (without asking the live version)', async (_name, overrides) => {
   const { invoke, calls } = scripted(newVersions(overrides));
-  const report = await runDeploymentCheck(invoke, targets, secret);
+  const report = await runDeploymentCheck(invoke, targets, secret, context);
   expect(report.passed).toBe(false);
   expect(report.findings.filter((finding) => finding.verdict === 'failed')).toHaveLength(1);
   expect(calls.map((call) => call.target)).not.toContainEqual(expect.stringMatching(/:live$/));
@@ -92,10 +92,14 @@ describe('a 503, or a key it could not check: compared with the live version on 
       [targets.authorizer.live]: storeDown,
       [targets.operations.listPets.live]: answer(503),
     });
-    const report = await runDeploymentCheck(invoke, targets, secret);
+    const report = await runDeploymentCheck(invoke, targets, secret, context);
     expect(report.passed).toBe(true);
     expect(report.findings.map((finding) => finding.verdict)).toEqual(['shared', 'shared', 'ok', 'ok']);
     expect(calls.filter((call) => call.target.endsWith(':live'))).toHaveLength(2);
+    // Without the new authorizer's answer, the operations get the context the check's key stands for.
+    for (const call of calls.filter((c) => !c.target.includes('Authorizer'))) {
+      expect((call.event as APIGatewayProxyEvent).requestContext.authorizer).toEqual(context);
+    }
   });
 
   it("the live version answers: the new version's trouble is its own, and the deployment fails", async () => {
@@ -104,7 +108,7 @@ describe('a 503, or a key it could not check: compared with the live version on 
       [{ getPet: answer(503) }, { [targets.operations.getPet.live]: answer(200) }],
     ] as const) {
       const { invoke } = scripted({ ...newVersions(overrides), ...live });
-      expect((await runDeploymentCheck(invoke, targets, secret)).passed).toBe(false);
+      expect((await runDeploymentCheck(invoke, targets, secret, context)).passed).toBe(false);
     }
   });
 });
