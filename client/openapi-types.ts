@@ -121,7 +121,7 @@ export interface components {
          *     | `rate_limited` | 429 | The per-minute request limit of the plan is used up; retry after Retry-After seconds. |
          *     | `quota_exceeded` | 429 | The per-day request quota of the plan is used up; retry after Retry-After seconds. |
          *     | `key_suspended` | 429 | The API key is temporarily suspended for calling on after 429s; retry after Retry-After seconds. |
-         *     | `internal_error` | 500 | An unexpected error; nothing was changed. |
+         *     | `internal_error` | 500 | An unexpected error. The message says whether the request may have taken effect: nothing was changed unless a write may have been sent. |
          *     | `service_unavailable` | 503 | A dependency is unavailable or too slow; nothing was changed; retry after Retry-After seconds. |
          * @example {
          *       "code": "not_found",
@@ -259,7 +259,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`. An unexpected error; nothing was changed. Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without). */
+            /** @description `internal_error`. An unexpected error. Its message says "nothing was changed" only when no write was sent; otherwise it is unknown whether the request took effect (a retry with the same Idempotency-Key takes effect at most once). Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without). */
             500: {
                 headers: {
                     /** @description The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute. */
@@ -481,7 +481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`. An unexpected error; nothing was changed. Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without). */
+            /** @description `internal_error`. An unexpected error. Its message says "nothing was changed" only when no write was sent; otherwise it is unknown whether the request took effect (a retry with the same Idempotency-Key takes effect at most once). Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without). */
             500: {
                 headers: {
                     /** @description The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute. */
@@ -700,7 +700,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `internal_error`. An unexpected error; nothing was changed. Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without). */
+            /** @description `internal_error`. An unexpected error. Its message says "nothing was changed" only when no write was sent; otherwise it is unknown whether the request took effect (a retry with the same Idempotency-Key takes effect at most once). Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without). */
             500: {
                 headers: {
                     /** @description The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute. */

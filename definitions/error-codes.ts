@@ -19,7 +19,11 @@ export const errorCodes = {
     status: 429,
     meaning: 'The API key is temporarily suspended for calling on after 429s; retry after Retry-After seconds.',
   },
-  internal_error: { status: 500, meaning: 'An unexpected error; nothing was changed.' },
+  internal_error: {
+    status: 500,
+    meaning:
+      'An unexpected error. The message says whether the request may have taken effect: nothing was changed unless a write may have been sent.',
+  },
   service_unavailable: {
     status: 503,
     meaning: 'A dependency is unavailable or too slow; nothing was changed; retry after Retry-After seconds.',

@@ -28,7 +28,34 @@ export const businessMetrics = {
      * refused key raises.
      */
     keyStoreFailures: 'KeyStoreFailures',
+    /**
+     * What clients got, per function version (canaryDimensions): one
+     * AnswerLatency value (ms) per answer of an operation function, so its
+     * SampleCount is the number of answers; ServerErrors, one per 500 (our
+     * bug: anything but a dependency failure); Unavailable, one per 503 (a
+     * dependency failed). The rollback alarms compare a new version with the
+     * old one on these (lib/constructs/function-rollout.ts).
+     */
+    answerLatency: 'AnswerLatency',
+    serverErrors: 'ServerErrors',
+    unavailable: 'Unavailable',
+    /**
+     * The authorizer's outcomes, per function version: KeyCheckLatency, one
+     * value (ms) per key checked (its SampleCount is the number of checks);
+     * KeysRefused, one per key refused (401 or a Deny); KeyStoreFailures
+     * (above), one per key it could not check (clients got 5xx).
+     */
+    keyCheckLatency: 'KeyCheckLatency',
+    keysRefused: 'KeysRefused',
   },
+  /**
+   * The dimensions that tell versions apart, beside service and stage: the
+   * Lambda function's name and the version that answered, both from the
+   * environment Lambda gives every function (AWS_LAMBDA_FUNCTION_NAME,
+   * AWS_LAMBDA_FUNCTION_VERSION: "Defined runtime environment variables",
+   * https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html).
+   */
+  canaryDimensions: { function: 'function', version: 'version' },
 } as const;
 
 export type BusinessMetricName = (typeof businessMetrics.names)[keyof typeof businessMetrics.names];

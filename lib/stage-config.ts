@@ -131,6 +131,17 @@ export type Rollout = 'allAtOnce' | 'canary';
 export const canary = { percentage: 10, intervalMinutes: 5 } as const;
 
 /**
+ * When a new version is worse than the old one, per minute (lib/constructs/function-rollout.ts):
+ * - `serverErrorsPerMinute`: our own 500s of the new version (a dependency's failure is a 503, never a 500);
+ * - `rateMarginPercent`: its share of 503s, of refused keys, or of keys it could not check, this many points above the old version's;
+ * - `latencyMarginMs`: its mean latency this far above the old version's;
+ * - `minCalls`: the comparisons need at least this many calls of the new version in the minute
+ *   (a canary's 10 % gets far more; the pre-traffic check alone, no client traffic, is judged by the check).
+ * A dependency in trouble moves both versions alike and rolls nothing back.
+ */
+export const rollbackThresholds = { serverErrorsPerMinute: 1, rateMarginPercent: 20, latencyMarginMs: 1_000, minCalls: 10 } as const;
+
+/**
  * What a rollback alarm looks at: 1-minute periods (Lambda publishes its
  * metrics per minute), as many as fit in the canary's interval less one
  * minute, left for the metric to arrive and the alarm to be evaluated, so a

@@ -264,7 +264,7 @@ function errorDescription(contract: OperationContract, sources: StatusSources): 
         : `The body is over ${(contract.limits?.MAX_BODY_BYTES ?? 0) / 1024} KiB. A body over ${maxRequestBodyBytes / 1024} KiB is refused at the edge (AWS WAF) before the key is checked, without rate-limit headers.`,
     415: 'The body is not declared as JSON.',
     429: `\`rate_limited\`: the minute's limit is used up; \`quota_exceeded\`: the day's quota is used up (Retry-After reaches to 00:00 UTC); \`key_suspended\`: the key kept calling after its 429s and is suspended for ${BAN_DURATION_SECONDS / 60} minutes. A refused request consumes nothing. Wait Retry-After seconds before the next request. Our limiter always sends the rate-limit headers; a 429 from a backstop in front of it (API Gateway's usage-plan or stage throttling, or a per-IP firewall rule where a stage enables one) carries only Retry-After.`,
-    500: 'An unexpected error; nothing was changed. Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without).',
+    500: 'An unexpected error. Its message says "nothing was changed" only when no write was sent; otherwise it is unknown whether the request took effect (a retry with the same Idempotency-Key takes effect at most once). Answered by the function (with rate-limit headers once the request was counted) or by API Gateway (without).',
     503: 'A dependency is unavailable or too slow; nothing was changed. Retry after Retry-After. May lack the rate-limit headers, since the counters could not be read.',
   };
   const meaning = contract.errorDescriptions?.[sources.status] ?? text[sources.status] ?? errorCodes[sources.codes[0] as ErrorCode].meaning;

@@ -1,4 +1,4 @@
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { limitsFor } from '../../definitions/plans';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
@@ -11,7 +11,7 @@ import { toAuthorizerContext } from '../http/caller';
 import { header } from '../http/request';
 import { type Dependencies, dependenciesFromEnvironment, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
-import { metricNames, metrics } from '../runtime/metrics';
+import { canaryMetrics, withAuthorizerOutcomes } from '../runtime/metrics';
 
 type TimeBudget = Pick<Context, 'getRemainingTimeInMillis'> | undefined;
 
@@ -37,12 +37,13 @@ const answerCache = { ttlSeconds: authorizer.resultsCacheTtlSeconds, answeredWit
  */
 export function createHandler(
   dependencies: Dependencies,
-  metricsTarget: Metrics = metrics,
+  metricsTarget: Metrics = canaryMetrics,
   meteringPool: MeteringPool | undefined = meteringPoolFromEnvironment(),
 ) {
-  const findKey = keyFinder(dependencies, metricsTarget);
+  const findKey = keyFinder(dependencies);
   const readBan = banReader(dependencies);
-  return async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
+  // Each call's outcome (allowed, refused, failed) per version: the canary's data (functions/runtime/metrics.ts).
+  return withAuthorizerOutcomes(async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
     const token = bearerToken(header(event, authorizer.identityHeader));
     if (!token || !isWellFormedApiKey(token)) throw new Error('Unauthorized');
     const record = await findKey(token, context);
@@ -55,17 +56,16 @@ export function createHandler(
     }
     logger.debug('authorized', { keyId: record.keyId, plan: record.plan });
     return allowPolicy(record, event.methodArn, meteringPool);
-  };
+  }, metricsTarget);
 }
 
-/** The key by its hash. The key store failed: counted (KeyStoreFailures, the authorizer alarm's metric), logged, and thrown as anything but "Unauthorized". */
-function keyFinder(dependencies: Dependencies, metricsTarget: Metrics) {
+/** The key by its hash. The key store failed: logged, and thrown as anything but "Unauthorized" (counted as failed by withAuthorizerOutcomes). */
+function keyFinder(dependencies: Dependencies) {
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
   return async (token: string, context: TimeBudget): Promise<ApiKeyRecord | undefined> => {
     try {
       return await withinTimeBudget(keys.findByHash(hashApiKey(token)), context, 'the key lookup');
     } catch (error) {
-      metricsTarget.singleMetric().addMetric(metricNames.keyStoreFailures, MetricUnit.Count, 1);
       logger.error('the key store failed; the key could not be checked', { error });
       throw new Error('Key store unavailable');
     }

@@ -32,7 +32,7 @@ export function createHandler(dependencies: Dependencies) {
     async ({ event, headers, body, caller }) => {
       const { pet, created } = await creation.create(body, { keyId: caller.keyId, idempotencyKey: headers['Idempotency-Key'] });
       // A replay answers with an earlier attempt's pet: not a pet created now.
-      if (created) recordPetCreated();
+      if (created) recordPetCreated(caller.keyId);
       // RFC 9110, section 15.3.2: a 201 names the created resource.
       return jsonResponse(201, toPetBody(pet), { Location: `${stageBaseUrl(event)}/pets/${pet.id}` });
     },

@@ -11,11 +11,11 @@ import { type RateCounters, type RateLimitDecision, RateLimiter } from '../domai
 import { parseOrThrow } from '../domain/validation';
 import { type Dependencies, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
-import { metrics, publishBufferedMetrics, recordResponse } from '../runtime/metrics';
+import { metrics, publishBufferedMetrics, recordAnswer, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { header, stageBaseUrl } from './request';
-import { errorResponse } from './responses';
+import { errorResponse, type UnexpectedErrorOutcome } from './responses';
 
 /** One DynamoDB call at its worst (DYNAMODB_CALL_BUDGET, about 2.2 s; a stalled body adds up to 1 s), plus the time-budget guard. */
 const REFUND_TIME_NEEDED_MS = 3_000;
@@ -43,6 +43,8 @@ interface ApiInternal extends Record<string, unknown> {
   pendingRateLimit?: Promise<PromiseSettledResult<RateLimitDecision>>;
   /** Takes back the request's rate-limit charge; set once the request was counted. */
   refundRateLimit?: () => Promise<boolean>;
+  /** Set when the logic of an operation that writes has started: from then on a write may have been sent. */
+  writeMayHaveBeenSent?: boolean;
 }
 
 /**
@@ -77,20 +79,26 @@ export function createApiHandler<Contract extends OperationContract>(
   handler.use(rateLimit(limiter, dependencies, { overlapWithRead: onlyReads(route) }));
   if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));
   if (contract.request.body) handler.use(jsonBody(maxBodyBytesOf(contract)));
+  const writes = !onlyReads(route);
+  // Last before the logic: from here on, an operation that writes may have sent a write.
+  if (writes) handler.use(writesFromHere());
   const run = handler.handler((event, context) => {
     // Present: the rate-limit middleware refused the request otherwise.
     const caller = callerFrom(event) as Caller;
     return logic({ event, ...parseRequest(contract, event), caller, context });
   });
   // A request that writes and is cut short may have written: never "nothing was changed" for it.
-  const outcomeIfCutShort = onlyReads(route) ? 'unchanged' : 'change_unknown';
-  return (event: ApiEvent, context: Context) =>
-    withinTimeBudget(run(event, context), context, () => {
+  const outcomeIfCutShort = writes ? 'change_unknown' : 'unchanged';
+  return (event: ApiEvent, context: Context) => {
+    const startedAt = dependencies.clock();
+    return withinTimeBudget(run(event, context), context, () => {
       const response = errorResponse(new DependencyUnavailableError(new Error('function time budget exhausted'), outcomeIfCutShort));
       logger.warn('request cut short at the time budget', { operation: operationId, requestId: context.awsRequestId });
-      recordResponse(metrics, response, callerFrom(event)?.plan);
+      recordResponse(metrics, response, callerFrom(event));
+      recordAnswer(response.statusCode, dependencies.clock() - startedAt);
       return response;
     });
+  };
 }
 
 /**
@@ -170,7 +178,7 @@ function responseEnvelope(
   dependencies: Dependencies,
 ): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   const finish = (request: ApiRequest, startedAt: number) => {
-    const response = request.response ?? errorResponse(request.error);
+    const response = request.response ?? errorResponse(request.error, outcomeOf(request));
     request.response = { ...response, headers: { ...response.headers, ...internal(request).responseHeaders } };
     logger.info('request', {
       operation: operationId,
@@ -179,9 +187,10 @@ function responseEnvelope(
       statusCode: request.response.statusCode,
       latencyMs: dependencies.clock() - startedAt,
     });
-    recordResponse(metrics, request.response, internal(request).caller?.plan);
+    recordResponse(metrics, request.response, internal(request).caller);
     // Only PetsCreated is buffered.
     publishBufferedMetrics();
+    recordAnswer(request.response.statusCode, dependencies.clock() - startedAt);
   };
   return {
     before: (request) => {
@@ -189,10 +198,23 @@ function responseEnvelope(
     },
     after: (request) => finish(request, Number(request.internal.startedAt)),
     onError: (request) => {
-      request.response = errorResponse(request.error);
+      request.response = errorResponse(request.error, outcomeOf(request));
       finish(request, Number(request.internal.startedAt));
     },
   };
+}
+
+function writesFromHere(): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  return {
+    before: (request) => {
+      internal(request).writeMayHaveBeenSent = true;
+    },
+  };
+}
+
+/** What an unexpected error may claim: nothing changed only while no write can have been sent. */
+function outcomeOf(request: ApiRequest): UnexpectedErrorOutcome {
+  return internal(request).writeMayHaveBeenSent ? 'change_unknown' : 'unchanged';
 }
 
 /** RFC 9745 Deprecation, RFC 8594 Sunset and a successor Link on every response of a deprecated operation. */

@@ -17,6 +17,15 @@ const serviceUnavailableMessages: Record<DependencyFailureOutcome, string> = {
     'The service is temporarily unavailable, and the pet may have been created. Retrying with the same Idempotency-Key and body after the number of seconds in Retry-After is safe: it returns that pet, or creates it once.',
 };
 
+/** What a 500 may say about the request: it claims nothing was changed only when no write was sent. */
+export type UnexpectedErrorOutcome = 'unchanged' | 'change_unknown';
+
+const unexpectedErrorMessages: Record<UnexpectedErrorOutcome, string> = {
+  unchanged: 'An unexpected error occurred; nothing was changed.',
+  change_unknown:
+    'An unexpected error occurred, and it is unknown whether the request took effect. A request sent with an Idempotency-Key takes effect at most once: retry it with the same key and body.',
+};
+
 const baseHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
 export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
@@ -25,9 +34,10 @@ export function jsonResponse(statusCode: number, body: unknown, headers: Record<
 
 /**
  * The one place where an error becomes an HTTP response: ApiError by its code,
- * a dependency failure as 503, anything else as 500 without internals.
+ * a dependency failure as 503, anything else as 500 without internals, saying
+ * what is known (`outcome`: whether a write may have been sent before it).
  */
-export function errorResponse(error: unknown): APIGatewayProxyResult {
+export function errorResponse(error: unknown, outcome: UnexpectedErrorOutcome = 'change_unknown'): APIGatewayProxyResult {
   if (error instanceof ApiError) {
     const headers: Record<string, string> = {};
     if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
@@ -41,5 +51,5 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
     });
   }
   logger.error('unexpected error', { error: error instanceof Error ? error : String(error) });
-  return jsonResponse(500, errorBody('internal_error', 'An unexpected error occurred; nothing was changed.'));
+  return jsonResponse(500, errorBody('internal_error', unexpectedErrorMessages[outcome]));
 }

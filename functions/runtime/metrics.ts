@@ -1,30 +1,57 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { isDeploymentCheck } from '../../definitions/deployment-check';
 import { businessMetrics } from '../../definitions/metrics';
 import type { PlanName } from '../../definitions/plans';
 
-let instance: Metrics | undefined;
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+/** Which metrics an instance publishes: business ones (service and stage) or a version's canary metrics (and the function). */
+export type MetricsKind = 'business' | 'canary';
 
 /**
- * Business metrics, as CloudWatch embedded-metric-format lines on stdout
- * (Powertools for AWS Lambda): namespace PetStore, dimensions service=petstore
- * and stage (when the stack sets it: stageDimensions).
- * The dashboard and the 429 alarm read these names. Off locally and in tests
- * (POWERTOOLS_METRICS_DISABLED), where nobody collects them.
- *
- * Built at the first metric, not at import: most requests (2xx reads) record
- * none, so most containers never pay for building it during their cold start.
+ * A Metrics instance writing CloudWatch embedded-metric-format lines on stdout
+ * (Powertools for AWS Lambda): namespace PetStore, dimensions service=petstore,
+ * the stage (when the stack sets it: stageDimensions) and, for canary metrics,
+ * the function (canaryDimensionSets adds the version).
  */
-export const metrics: Metrics = new Proxy({} as Metrics, {
-  get(_target, property) {
-    instance ??= new Metrics({
-      namespace: businessMetrics.namespace,
-      serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? businessMetrics.serviceName,
-      defaultDimensions: stageDimensions(),
-    });
-    const value: unknown = Reflect.get(instance, property, instance);
-    return typeof value === 'function' ? value.bind(instance) : value;
-  },
-});
+export function buildMetrics(kind: MetricsKind, env: NodeJS.ProcessEnv = process.env): Metrics {
+  const defaults = stageDimensions(env);
+  if (kind === 'canary') defaults[businessMetrics.canaryDimensions.function] = functionNameOf(env);
+  return new Metrics({
+    namespace: businessMetrics.namespace,
+    serviceName: env.POWERTOOLS_SERVICE_NAME ?? businessMetrics.serviceName,
+    defaultDimensions: defaults,
+  });
+}
+
+/**
+ * An instance built at its first metric, not at import, so no container pays
+ * for building it during its cold start. Off locally and in tests
+ * (POWERTOOLS_METRICS_DISABLED), where nobody collects them.
+ */
+function builtAtFirstUse(kind: MetricsKind): { metrics: Metrics; built: () => Metrics | undefined } {
+  let instance: Metrics | undefined;
+  const metrics = new Proxy({} as Metrics, {
+    get(_target, property) {
+      instance ??= buildMetrics(kind);
+      const value: unknown = Reflect.get(instance, property, instance);
+      return typeof value === 'function' ? value.bind(instance) : value;
+    },
+  });
+  return { metrics, built: () => instance };
+}
+
+const business = builtAtFirstUse('business');
+const canary = builtAtFirstUse('canary');
+
+/** Business metrics: the dashboard and the 429 and key-store alarms read these names. */
+export const metrics: Metrics = business.metrics;
+/** What each version's clients got: the rollback alarms read these (recordAnswer, recordAuthorizerOutcome). */
+export const canaryMetrics: Metrics = canary.metrics;
+
+function functionNameOf(env: NodeJS.ProcessEnv): string {
+  return env.AWS_LAMBDA_FUNCTION_NAME ?? 'local';
+}
 
 /** The `stage` dimension every business metric carries, from the environment the stack gives each function. */
 export function stageDimensions(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -34,14 +61,20 @@ export function stageDimensions(env: NodeJS.ProcessEnv = process.env): Record<st
 
 /** Publishes what this request buffered (PetsCreated); publishing an empty buffer would only log a warning. */
 export function publishBufferedMetrics(): void {
+  const instance = business.built();
   if (instance?.hasStoredMetrics()) instance.publishStoredMetrics();
 }
 
 export const metricNames = businessMetrics.names;
 
-/** Counts what a response says about the product: 4xx by code, 429 by plan. */
-export function recordResponse(target: Metrics, response: { statusCode: number; body?: string }, plan: PlanName | undefined): void {
-  if (response.statusCode < 400 || response.statusCode >= 500) return;
+/** Counts what a response says about the product: 4xx by code, 429 by plan; nothing for the deployment check's key. */
+export function recordResponse(
+  target: Metrics,
+  response: { statusCode: number; body?: string },
+  caller: { plan: PlanName; keyId: string } | undefined,
+): void {
+  if (response.statusCode < 400 || response.statusCode >= 500 || isDeploymentCheck(caller?.keyId)) return;
+  const plan = caller?.plan;
   const code = errorCodeOf(response.body);
   target.singleMetric().addDimension('code', code).addMetric(metricNames.clientErrors, MetricUnit.Count, 1);
   if (response.statusCode === 429) {
@@ -52,8 +85,71 @@ export function recordResponse(target: Metrics, response: { statusCode: number; 
   }
 }
 
-export function recordPetCreated(target: Metrics = metrics): void {
+/** A pet created for a customer (the deployment check's pets are not the product's). */
+export function recordPetCreated(keyId: string, target: Metrics = metrics): void {
+  if (isDeploymentCheck(keyId)) return;
   target.addMetric(metricNames.petsCreated, MetricUnit.Count, 1);
+}
+
+/**
+ * A canary metric is extracted twice ("Specification: Embedded metric format":
+ * Dimensions is "an array of DimensionSet arrays",
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html):
+ * with the version that answered (the new version's own series) and without it
+ * (the function across its versions: the alarms get the old version's series
+ * by subtracting). Both carry service, stage and function (the instance's defaults).
+ */
+function publishCanaryMetrics(target: Metrics, values: [name: string, unit: Unit, value: number][], env = process.env): void {
+  target.addDimension(businessMetrics.canaryDimensions.version, env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST');
+  target.addDimensions({});
+  for (const [name, unit, value] of values) target.addMetric(name, unit, value);
+  target.publishStoredMetrics();
+}
+
+/**
+ * What a client got from this version: its latency (whose count is the number
+ * of answers), a 500 apart from a 503. The deployment check's answers count
+ * here: before traffic shifts they are the new version's only data.
+ */
+export function recordAnswer(statusCode: number, latencyMs: number, target: Metrics = canaryMetrics): void {
+  const values: [string, Unit, number][] = [[metricNames.answerLatency, MetricUnit.Milliseconds, Math.max(0, latencyMs)]];
+  if (statusCode === 503) values.push([metricNames.unavailable, MetricUnit.Count, 1]);
+  else if (statusCode >= 500) values.push([metricNames.serverErrors, MetricUnit.Count, 1]);
+  publishCanaryMetrics(target, values);
+}
+
+/** What the authorizer did with a key: let it through, refused it (401 or a Deny), or could not check it (clients got 5xx). */
+export type AuthorizerOutcome = 'allowed' | 'refused' | 'failed';
+
+export function recordAuthorizerOutcome(outcome: AuthorizerOutcome, latencyMs: number, target: Metrics = canaryMetrics): void {
+  const values: [string, Unit, number][] = [[metricNames.keyCheckLatency, MetricUnit.Milliseconds, Math.max(0, latencyMs)]];
+  if (outcome === 'refused') values.push([metricNames.keysRefused, MetricUnit.Count, 1]);
+  if (outcome === 'failed') values.push([metricNames.keyStoreFailures, MetricUnit.Count, 1]);
+  publishCanaryMetrics(target, values);
+}
+
+/**
+ * Wraps an authorizer handler so that each call records its outcome: a policy
+ * with a Deny, or the thrown "Unauthorized" (API Gateway's 401), is refused;
+ * any other throw is failed; anything else allowed.
+ */
+export function withAuthorizerOutcomes<Event, Ctx, Result extends { policyDocument: { Statement: { Effect: string }[] } }>(
+  handler: (event: Event, context?: Ctx) => Promise<Result>,
+  target: Metrics = canaryMetrics,
+): (event: Event, context?: Ctx) => Promise<Result> {
+  return async (event, context) => {
+    const startedAt = Date.now();
+    try {
+      const result = await handler(event, context);
+      const refused = result.policyDocument.Statement.some((s) => s.Effect === 'Deny');
+      recordAuthorizerOutcome(refused ? 'refused' : 'allowed', Date.now() - startedAt, target);
+      return result;
+    } catch (error) {
+      const refused = error instanceof Error && error.message === 'Unauthorized';
+      recordAuthorizerOutcome(refused ? 'refused' : 'failed', Date.now() - startedAt, target);
+      throw error;
+    }
+  };
 }
 
 function errorCodeOf(body: string | undefined): string {

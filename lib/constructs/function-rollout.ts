@@ -1,5 +1,5 @@
-import { Duration, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, type IMetric, MathExpression, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import {
   type ILambdaDeploymentConfig,
@@ -8,10 +8,13 @@ import {
   LambdaDeploymentGroup,
   TrafficRouting,
 } from 'aws-cdk-lib/aws-codedeploy';
-import { Alias, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Alias, type IFunction, type Function as LambdaFunction, type Version } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { canary, type Rollout, rollbackAlarmEvaluation } from '../stage-config';
+import { type BusinessMetricName, businessMetrics } from '../../definitions/metrics';
+import { businessMetric } from '../business-metrics';
+import { canary, type Rollout, rollbackAlarmEvaluation, rollbackThresholds } from '../stage-config';
 
 /** The alias API Gateway invokes. */
 export const LIVE_ALIAS = 'live';
@@ -21,10 +24,40 @@ export interface FunctionRolloutProps {
   rollout: Rollout;
   /** Prefix of the rollback alarms' names (the stack name). */
   alarmNamePrefix: string;
-  /** p99 Duration of a new version, in ms, at or above which its deployment rolls back. */
-  durationP99Ms: number;
-  /** Errors of a new version per minute at or above which its deployment rolls back. */
-  errorsPerMinute: number;
+  /** The stage: the `stage` dimension of the canary metrics the alarms read. */
+  stage: string;
+}
+
+/** What a function's rollback alarms compare: its latency metric (whose SampleCount counts its calls) and the metrics of its failures. */
+interface CanaryMetricsOf {
+  latency: BusinessMetricName;
+  /** Failures of a new version that roll it back at `serverErrorsPerMinute`, whatever the old version does. */
+  ownFailures: { metric: BusinessMetricName; means: string }[];
+  /** Failures that roll it back only when their share beats the old version's by `rateMarginPercent`. */
+  comparedFailures: { metric: BusinessMetricName; means: string }[];
+}
+
+const names = businessMetrics.names;
+const canaryMetricsOf: Record<'operation' | 'authorizer', CanaryMetricsOf> = {
+  operation: {
+    latency: names.answerLatency,
+    ownFailures: [{ metric: names.serverErrors, means: 'answered 500 (internal_error: a bug of ours; a dependency failure is a 503)' }],
+    comparedFailures: [{ metric: names.unavailable, means: 'answered 503 (a dependency failed)' }],
+  },
+  authorizer: {
+    latency: names.keyCheckLatency,
+    ownFailures: [],
+    comparedFailures: [
+      { metric: names.keysRefused, means: 'refused keys (401 unauthorized)' },
+      { metric: names.keyStoreFailures, means: 'could not check keys (clients got 503)' },
+    ],
+  },
+};
+
+/** The function's new version and all its versions together: the old version's series is their difference. */
+interface Series {
+  fn: LambdaFunction;
+  version: Version;
 }
 
 /**
@@ -37,21 +70,19 @@ export interface FunctionRolloutProps {
  * In an `allAtOnce` stage (staging) it moves the alias at once, so staging
  * rehearses the same mechanism without the wait.
  *
- * It rolls back when one of the group's alarms goes to ALARM during the
- * deployment, whatever made it fire ("Monitoring deployments with CloudWatch
- * alarms in CodeDeploy",
+ * Before any traffic moves, the BeforeAllowTraffic hook (addPreTrafficCheck)
+ * calls the new versions; then the group rolls back when one of its alarms
+ * goes to ALARM during the deployment, whatever made it fire ("Monitoring
+ * deployments with CloudWatch alarms in CodeDeploy",
  * https://docs.aws.amazon.com/codedeploy/latest/userguide/monitoring-create-alarms.html).
- * So the group watches only alarms on the new version itself: Lambda's Errors
- * and Duration with the dimensions FunctionName, Resource (function:alias) and
- * ExecutedVersion (the version that ran a request invoked through the alias:
- * "ExecutedVersion … only applies to alias invocations", "Using CloudWatch
- * metrics with Lambda", https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics.html;
- * Errors and Duration: "Types of metrics for Lambda functions",
- * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html).
- * A stage-wide alarm (5xx rate, latency) firing for another reason, a
- * DynamoDB incident say, notifies but cannot roll back the fix for it.
- * Their 1-minute periods fit in the canary's interval (rollbackAlarmEvaluation):
- * a bad version is caught while it takes only the canary's share.
+ * So the group watches only what a new version causes, from what its clients
+ * got (the canary metrics each function emits, definitions/metrics.ts): its
+ * own 500s; its 503s, refused keys, keys it could not check and latency only
+ * where they are worse than the old version's by a margin (metric math on the
+ * new version's series and the function's series across versions); and, for
+ * the operations, Lambda's Errors of the new version (crashes and timeouts,
+ * which emit no metric of ours). A dependency's trouble moves both versions
+ * alike, so a fix deploys during an incident; stage-wide alarms only notify.
  */
 export class FunctionRollout extends Construct {
   readonly application: LambdaApplication;
@@ -59,6 +90,8 @@ export class FunctionRollout extends Construct {
   /** The alarms the deployment groups roll back on, all on a new version's own metrics. */
   readonly rollbackAlarms: Alarm[] = [];
   readonly deploymentConfig: ILambdaDeploymentConfig;
+  /** Each function's new version and the ARN of its live alias, by name: what the pre-traffic check calls. */
+  readonly targets: Record<string, { fn: LambdaFunction; version: Version; liveArn: string; alias: Alias }> = {};
 
   constructor(
     scope: Construct,
@@ -85,51 +118,13 @@ export class FunctionRollout extends Construct {
     }
   }
 
-  /**
-   * The alias of `fn`'s current version, moved by its deployment group, which
-   * rolls back on the new version's errors (unless `countsErrors` is false: the
-   * authorizer refuses keys by throwing, which Lambda counts as errors) and
-   * p99 duration.
-   */
-  liveAlias(name: string, fn: LambdaFunction, options: { countsErrors?: boolean } = {}): Alias {
+  /** The alias of `fn`'s current version, moved by its deployment group, which rolls back on the new version's alarms. */
+  liveAlias(name: string, fn: LambdaFunction, kind: 'operation' | 'authorizer'): Alias {
     const version = fn.currentVersion;
     const alias = new Alias(fn, 'LiveAlias', { aliasName: LIVE_ALIAS, version });
-    const { periodSeconds, evaluationPeriods } = rollbackAlarmEvaluation();
-    const metric = (metricName: string, statistic: string) =>
-      new Metric({
-        namespace: 'AWS/Lambda',
-        metricName,
-        dimensionsMap: { FunctionName: fn.functionName, Resource: `${fn.functionName}:${LIVE_ALIAS}`, ExecutedVersion: version.version },
-        statistic,
-        period: Duration.seconds(periodSeconds),
-      });
-    const alarms: Alarm[] = [];
-    if (options.countsErrors !== false) {
-      alarms.push(
-        new Alarm(this, `${name}NewVersionErrors`, {
-          alarmName: `${this.props.alarmNamePrefix}-${name}NewVersionErrors`,
-          alarmDescription: `Means: the newest version of ${name} (during a deployment, the canary) crashed or timed out ${this.props.errorsPerMinute} time(s) or more in a minute. During a deployment CodeDeploy then moves the live alias back to the previous version; at other times this only notifies. Do: read the ${name} log group (level ERROR) of that version; fix and deploy again. Stage-wide alarms never roll back.`,
-          metric: metric('Errors', Stats.SUM),
-          threshold: this.props.errorsPerMinute,
-          evaluationPeriods,
-          datapointsToAlarm: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
-    }
-    alarms.push(
-      new Alarm(this, `${name}NewVersionDuration`, {
-        alarmName: `${this.props.alarmNamePrefix}-${name}NewVersionDuration`,
-        alarmDescription: `Means: the newest version of ${name} (during a deployment, the canary) took ${this.props.durationP99Ms} ms or more at p99 in 2 of ${evaluationPeriods} minutes. During a deployment CodeDeploy then moves the live alias back to the previous version; at other times this only notifies. Do: compare its Duration with the previous version's on the dashboard; find the slow call in its traces (X-Ray), fix and deploy again.`,
-        metric: metric('Duration', Stats.p(99)),
-        threshold: this.props.durationP99Ms,
-        evaluationPeriods,
-        datapointsToAlarm: Math.min(2, evaluationPeriods),
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-    );
+    // Not alias.functionArn: the check must not depend on the alias, whose update waits for the check.
+    this.targets[name] = { fn, version, liveArn: `${fn.functionArn}:${LIVE_ALIAS}`, alias };
+    const alarms = this.alarmsFor(name, { fn, version }, kind);
     // The alarms follow the new version before CodeDeploy starts moving the alias to it.
     for (const alarm of alarms) alias.node.addDependency(alarm);
     this.rollbackAlarms.push(...alarms);
@@ -147,4 +142,177 @@ export class FunctionRollout extends Construct {
     this.groups.push(group);
     return alias;
   }
+
+  /**
+   * Makes `check` the BeforeAllowTraffic hook of every deployment group: it may
+   * invoke each function's new version and live alias, nothing else of
+   * Lambda's, and CodeDeploy grants it the status report of its groups.
+   */
+  addPreTrafficCheck(check: IFunction): void {
+    for (const group of this.groups) {
+      group.addPreHook(check);
+      const checkId = Stack.of(this).getLogicalId(check.node.defaultChild as CfnElement);
+      Validations.of(group).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${checkId}.Arn>:*]`,
+        reason:
+          "CodeDeploy's role may invoke the pre-traffic check function and its versions (addPreHook grants both); that one function only.",
+      });
+    }
+    const resources = Object.values(this.targets).flatMap(({ version, liveArn }) => [version.functionArn, liveArn]);
+    check.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources }));
+    // The check (its list of new versions, its grants) is updated before any alias starts a deployment that calls it.
+    for (const { alias } of Object.values(this.targets)) alias.node.addDependency(check);
+  }
+
+  /** The check's targets as its environment expects them (definitions/deployment-check.ts). */
+  checkTargets(authorizerName: string): string {
+    const pair = (name: string) => ({ version: this.targets[name]!.version.functionArn, live: this.targets[name]!.liveArn });
+    const operations = Object.fromEntries(
+      Object.keys(this.targets)
+        .filter((name) => name !== authorizerName)
+        .map((name) => [name, pair(name)]),
+    );
+    return Stack.of(this).toJsonString({ authorizer: pair(authorizerName), operations });
+  }
+
+  private alarmsFor(name: string, series: Series, kind: 'operation' | 'authorizer'): Alarm[] {
+    const spec = canaryMetricsOf[kind];
+    const alarms = spec.ownFailures.map((failure) => this.ownFailureAlarm(name, series, failure));
+    alarms.push(...spec.comparedFailures.map((failure) => this.comparedRateAlarm(name, series, spec.latency, failure)));
+    alarms.push(this.comparedLatencyAlarm(name, series, spec.latency));
+    if (kind === 'operation') alarms.push(this.crashAlarm(name, series));
+    return alarms;
+  }
+
+  /** One of the function's canary metrics: of the new version (`version` dimension), or of every version together. */
+  private canaryMetric(series: Series, metric: BusinessMetricName, statistic: string, scope: 'new' | 'all'): Metric {
+    const dims = businessMetrics.canaryDimensions;
+    const dimensions: Record<string, string> = { [dims.function]: series.fn.functionName };
+    if (scope === 'new') dimensions[dims.version] = series.version.version;
+    const { periodSeconds } = rollbackAlarmEvaluation();
+    return businessMetric(this.props.stage, metric, dimensions, Duration.seconds(periodSeconds)).with({ statistic });
+  }
+
+  private rollbackAlarm(id: string, means: string, todo: string, metric: IMetric, threshold: number, datapoints = 1): Alarm {
+    const { evaluationPeriods } = rollbackAlarmEvaluation();
+    return new Alarm(this, id, {
+      alarmName: `${this.props.alarmNamePrefix}-${id}`,
+      alarmDescription: `Means: the newest version of ${means} During a deployment CodeDeploy then moves the live alias back to the previous version; at other times this only notifies. Do: ${todo}`,
+      metric,
+      threshold,
+      evaluationPeriods,
+      datapointsToAlarm: Math.min(datapoints, evaluationPeriods),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No datapoint means no failure was counted. A new version always gets
+      // calls: the pre-traffic check's ("Configuring how CloudWatch alarms treat missing data",
+      // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-missing-data.html).
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  private ownFailureAlarm(name: string, series: Series, failure: { metric: BusinessMetricName; means: string }): Alarm {
+    const t = rollbackThresholds.serverErrorsPerMinute;
+    return this.rollbackAlarm(
+      `${name}NewVersion${failure.metric}`,
+      `${name} (during a deployment, the canary) ${failure.means} ${t} time(s) or more in a minute.`,
+      `read the ${name} log group of that version (level ERROR, "unexpected error"); fix and deploy again.`,
+      this.canaryMetric(series, failure.metric, Stats.SUM, 'new'),
+      t,
+    );
+  }
+
+  /**
+   * The new version's share of `failure` minus the old version's, in percentage
+   * points, when both had calls in the minute (the new at least minCalls):
+   * metric math on the new version's series and the function's across versions
+   * ("Using math expressions with CloudWatch metrics", IF and FILL,
+   * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html).
+   */
+  private comparedRateAlarm(
+    name: string,
+    series: Series,
+    latency: BusinessMetricName,
+    failure: { metric: BusinessMetricName; means: string },
+  ): Alarm {
+    const { rateMarginPercent: margin, minCalls } = rollbackThresholds;
+    const metrics = {
+      newCalls: this.canaryMetric(series, latency, Stats.SAMPLE_COUNT, 'new'),
+      allCalls: this.canaryMetric(series, latency, Stats.SAMPLE_COUNT, 'all'),
+      newFailed: this.canaryMetric(series, failure.metric, Stats.SUM, 'new'),
+      allFailed: this.canaryMetric(series, failure.metric, Stats.SUM, 'all'),
+    };
+    const expression = compared('100 * FILL(newFailed, 0)', '100 * (FILL(allFailed, 0) - FILL(newFailed, 0))');
+    return this.rollbackAlarm(
+      `${name}NewVersion${failure.metric}`,
+      `${name} (during a deployment, the canary) ${failure.means} for a share of its calls at least ${margin} points above the previous version's in a minute (with ${minCalls} calls or more).`,
+      `compare the versions' ${failure.metric} on the dashboard and read the ${name} log group of the new version; a dependency in trouble moves both versions alike and fires nothing here.`,
+      new MathExpression({
+        expression,
+        usingMetrics: metrics,
+        label: `${failure.metric}: new minus old version, % points`,
+        period: metrics.newCalls.period,
+      }),
+      margin,
+    );
+  }
+
+  /** The new version's mean latency minus the old version's, in ms, in 2 minutes of the evaluation: a slow dependency slows both. */
+  private comparedLatencyAlarm(name: string, series: Series, latency: BusinessMetricName): Alarm {
+    const { latencyMarginMs: margin, minCalls } = rollbackThresholds;
+    const metrics = {
+      newCalls: this.canaryMetric(series, latency, Stats.SAMPLE_COUNT, 'new'),
+      allCalls: this.canaryMetric(series, latency, Stats.SAMPLE_COUNT, 'all'),
+      newTotal: this.canaryMetric(series, latency, Stats.SUM, 'new'),
+      allTotal: this.canaryMetric(series, latency, Stats.SUM, 'all'),
+    };
+    const expression = compared('FILL(newTotal, 0)', '(FILL(allTotal, 0) - FILL(newTotal, 0))');
+    return this.rollbackAlarm(
+      `${name}NewVersion${latency}`,
+      `${name} (during a deployment, the canary) took at least ${margin} ms longer on average than the previous version, in 2 minutes (with ${minCalls} calls or more).`,
+      `compare the versions' ${latency} on the dashboard; find the slow call in the new version's traces (X-Ray), fix and deploy again.`,
+      new MathExpression({
+        expression,
+        usingMetrics: metrics,
+        label: `${latency}: new minus old version, ms`,
+        period: metrics.newCalls.period,
+      }),
+      margin,
+      2,
+    );
+  }
+
+  /** Lambda's Errors of the new version invoked through the alias: crashes and timeouts, which emit no canary metric. */
+  private crashAlarm(name: string, { fn, version }: Series): Alarm {
+    const { periodSeconds } = rollbackAlarmEvaluation();
+    // "ExecutedVersion … only applies to alias invocations" ("Using CloudWatch metrics with Lambda",
+    // https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics.html).
+    const metric = new Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'Errors',
+      dimensionsMap: { FunctionName: fn.functionName, Resource: `${fn.functionName}:${LIVE_ALIAS}`, ExecutedVersion: version.version },
+      statistic: Stats.SUM,
+      period: Duration.seconds(periodSeconds),
+    });
+    return this.rollbackAlarm(
+      `${name}NewVersionErrors`,
+      `${name} (during a deployment, the canary) crashed or timed out ${rollbackThresholds.serverErrorsPerMinute} time(s) or more in a minute.`,
+      `read the ${name} log group (level ERROR) of that version; fix and deploy again.`,
+      metric,
+      rollbackThresholds.serverErrorsPerMinute,
+    );
+  }
+}
+
+/**
+ * `newTotal / newCalls − oldTotal / oldCalls` where the new version had at
+ * least minCalls calls and the old one any (else 0: nothing to compare). The
+ * old version's calls are the function's across versions less the new one's;
+ * a divisor of 0 is replaced by 1 (its total is 0 then), so no division by
+ * zero reaches the alarm.
+ */
+function compared(newTotal: string, oldTotal: string): string {
+  const newCalls = 'FILL(newCalls, 0)';
+  const oldCalls = '(FILL(allCalls, 0) - FILL(newCalls, 0))';
+  const per = (total: string, calls: string) => `${total} / IF(${calls} > 0, ${calls}, 1)`;
+  return `IF(${newCalls} >= ${rollbackThresholds.minCalls} AND ${oldCalls} > 0, ${per(newTotal, newCalls)} - ${per(oldTotal, oldCalls)}, 0)`;
 }

@@ -29,6 +29,8 @@ export interface OperationFunctionProps {
   reservedConcurrentExecutions?: number;
   /** Settings of this function alone, beside the environment every function gets. */
   environment?: Record<string, string>;
+  /** Seconds; the operations' (definitions/routes.ts) unless set (the deployment check calls several functions in a row). */
+  timeoutSeconds?: number;
 }
 
 /**
@@ -57,7 +59,7 @@ export class OperationFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: lambdaMemoryMb,
-      timeout: Duration.seconds(functionTimeoutSeconds),
+      timeout: Duration.seconds(props.timeoutSeconds ?? functionTimeoutSeconds),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       tracing: Tracing.ACTIVE,
       role,

@@ -51,9 +51,9 @@ interface AlarmSpec {
 export class OperationalAlarms extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
-  /** The stage's 5xx-rate alarm: a canary deployment rolls back when it fires. */
+  /** The stage's 5xx-rate alarm: it notifies; it never rolls a deployment back. */
   readonly serverErrorRate: Alarm;
-  /** The stage's p99 latency alarm: a canary deployment rolls back when it fires. */
+  /** The stage's p99 latency alarm: it notifies; it never rolls a deployment back. */
   readonly latency: Alarm;
   private readonly props: OperationalAlarmsProps;
 
@@ -164,7 +164,13 @@ export class OperationalAlarms extends Construct {
     alarm('authorizerKeyStoreFailures', {
       means: `the API key authorizer could not read the key store ${t.functionErrors} time(s) or more in 5 minutes: every request whose key was not in the authorizer cache got 503 service_unavailable, valid keys included.`,
       todo: 'search the authorizer log group for level ERROR ("the key store failed"); check that the apiKeys table exists and is not throttled (dashboard); if it started with a deployment, roll back (redeploy the previous commit). Keys cached in the last 300 s keep working meanwhile.',
-      metric: businessMetric(this.props.stageLabel, businessMetrics.names.keyStoreFailures, {}, ALARM_PERIOD),
+      // The authorizer across its versions (the per-version series are the rollback alarms').
+      metric: businessMetric(
+        this.props.stageLabel,
+        businessMetrics.names.keyStoreFailures,
+        { [businessMetrics.canaryDimensions.function]: props.authorizerFunction.functionName },
+        ALARM_PERIOD,
+      ),
       threshold: t.functionErrors,
     });
     alarm('authorizerThrottles', {

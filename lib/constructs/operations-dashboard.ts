@@ -65,8 +65,8 @@ export class OperationsDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
     super(scope, id);
-    const rows: IWidget[][] = [introduction, alarmStates, apiRow, functionRow, capacityRow, dynamoDbRow, productRow].map((row) =>
-      row(props),
+    const rows: IWidget[][] = [introduction, alarmStates, versionRow, apiRow, functionRow, capacityRow, dynamoDbRow, productRow].map(
+      (row) => row(props),
     );
     rows.push(wafRow(props.waf, Stack.of(this).region));
     this.dashboard = new Dashboard(this, 'Dashboard', {
@@ -98,6 +98,37 @@ function alarmStates(props: OperationsDashboardProps): IWidget[] {
   return [new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: WIDE, height: 4 })];
 }
 
+/**
+ * What clients got from each version of each function, per minute: during a
+ * canary the new version's line sits beside the old one's, which is what the
+ * rollback alarms compare (lib/constructs/function-rollout.ts). A SEARCH finds
+ * every version without naming it.
+ */
+function versionRow(props: OperationsDashboardProps): IWidget[] {
+  const { namespace, names, canaryDimensions: dims } = businessMetrics;
+  const byVersion = (metricName: string, statistic: string) =>
+    new SearchExpression({
+      expression: `SEARCH('{${namespace},${dims.function},service,stage,${dims.version}} MetricName="${metricName}" stage="${props.stageLabel}"', '${statistic}', 60)`,
+      period: Duration.minutes(1),
+    });
+  const minuteGraph = (title: string, left: IMetric[]) => graph(title, left, { period: Duration.minutes(1) });
+  return [
+    minuteGraph('By version: 500s (ServerErrors) and 503s (Unavailable)', [
+      byVersion(names.serverErrors, 'Sum'),
+      byVersion(names.unavailable, 'Sum'),
+    ]),
+    minuteGraph('By version: answers and mean latency (ms)', [
+      byVersion(names.answerLatency, 'SampleCount'),
+      byVersion(names.answerLatency, 'Average'),
+    ]),
+    minuteGraph('By version: authorizer checks, refused keys, keys not checked', [
+      byVersion(names.keyCheckLatency, 'SampleCount'),
+      byVersion(names.keysRefused, 'Sum'),
+      byVersion(names.keyStoreFailures, 'Sum'),
+    ]),
+  ];
+}
+
 /** Requests, errors and latency of the API. */
 function apiRow(props: OperationsDashboardProps): IWidget[] {
   const { api } = props;
@@ -121,9 +152,13 @@ function functionRow(props: OperationsDashboardProps): IWidget[] {
   return [
     graph("Function errors (the authorizer's include every refused key)", [
       ...functions.map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
-      businessMetric(props.stageLabel, businessMetrics.names.keyStoreFailures).with({
-        label: 'authorizer: keys not checked (KeyStoreFailures)',
-      }),
+      ...(props.functions.authorizer
+        ? [
+            businessMetric(props.stageLabel, businessMetrics.names.keyStoreFailures, {
+              [businessMetrics.canaryDimensions.function]: props.functions.authorizer.functionName,
+            }).with({ label: 'authorizer: keys not checked (KeyStoreFailures)' }),
+          ]
+        : []),
     ]),
     graph(
       'Function throttles',

@@ -9,6 +9,7 @@ import { App, type CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { deploymentCheckEnvironment, deploymentCheckFunction } from '../../definitions/deployment-check';
 import { type GatewayResponseType, gatewayResponse, gatewayResponses } from '../../definitions/gateway-responses';
 import { meteringPoolEnvironment, type PooledPlan, pooledKeyName } from '../../definitions/metering-pool';
 import { businessMetrics } from '../../definitions/metrics';
@@ -28,6 +29,7 @@ import {
   defaultWafRequestsPerKeyPerMinute,
   pooledKeysKept,
   rollbackAlarmEvaluation,
+  rollbackThresholds,
   type StageName,
   stageNames,
   stages,
@@ -376,7 +378,10 @@ describe.each(stageNames)('%s stack', (stage) => {
   describe('usage plans', () => {
     test('one per plan with fixed limits, none for custom (Enterprise) plans', () => {
       const names = ofType(b(), 'AWS::ApiGateway::UsagePlan').map(([, p]) => p.Properties.UsagePlanName);
-      expect(names.sort()).toEqual(fixedPlans.map(({ name }) => `petstore-${stage}-${name}`).sort());
+      // And the deployment check's own (describe 'pre-traffic check').
+      expect(names.sort()).toEqual(
+        [...fixedPlans.map(({ name }) => `petstore-${stage}-${name}`), `petstore-${stage}-deployment-check`].sort(),
+      );
     });
 
     test.each(fixedPlans.map((plan) => [plan.name] as const))(
@@ -421,22 +426,23 @@ describe.each(stageNames)('%s stack', (stage) => {
       },
     );
 
-    test('no other API keys: Enterprise keys get theirs from the key tool', () => {
-      expect(ofType(b(), 'AWS::ApiGateway::ApiKey')).toHaveLength(fixedPlans.length * pooledKeysKept(config));
+    test("no other API keys but the deployment check's: Enterprise keys get theirs from the key tool", () => {
+      expect(ofType(b(), 'AWS::ApiGateway::ApiKey')).toHaveLength(fixedPlans.length * pooledKeysKept(config) + 1);
       b().template.hasOutput('MeteringKeysPerPlan', { Value: String(config.meteringKeysPerPlan) });
     });
   });
 
   describe('functions', () => {
-    test('one per route plus the authorizer, Node.js 24 on arm64', () => {
+    test('one per route plus the authorizer and the deployment check, Node.js 24 on arm64', () => {
       const functions = ofType(b(), 'AWS::Lambda::Function');
-      expect(functions).toHaveLength(routes.length + 1);
-      for (const [, fn] of functions) {
+      expect(functions).toHaveLength(routes.length + 2);
+      const checkId = logicalId(b(), b().stack.deploymentCheck);
+      for (const [id, fn] of functions) {
         expect(fn.Properties).toMatchObject({
           Runtime: 'nodejs24.x',
           Architectures: ['arm64'],
           MemorySize: 512,
-          Timeout: 10,
+          Timeout: id === checkId ? deploymentCheckFunction.timeoutSeconds : 10,
           Handler: 'index.handler',
           TracingConfig: { Mode: 'Active' },
         });
@@ -568,7 +574,7 @@ describe.each(stageNames)('%s stack', (stage) => {
 
     test('log groups keep the stage retention and follow its data policy', () => {
       const logGroups = ofType(b(), 'AWS::Logs::LogGroup');
-      expect(logGroups).toHaveLength(routes.length + 3); // every function + the access and execution logs
+      expect(logGroups).toHaveLength(routes.length + 4); // every function (the check's too) + the access and execution logs
       for (const [, logGroup] of logGroups) {
         expect(logGroup.Properties.RetentionInDays).toBe(config.logRetention);
         expect(logGroup.DeletionPolicy).toBe(stage === 'production' ? 'Retain' : 'Delete');
@@ -645,10 +651,11 @@ describe.each(stageNames)('%s stack', (stage) => {
       }
     });
 
-    test('the authorizer alarm watches KeyStoreFailures (keys that could not be checked), not refused keys', () => {
+    test('the authorizer alarm watches KeyStoreFailures (keys that could not be checked) of every version, not refused keys', () => {
       const alarms = watching(b(), businessMetrics.namespace, businessMetrics.names.keyStoreFailures, {
         service: businessMetrics.serviceName,
-      });
+        function: { Ref: logicalId(b(), b().stack.authorizerFunction) },
+      }).filter(({ props }) => alarmMetrics(props).every((m) => m.dimensions.version === undefined));
       expect(alarms).toHaveLength(1);
       expect(alarms[0]!.props).toMatchObject({
         AlarmName: `${config.stackName}-authorizerKeyStoreFailures`,
@@ -749,9 +756,10 @@ describe.each(stageNames)('%s stack', (stage) => {
 
     test('no other alarms', () => {
       // 5xx rate and latency; errors (key-store failures for the authorizer) and throttles per function; reads and writes per table; 429s;
-      // the busiest shard of each list index; rollback alarms: errors and duration of each operation's new version, duration of the authorizer's.
+      // the busiest shard of each list index; rollback alarms: each operation's new version's 500s, 503s, latency and crashes,
+      // the authorizer's refused keys, unchecked keys and latency.
       const listIndexes = Object.values(petIndexes).length;
-      expect(alarmsOf(b())).toHaveLength(2 + 2 * functionSpecs.length + 2 * tableNames.length + 1 + listIndexes + (2 * routes.length + 1));
+      expect(alarmsOf(b())).toHaveLength(2 + 2 * functionSpecs.length + 2 * tableNames.length + 1 + listIndexes + (4 * routes.length + 3));
     });
   });
 
@@ -802,43 +810,163 @@ describe.each(stageNames)('%s stack', (stage) => {
     // is in ALARM, whatever made it fire ("Monitoring deployments with
     // CloudWatch alarms in CodeDeploy",
     // https://docs.aws.amazon.com/codedeploy/latest/userguide/monitoring-create-alarms.html):
-    // so each group watches only its own function's new version.
-    test("every rollback alarm watches its own function's new version (alias and ExecutedVersion), in 1-minute periods inside the canary's interval", () => {
+    // so each group watches only its own function's versions.
+    const groupAlarms = (spec: (typeof functionSpecs)[number]) => {
+      const groups = ofType(b(), 'AWS::CodeDeploy::DeploymentGroup').filter(([id]) => id.includes(`Rollout${spec.id}Deployment`));
+      expect(groups).toHaveLength(1);
+      const alarmConfig = groups[0]![1].Properties.AlarmConfiguration;
+      expect(alarmConfig.Enabled).toBe(true);
+      return (alarmConfig.Alarms as Json[]).map((alarm) => b().resources[alarm.Name.Ref]!.Properties as Json);
+    };
+    const names = businessMetrics.names;
+    const canaryMetricNames = (spec: (typeof functionSpecs)[number]) =>
+      spec.id === 'authorizer'
+        ? [names.keyCheckLatency, names.keyStoreFailures, names.keysRefused]
+        : [names.answerLatency, names.serverErrors, names.unavailable];
+
+    test("every rollback alarm reads its own function's new version (and for comparisons, the function across versions), in 1-minute periods inside the canary's interval", () => {
       const { evaluationPeriods } = rollbackAlarmEvaluation();
       for (const spec of functionSpecs) {
         const fnId = logicalId(b(), spec.fn(b()));
-        const aliasResource = b().resources[aliasId(b(), spec.fn(b()))]!;
-        const versionId = aliasResource.Properties.FunctionVersion['Fn::GetAtt'][0] as string;
-        const groups = ofType(b(), 'AWS::CodeDeploy::DeploymentGroup').filter(([id]) => id.includes(`Rollout${spec.id}Deployment`));
-        expect(groups).toHaveLength(1);
-        const alarmConfig = groups[0]![1].Properties.AlarmConfiguration;
-        expect(alarmConfig.Enabled).toBe(true);
-        const watched = (alarmConfig.Alarms as Json[]).map((alarm) => b().resources[alarm.Name.Ref]!.Properties as Json);
-        expect(watched.map((alarm) => alarm.MetricName).sort()).toEqual(spec.id === 'authorizer' ? ['Duration'] : ['Duration', 'Errors']);
-        for (const alarm of watched) {
-          expect(alarm.Namespace).toBe('AWS/Lambda');
-          const dims = Object.fromEntries((alarm.Dimensions as Json[]).map((d) => [d.Name, d.Value]));
-          expect(dims).toEqual({
-            FunctionName: { Ref: fnId },
-            Resource: { 'Fn::Join': ['', [{ Ref: fnId }, `:${LIVE_ALIAS}`]] },
-            ExecutedVersion: { 'Fn::GetAtt': [versionId, 'Version'] },
-          });
-          expect(alarm.Period).toBe(60);
+        const versionId = b().resources[aliasId(b(), spec.fn(b()))]!.Properties.FunctionVersion['Fn::GetAtt'][0] as string;
+        const alarms = groupAlarms(spec);
+        expect(alarms).toHaveLength(spec.id === 'authorizer' ? 3 : 4);
+        for (const alarm of alarms) {
+          const metrics = alarmMetrics(alarm);
+          // At least one series of the new version itself in every alarm.
+          expect(
+            metrics.some(
+              (m) =>
+                JSON.stringify(m.dimensions.version ?? m.dimensions.ExecutedVersion) ===
+                JSON.stringify({ 'Fn::GetAtt': [versionId, 'Version'] }),
+            ),
+          ).toBe(true);
+          for (const m of metrics) {
+            if (m.namespace === 'AWS/Lambda') {
+              expect(m.dimensions).toEqual({
+                FunctionName: { Ref: fnId },
+                Resource: { 'Fn::Join': ['', [{ Ref: fnId }, `:${LIVE_ALIAS}`]] },
+                ExecutedVersion: { 'Fn::GetAtt': [versionId, 'Version'] },
+              });
+              continue;
+            }
+            expect(m.namespace).toBe(businessMetrics.namespace);
+            expect(canaryMetricNames(spec)).toContain(m.metricName);
+            const { version, ...rest } = m.dimensions;
+            expect(rest).toEqual({ function: { Ref: fnId }, service: businessMetrics.serviceName, stage });
+            if (version !== undefined) expect(version).toEqual({ 'Fn::GetAtt': [versionId, 'Version'] });
+          }
+          const period = alarm.Period ?? (alarm.Metrics as Json[]).find((q) => q.MetricStat)!.MetricStat.Period;
+          expect(period).toBe(60);
           expect(alarm.EvaluationPeriods).toBe(evaluationPeriods);
-          expect(alarm.Period * alarm.EvaluationPeriods).toBeLessThanOrEqual(canary.intervalMinutes * 60);
+          expect(period * alarm.EvaluationPeriods).toBeLessThanOrEqual(canary.intervalMinutes * 60);
+          expect(alarm.TreatMissingData).toBe('notBreaching');
         }
       }
     });
 
-    test('no stage-wide alarm can roll a deployment back (they notify only)', () => {
-      for (const [, group] of ofType(b(), 'AWS::CodeDeploy::DeploymentGroup')) {
-        for (const { Name } of group.Properties.AlarmConfiguration.Alarms as Json[]) {
-          const alarm = b().resources[Name.Ref]!.Properties as Json;
-          const metrics = alarmMetrics(alarm);
-          expect(metrics.every((m) => m.namespace === 'AWS/Lambda' && m.dimensions.ExecutedVersion !== undefined)).toBe(true);
-          expect(metrics.map((m) => m.namespace)).not.toContain('AWS/ApiGateway');
+    test('a new version rolls back on its own 500s and crashes; on 503s, refused or unchecked keys and latency only where worse than the old version by a margin', () => {
+      for (const spec of functionSpecs) {
+        const alarms = groupAlarms(spec);
+        const absolute = alarms
+          .filter((alarm) => alarm.MetricName)
+          .map((alarm) => alarm.MetricName)
+          .sort();
+        expect(absolute).toEqual(spec.id === 'authorizer' ? [] : ['Errors', names.serverErrors]);
+        for (const alarm of alarms.filter((a) => a.MetricName)) expect(alarm.Threshold).toBe(rollbackThresholds.serverErrorsPerMinute);
+        const compared = alarms.filter((alarm) => alarm.Metrics);
+        expect(
+          compared
+            .map(
+              (alarm) =>
+                alarmMetrics(alarm).find((m) => m.metricName !== (spec.id === 'authorizer' ? names.keyCheckLatency : names.answerLatency))
+                  ?.metricName ?? 'latency',
+            )
+            .sort(),
+        ).toEqual(
+          spec.id === 'authorizer' ? [names.keyStoreFailures, names.keysRefused, 'latency'].sort() : [names.unavailable, 'latency'].sort(),
+        );
+        for (const alarm of compared) {
+          // The old version is the function across versions less the new one: no version number needed at synth.
+          expect(alarmExpression(alarm)).toMatch(/^IF\(FILL\(newCalls, 0\) >= \d+ AND \(FILL\(allCalls, 0\) - FILL\(newCalls, 0\)\) > 0, /);
+          expect(alarmExpression(alarm)).toContain(`>= ${rollbackThresholds.minCalls} AND`);
+          expect([rollbackThresholds.rateMarginPercent, rollbackThresholds.latencyMarginMs]).toContain(alarm.Threshold);
         }
       }
+    });
+
+    test('no rollback alarm reads a stage-wide metric: API Gateway, a function across every version alone, or the business metrics', () => {
+      for (const spec of functionSpecs) {
+        for (const alarm of groupAlarms(spec)) {
+          const metrics = alarmMetrics(alarm);
+          expect(metrics.map((m) => m.namespace)).not.toContain('AWS/ApiGateway');
+          expect(metrics.every((m) => m.namespace !== 'AWS/Lambda' || m.dimensions.ExecutedVersion !== undefined)).toBe(true);
+          expect(metrics.every((m) => m.namespace === 'AWS/Lambda' || m.dimensions.function !== undefined)).toBe(true);
+          expect(metrics.some((m) => m.dimensions.version !== undefined || m.dimensions.ExecutedVersion !== undefined)).toBe(true);
+        }
+      }
+      // And none of the stage-wide alarms is in a group.
+      const inGroups = new Set(
+        ofType(b(), 'AWS::CodeDeploy::DeploymentGroup').flatMap(([, g]) =>
+          (g.Properties.AlarmConfiguration.Alarms as Json[]).map((a) => a.Name.Ref),
+        ),
+      );
+      for (const alarm of b().stack.alarms.alarms) expect(inGroups.has(logicalId(b(), alarm))).toBe(false);
+    });
+  });
+
+  describe('pre-traffic check', () => {
+    const checkId = () => logicalId(b(), b().stack.deploymentCheck);
+
+    test("is the BeforeAllowTraffic hook of every function's deployment (CodeDeploy waits for its verdict before moving traffic)", () => {
+      const aliases = ofType(b(), 'AWS::Lambda::Alias');
+      expect(aliases).toHaveLength(functionSpecs.length);
+      for (const [, alias] of aliases) {
+        expect(alias.UpdatePolicy.CodeDeployLambdaAliasUpdate.BeforeAllowTrafficHook).toEqual({ Ref: checkId() });
+        // Updated first, so that it knows the new versions and may call them.
+        expect(alias.DependsOn).toContain(checkId());
+      }
+    });
+
+    test("calls every function's new version and its live alias, and nothing else of Lambda's", () => {
+      const fn = b().resources[checkId()]!;
+      const targets = JSON.stringify(fn.Properties.Environment.Variables[deploymentCheckEnvironment.targets]);
+      const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+      const invokable = grantedPairs(b(), roleId, (action) => action.startsWith('lambda:'));
+      expect(invokable).toHaveLength(2 * functionSpecs.length);
+      for (const spec of functionSpecs) {
+        const fnId = logicalId(b(), spec.fn(b()));
+        const versionId = b().resources[aliasId(b(), spec.fn(b()))]!.Properties.FunctionVersion['Fn::GetAtt'][0] as string;
+        expect(targets).toContain(versionId);
+        expect(invokable.some((pair) => pair.includes(versionId))).toBe(true);
+        expect(invokable.some((pair) => pair.includes(fnId) && pair.includes(`:${LIVE_ALIAS}`))).toBe(true);
+      }
+      expect(grantedPairs(b(), roleId, (action) => action.startsWith('codedeploy:'))).not.toHaveLength(0);
+      expect(grantedPairs(b(), roleId, (action) => action.startsWith('dynamodb:'))).toEqual(
+        expectedPairs(b(), deploymentCheckFunction.access),
+      );
+    });
+
+    test("its key is metered apart: a generated secret only the check reads, a usage plan and API key of its own that no customer's plan holds", () => {
+      const secrets = ofType(b(), 'AWS::SecretsManager::Secret');
+      expect(secrets).toHaveLength(1);
+      const [secretId, secret] = secrets[0]!;
+      expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 43, ExcludePunctuation: true, IncludeSpace: false });
+      const fn = b().resources[checkId()]!;
+      expect(fn.Properties.Environment.Variables[deploymentCheckEnvironment.secretArn]).toEqual({ Ref: secretId });
+      const readers = ofType(b(), 'AWS::IAM::Policy').filter(([, policy]) =>
+        JSON.stringify(policy).includes('secretsmanager:GetSecretValue'),
+      );
+      expect(readers.flatMap(([, policy]) => policy.Properties.Roles)).toEqual([{ Ref: fn.Properties.Role['Fn::GetAtt'][0] }]);
+      const [planId] = ofType(b(), 'AWS::ApiGateway::UsagePlan').find(
+        ([, p]) => p.Properties.UsagePlanName === `petstore-${stage}-deployment-check`,
+      )!;
+      const links = ofType(b(), 'AWS::ApiGateway::UsagePlanKey').filter(([, link]) => link.Properties.UsagePlanId.Ref === planId);
+      expect(links).toHaveLength(1);
+      const keyId = links[0]![1].Properties.KeyId.Ref as string;
+      expect(b().resources[keyId]!.Properties.Name).toBe(`petstore-${stage}-deployment-check`);
+      expect(fn.Properties.Environment.Variables[deploymentCheckEnvironment.meteringKey]).toEqual(b().resources[keyId]!.Properties.Value);
+      expect(ofType(b(), 'AWS::ApiGateway::UsagePlanKey').filter(([, link]) => link.Properties.KeyId.Ref === keyId)).toHaveLength(1);
     });
   });
 
@@ -969,7 +1097,7 @@ describe.each(stageNames)('%s stack', (stage) => {
       const lines = dashboardMetricLines(b());
       const { namespace, names, serviceName } = businessMetrics;
       expect(lines.some((line) => line.includes(`"${namespace}","${names.petsCreated}","service","${serviceName}"`))).toBe(true);
-      const search = lines.find((line) => line.includes('SEARCH('));
+      const search = lines.find((line) => line.includes('SEARCH(') && line.includes(names.clientErrors));
       expect(search).toContain(`{${namespace},code,service,stage}`);
       expect(search).toContain(`stage=\\"${stage}\\"`);
       expect(search).toContain(names.clientErrors);
@@ -1133,6 +1261,10 @@ describe.each(stageNames)('%s stack', (stage) => {
           fn.Properties.LoggingConfig.LogGroup,
         );
       }
+      // The pre-traffic check's findings are where an operator reads why a deployment failed.
+      expect(b().outputs.DeploymentCheckLogGroupName?.Value).toEqual(
+        b().resources[logicalId(b(), b().stack.deploymentCheck)]!.Properties.LoggingConfig.LogGroup,
+      );
     });
   });
 });
@@ -1144,4 +1276,31 @@ test('staging rehearses production: both stages have the same kinds and numbers 
       .map((resource) => resource.Type as string)
       .sort();
   expect(shape(built.staging)).toEqual(shape(built.production));
+});
+
+test("staging's alarms stay off production's pager: each stage's alarms are its own, read only its own stage's metrics and notify only its own topic", () => {
+  const alarmsOf = (b: Built) => ofType(b, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties as Json);
+  const names = (b: Built) => new Set(alarmsOf(b).map((alarm) => alarm.AlarmName as string));
+  for (const name of names(built.staging)) expect(names(built.production).has(name)).toBe(false);
+  for (const stage of stageNames) {
+    const b = built[stage];
+    const topicId = ofType(b, 'AWS::SNS::Topic')[0]![0];
+    for (const alarm of alarmsOf(b)) {
+      // A Ref resolves inside its own stack only: no stage can name the other's topic.
+      for (const action of [...alarm.AlarmActions, ...alarm.OKActions]) expect(action).toEqual({ Ref: topicId });
+      for (const metric of alarmMetrics(alarm).filter((m) => m.namespace === businessMetrics.namespace)) {
+        expect(metric.dimensions.stage).toBe(stage);
+      }
+    }
+  }
+});
+
+test.each(stageNames)('%s dashboard: every graph of our own metrics reads only this stage', (stage) => {
+  const lines = dashboardMetricLines(built[stage]);
+  const ours = lines.filter((line) => line.includes(`"${businessMetrics.namespace}"`) || line.includes(`{${businessMetrics.namespace},`));
+  expect(ours.length).toBeGreaterThan(0);
+  for (const line of ours) {
+    if (line.includes('SEARCH(')) expect(line).toContain(`stage=\\"${stage}\\"`);
+    else expect(line).toContain(`"stage","${stage}"`);
+  }
 });

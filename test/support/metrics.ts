@@ -1,5 +1,5 @@
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { businessMetrics } from '../../definitions/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { buildMetrics, type MetricsKind } from '../../functions/runtime/metrics';
 
 /**
  * Runs `run` with a business Metrics instance enabled (tests disable metrics
@@ -8,6 +8,7 @@ import { businessMetrics } from '../../definitions/metrics';
  */
 export async function captureMetrics<T>(
   run: (metrics: Metrics) => T | Promise<T>,
+  kind: MetricsKind = 'business',
 ): Promise<{ result: T; lines: Record<string, unknown>[] }> {
   const saved = process.env.POWERTOOLS_METRICS_DISABLED;
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
@@ -17,7 +18,8 @@ export async function captureMetrics<T>(
     return true;
   });
   try {
-    const result = await run(new Metrics({ namespace: businessMetrics.namespace, serviceName: businessMetrics.serviceName }));
+    // Built as the functions build theirs (functions/runtime/metrics.ts), from the environment.
+    const result = await run(buildMetrics(kind));
     const lines = written.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
     return { result, lines };
   } finally {

@@ -1,20 +1,53 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { metricNames, recordPetCreated, recordResponse } from '../../functions/runtime/metrics';
+import { deploymentCheckKey } from '../../definitions/deployment-check';
+import { businessMetrics } from '../../definitions/metrics';
+import {
+  type MetricsKind,
+  metricNames,
+  recordAnswer,
+  recordAuthorizerOutcome,
+  recordPetCreated,
+  recordResponse,
+  withAuthorizerOutcomes,
+} from '../../functions/runtime/metrics';
 import { captureMetrics } from '../support/metrics';
 
-/** The business metrics the dashboard and the 429 alarm read (CloudWatch EMF on stdout). */
-async function emitted(run: (metrics: Metrics) => void): Promise<Record<string, unknown>[]> {
-  const { lines } = await captureMetrics((metrics) => {
-    run(metrics);
+/** The business metrics the dashboard and the alarms read (CloudWatch EMF on stdout). */
+async function emitted(run: (metrics: Metrics) => unknown, kind: MetricsKind = 'business'): Promise<Record<string, unknown>[]> {
+  const { lines } = await captureMetrics(async (metrics) => {
+    await run(metrics);
     // Single metrics publish themselves; publishing an empty buffer only logs "No application metrics to publish".
     if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-  });
+  }, kind);
   return lines;
 }
+const canaryLines = (run: (metrics: Metrics) => unknown) => emitted(run, 'canary');
+
+const customer = { plan: 'free' as const, keyId: 'key_0123456789abcdef' };
+const check = { plan: 'enterprise' as const, keyId: `${deploymentCheckKey.keyIdPrefix}0123456789ab` };
+
+/** The dimension sets CloudWatch extracts a line's metrics with (EMF `Dimensions`). */
+const dimensionSets = (line: Record<string, unknown>) =>
+  (line._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] }).CloudWatchMetrics[0]!.Dimensions.map((set) => [...set].sort());
+
+const lambdaEnvironment = { AWS_LAMBDA_FUNCTION_NAME: 'PetStore-Production-CreatePetFunction', AWS_LAMBDA_FUNCTION_VERSION: '42' };
+const saved: Record<string, string | undefined> = {};
+beforeEach(() => {
+  for (const [name, value] of Object.entries({ ...lambdaEnvironment, [businessMetrics.stageEnvVar]: 'production' })) {
+    saved[name] = process.env[name];
+    process.env[name] = value;
+  }
+});
+afterEach(() => {
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+});
 
 it('counts a 429 as a client error by code and as RateLimited by plan', async () => {
   const body = JSON.stringify({ code: 'rate_limited', message: 'm', status: 429 });
-  const lines = await emitted((metrics) => recordResponse(metrics, { statusCode: 429, body }, 'free'));
+  const lines = await emitted((metrics) => recordResponse(metrics, { statusCode: 429, body }, customer));
   expect(lines).toEqual(
     expect.arrayContaining([
       expect.objectContaining({ code: 'rate_limited', [metricNames.clientErrors]: 1, service: 'petstore' }),
@@ -23,14 +56,95 @@ it('counts a 429 as a client error by code and as RateLimited by plan', async ()
   );
 });
 
-it('counts nothing for 2xx and 5xx responses', async () => {
-  expect(await emitted((metrics) => recordResponse(metrics, { statusCode: 200, body: '[]' }, 'pro'))).toEqual([]);
-  expect(await emitted((metrics) => recordResponse(metrics, { statusCode: 503, body: '{"code":"service_unavailable"}' }, 'pro'))).toEqual(
-    [],
-  );
+it('counts nothing for 2xx and 5xx responses in the client-error metrics', async () => {
+  expect(await emitted((metrics) => recordResponse(metrics, { statusCode: 200, body: '[]' }, customer))).toEqual([]);
+  expect(
+    await emitted((metrics) => recordResponse(metrics, { statusCode: 503, body: '{"code":"service_unavailable"}' }, customer)),
+  ).toEqual([]);
 });
 
-it('counts created pets', async () => {
-  const lines = await emitted((metrics) => recordPetCreated(metrics));
-  expect(lines).toEqual([expect.objectContaining({ [metricNames.petsCreated]: 1 })]);
+it('counts created pets of customers, not those of the deployment check', async () => {
+  expect(await emitted((metrics) => recordPetCreated(customer.keyId, metrics))).toEqual([
+    expect.objectContaining({ [metricNames.petsCreated]: 1 }),
+  ]);
+  expect(await emitted((metrics) => recordPetCreated(check.keyId, metrics))).toEqual([]);
+  const body = JSON.stringify({ code: 'rate_limited', message: 'm', status: 429 });
+  expect(await emitted((metrics) => recordResponse(metrics, { statusCode: 429, body }, check))).toEqual([]);
+});
+
+describe('answers per version (the canary metrics)', () => {
+  it('a 500 counts as ServerErrors, a 503 as Unavailable, every answer as one AnswerLatency sample', async () => {
+    const [ok] = await canaryLines((metrics) => recordAnswer(201, 35, metrics));
+    const [bug] = await canaryLines((metrics) => recordAnswer(500, 12, metrics));
+    const [down] = await canaryLines((metrics) => recordAnswer(503, 2_100, metrics));
+    expect(ok).toMatchObject({ [metricNames.answerLatency]: 35 });
+    expect(ok).not.toHaveProperty(metricNames.serverErrors);
+    expect(bug).toMatchObject({ [metricNames.answerLatency]: 12, [metricNames.serverErrors]: 1 });
+    expect(bug).not.toHaveProperty(metricNames.unavailable);
+    expect(down).toMatchObject({ [metricNames.answerLatency]: 2_100, [metricNames.unavailable]: 1 });
+    expect(down).not.toHaveProperty(metricNames.serverErrors);
+  });
+
+  it('carry the stage, the function and the version that answered (from the Lambda environment), and the function across versions', async () => {
+    const [line] = await canaryLines((metrics) => recordAnswer(500, 12, metrics));
+    expect(line).toMatchObject({
+      service: 'petstore',
+      stage: 'production',
+      function: lambdaEnvironment.AWS_LAMBDA_FUNCTION_NAME,
+      version: lambdaEnvironment.AWS_LAMBDA_FUNCTION_VERSION,
+    });
+    expect(dimensionSets(line!)).toEqual([
+      ['function', 'service', 'stage', 'version'],
+      ['function', 'service', 'stage'],
+    ]);
+  });
+
+  it('every custom metric line carries the stage in every dimension set', async () => {
+    const lines = [
+      ...(await emitted((metrics) => {
+        recordResponse(metrics, { statusCode: 429, body: '{"code":"rate_limited"}' }, customer);
+        recordPetCreated(customer.keyId, metrics);
+      })),
+      ...(await canaryLines((metrics) => {
+        recordAnswer(503, 1, metrics);
+        recordAuthorizerOutcome('failed', 3, metrics);
+      })),
+    ];
+    expect(lines.length).toBe(5);
+    for (const line of lines) for (const set of dimensionSets(line)) expect(set).toContain('stage');
+  });
+});
+
+describe("the authorizer's outcomes", () => {
+  const allow = { principalId: 'k', policyDocument: { Statement: [{ Effect: 'Allow' }] } };
+  const deny = { principalId: 'k', policyDocument: { Statement: [{ Effect: 'Deny' }] } };
+
+  it.each([
+    ['allowed', async () => allow, {}],
+    ['refused (a Deny)', async () => deny, { [metricNames.keysRefused]: 1 }],
+    [
+      'refused (401)',
+      async () => {
+        throw new Error('Unauthorized');
+      },
+      { [metricNames.keysRefused]: 1 },
+    ],
+    [
+      'failed (the key store)',
+      async () => {
+        throw new Error('Key store unavailable');
+      },
+      { [metricNames.keyStoreFailures]: 1 },
+    ],
+  ])('%s', async (_name, handler, counted) => {
+    const lines = await canaryLines((metrics) =>
+      withAuthorizerOutcomes(handler as () => Promise<typeof allow>, metrics)({}).catch(() => undefined),
+    );
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ ...counted, version: '42', stage: 'production' });
+    expect(lines[0]![metricNames.keyCheckLatency]).toEqual(expect.any(Number));
+    for (const other of [metricNames.keysRefused, metricNames.keyStoreFailures]) {
+      if (!(other in counted)) expect(lines[0]).not.toHaveProperty(other);
+    }
+  });
 });

@@ -1,0 +1,340 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
+import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
+import { ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { generateApiKey } from '../../functions/domain/api-keys';
+import { createDocumentClient, type Dependencies, DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
+import { addPetStoreStacks } from '../../lib/petstore-app';
+import { projectRoot } from '../../lib/project-root';
+import { canary, rollbackThresholds } from '../../lib/stage-config';
+import { localCredentials } from '../../local/local-api';
+import { type AlarmState, alarmState, type Resolve, type Sample, samplesOf } from '../support/alarm-evaluator';
+import { lambdaContext, requestAuthorizerEvent, restProxyEvent } from '../support/api-gateway-events';
+import { createTestTables, testDependencies, testEndpoint } from '../support/dynamo';
+import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
+
+/**
+ * Acceptance of the canary: the production template's rollback alarms (as
+ * `cdk synth` writes them) evaluated, with CloudWatch's alarm rules
+ * (test/support/alarm-evaluator.ts), on the metric lines the real handlers
+ * write when run against DynamoDB Local — a bad version's (500 on every
+ * request; an authorizer that refuses valid keys; one that cannot read the key
+ * store), a good one's, and both versions' during a DynamoDB slowdown.
+ *
+ * The handlers run a few times per behaviour; a scenario replays the lines
+ * they wrote as the traffic of each minute: the pre-traffic check's calls of
+ * the new version in minute 0 (one per deployment group's hook run), then,
+ * in a busy hour, the canary's share of the clients' calls on the new version
+ * and the rest on the old one. Lambda names the function and the version in
+ * the environment; here the lines carry the template's references instead,
+ * which the evaluator resolves the same way.
+ */
+type Json = Record<string, any>;
+
+const HOOK_RUNS = 4;
+/** Client calls of one function per minute in a busy hour (production: about 100 creates per second). */
+const BUSY_CALLS_PER_MINUTE = 300;
+const NEW_SHARE = canary.percentage / 100;
+
+let template: Json;
+let outdir: string;
+let dependencies: Dependencies;
+let proxy: DynamoDbFaultProxy;
+const saved: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-rollback-'));
+  const cdkContext = JSON.parse(fs.readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+  const app = new App({ outdir, context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
+  template = Template.fromStack(addPetStoreStacks(app).production).toJSON() as Json;
+  // The metrics are on, as in Lambda, for the stage the template is about.
+  for (const [name, value] of Object.entries({ POWERTOOLS_METRICS_DISABLED: 'false', PETSTORE_STAGE: 'production' })) {
+    saved[name] = process.env[name];
+    process.env[name] = value;
+  }
+  // The real clock: the latency the handlers report is measured with it.
+  dependencies = testDependencies(await createTestTables());
+  proxy = await DynamoDbFaultProxy.start(testEndpoint());
+}, 120_000);
+
+afterAll(async () => {
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  await proxy?.close();
+  fs.rmSync(outdir, { recursive: true, force: true });
+});
+
+// ---- the template --------------------------------------------------------------------------------
+
+const resolve: Resolve = (value) => {
+  if (typeof value === 'string') return value;
+  const v = value as Json;
+  if (v.Ref) return `ref:${v.Ref}`;
+  if (v['Fn::GetAtt']?.[1] === 'Version') return `version:${v['Fn::GetAtt'][0]}`;
+  if (v['Fn::Join']) return (v['Fn::Join'][1] as unknown[]).map(resolve).join(v['Fn::Join'][0]);
+  throw new Error(`a dimension value outside the evaluator's subset: ${JSON.stringify(value)}`);
+};
+
+/** A function's rollback alarms (its deployment group's), its reference and its new version's, as the lines will carry them. */
+function rollbackOf(name: 'createPet' | 'authorizer') {
+  const resources = template.Resources as Json;
+  const [, group] = Object.entries(resources).find(
+    ([id, resource]) => resource.Type === 'AWS::CodeDeploy::DeploymentGroup' && id.startsWith(`Rollout${name}Deployment`),
+  )!;
+  const aliasId = resolveAliasOf(group);
+  const alias = resources[aliasId]!.Properties;
+  const alarms = (group.Properties.AlarmConfiguration.Alarms as Json[]).map((a) => ({
+    name: resources[a.Name.Ref].Properties.AlarmName as string,
+    props: resources[a.Name.Ref].Properties as Json,
+  }));
+  return { alarms, fn: resolve(alias.FunctionName), newVersion: resolve(alias.FunctionVersion) };
+}
+
+/** The alias whose update the group carries out (its CodeDeployLambdaAliasUpdate names the group). */
+function resolveAliasOf(group: Json): string {
+  const resources = template.Resources as Json;
+  const groupId = Object.entries(resources).find(([, r]) => r === group)![0];
+  return Object.entries(resources).find(
+    ([, r]) => r.Type === 'AWS::Lambda::Alias' && r.UpdatePolicy?.CodeDeployLambdaAliasUpdate?.DeploymentGroupName?.Ref === groupId,
+  )![0];
+}
+
+// ---- the handlers' lines -------------------------------------------------------------------------
+
+/** The EMF lines one call writes, run as version `version` (AWS_LAMBDA_FUNCTION_VERSION). */
+async function linesOf(version: string, call: () => Promise<unknown>): Promise<{ lines: Json[]; answer: unknown }> {
+  const written: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    written.push(...String(chunk).split('\n'));
+    return true;
+  });
+  process.env.AWS_LAMBDA_FUNCTION_VERSION = version;
+  try {
+    const answer = await call().catch((error: unknown) => error);
+    const lines = written.filter((line) => line.startsWith('{') && line.includes('"_aws"')).map((line) => JSON.parse(line) as Json);
+    return { lines, answer };
+  } finally {
+    spy.mockRestore();
+    delete process.env.AWS_LAMBDA_FUNCTION_VERSION;
+  }
+}
+
+const customer = {
+  keyId: 'key_rollback00000001',
+  countersId: 'key_rollback00000001',
+  plan: 'enterprise',
+  perMinute: '100000',
+  perDay: '10000000',
+};
+const createEvent = () =>
+  restProxyEvent({
+    method: 'POST',
+    resource: '/pets',
+    path: '/pets',
+    body: JSON.stringify({ name: 'canary', categoryId: 1 }),
+    headers: { 'Content-Type': 'application/json' },
+    authorizer: customer,
+  });
+
+/** A version whose logic throws a TypeError before its write: every request answers 500 (and Lambda counts no error). */
+function brokenCreatePet(): Dependencies {
+  const db = Object.create(dependencies.db) as Dependencies['db'];
+  const send = dependencies.db.send.bind(dependencies.db) as (command: object) => Promise<unknown>;
+  db.send = (async (command: object) => {
+    if (command instanceof PutCommand && command.input.TableName === dependencies.tableNames.pets) {
+      throw new TypeError("Cannot read properties of undefined (reading 'status')");
+    }
+    return send(command);
+  }) as Dependencies['db']['send'];
+  return { ...dependencies, db };
+}
+
+/** Runs createPet `times` times as `version`, returning its lines and answers. */
+async function createPetRuns(version: string, deps: Dependencies, times: number): Promise<{ lines: Json[]; statuses: number[] }> {
+  const handler = createPetHandler(deps);
+  const lines: Json[] = [];
+  const statuses: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const run = await linesOf(version, () => handler(createEvent(), lambdaContext('createPet')));
+    lines.push(...run.lines);
+    statuses.push((run.answer as APIGatewayProxyResult).statusCode);
+  }
+  return { lines, statuses };
+}
+
+/** Runs the authorizer with a valid key `times` times as `version`: allowed, or what the version does with it. */
+async function authorizerRuns(version: string, deps: Dependencies, secret: string, times: number) {
+  const handler = createAuthorizer(deps);
+  const lines: Json[] = [];
+  const outcomes: string[] = [];
+  for (let i = 0; i < times; i++) {
+    const event = requestAuthorizerEvent({
+      method: 'GET',
+      resource: '/pets',
+      path: '/pets',
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    const run = await linesOf(version, () => handler(event, lambdaContext('authorizer')));
+    lines.push(...run.lines);
+    outcomes.push(run.answer instanceof Error ? run.answer.message : 'allowed');
+  }
+  return { lines, outcomes };
+}
+
+// ---- scenarios -----------------------------------------------------------------------------------
+
+/** The lines as the function `fn` wrote them, version `version`. */
+const as = (lines: Json[], fn: string, version: string) => lines.map((line) => ({ ...line, function: fn, version }));
+
+/** `count` lines taken in turn from `lines`. */
+const take = (lines: Json[], count: number) => Array.from({ length: count }, (_, i) => lines[i % lines.length]!);
+
+/**
+ * Minute 0: the check's calls of the new version (one per hook run); minutes
+ * 1 to the canary's end: in a busy hour, the canary's share of the clients'
+ * calls on the new version, the rest on the old one; in a quiet hour, none.
+ */
+function scenario(who: { fn: string; newVersion: string }, newLines: Json[], oldLines: Json[], hour: 'busy' | 'quiet'): Sample[] {
+  const minute = (lines: Json[], m: number) => lines.flatMap((line) => samplesOf(line, m));
+  const samples = minute(as(take(newLines, HOOK_RUNS), who.fn, who.newVersion), 0);
+  if (hour === 'quiet') return samples;
+  for (let m = 1; m < canary.intervalMinutes; m++) {
+    const onNew = Math.round(BUSY_CALLS_PER_MINUTE * NEW_SHARE);
+    samples.push(...minute(as(take(newLines, onNew), who.fn, who.newVersion), m));
+    samples.push(...minute(as(take(oldLines, BUSY_CALLS_PER_MINUTE - onNew), who.fn, 'the-old-version'), m));
+  }
+  return samples;
+}
+
+/** Each rollback alarm's state at the end of each minute of the canary's interval. */
+function states(alarms: { name: string; props: Json }[], samples: Sample[]): Record<string, AlarmState[]> {
+  return Object.fromEntries(
+    alarms.map(({ name, props }) => [
+      name.replace(/^PetStore-Production-/, ''),
+      Array.from({ length: canary.intervalMinutes }, (_, m) => alarmState(props, samples, m, resolve)),
+    ]),
+  );
+}
+
+/** The first minute the alarm is in ALARM (evaluation at its end), or undefined. */
+const firstAlarm = (timeline: AlarmState[] | undefined) => {
+  const minute = timeline?.indexOf('ALARM') ?? -1;
+  return minute < 0 ? undefined : minute;
+};
+/** A bad version must be caught with a minute left for the metric's delay and CodeDeploy's reaction. */
+const LATEST_ALARM_MINUTE = canary.intervalMinutes - 2;
+
+describe('createPet: a version that answers 500 to every request', () => {
+  let good: Json[];
+  let bad: Json[];
+  beforeAll(async () => {
+    good = (await createPetRuns('old', dependencies, 3)).lines;
+    const runs = await createPetRuns('new', brokenCreatePet(), 3);
+    expect(runs.statuses).toEqual([500, 500, 500]);
+    bad = runs.lines;
+  });
+
+  test.each(['busy', 'quiet'] as const)('%s hour: NewVersionServerErrors is in ALARM in the canary interval', (hour) => {
+    const createPet = rollbackOf('createPet');
+    const timeline = states(createPet.alarms, scenario(createPet, bad, good, hour));
+    // The check's own calls answered 500 in minute 0: no client traffic is needed.
+    expect(firstAlarm(timeline.createPetNewVersionServerErrors)).toBe(0);
+    expect(firstAlarm(timeline.createPetNewVersionServerErrors)).toBeLessThanOrEqual(LATEST_ALARM_MINUTE);
+  });
+});
+
+describe('the authorizer', () => {
+  let secret: string;
+  let allowing: Json[];
+  beforeAll(async () => {
+    const key = generateApiKey({ plan: 'pro', owner: 'canary test', now: Date.now() });
+    await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(key.record);
+    secret = key.secret;
+    const runs = await authorizerRuns('old', dependencies, secret, 3);
+    expect(runs.outcomes).toEqual(['allowed', 'allowed', 'allowed']);
+    allowing = runs.lines;
+  });
+
+  test('a version that refuses valid keys (it reads an empty key table): NewVersionKeysRefused in ALARM, busy hour', async () => {
+    const emptyKeys = await createTestTables();
+    const runs = await authorizerRuns(
+      'new',
+      { ...dependencies, tableNames: { ...dependencies.tableNames, apiKeys: emptyKeys.apiKeys } },
+      secret,
+      3,
+    );
+    expect(runs.outcomes).toEqual(['Unauthorized', 'Unauthorized', 'Unauthorized']);
+    const authorizer = rollbackOf('authorizer');
+    const timeline = states(authorizer.alarms, scenario(authorizer, runs.lines, allowing, 'busy'));
+    expect(firstAlarm(timeline.authorizerNewVersionKeysRefused)).toBe(1);
+    expect(firstAlarm(timeline.authorizerNewVersionKeysRefused)).toBeLessThanOrEqual(LATEST_ALARM_MINUTE);
+    expect(firstAlarm(timeline.authorizerNewVersionKeyStoreFailures)).toBeUndefined();
+  });
+
+  test('a version that cannot read the key store (a table that does not exist): NewVersionKeyStoreFailures in ALARM, busy hour', async () => {
+    const runs = await authorizerRuns(
+      'new',
+      { ...dependencies, tableNames: { ...dependencies.tableNames, apiKeys: 'no-such-table' } },
+      secret,
+      3,
+    );
+    expect(runs.outcomes).toEqual(['Key store unavailable', 'Key store unavailable', 'Key store unavailable']);
+    const authorizer = rollbackOf('authorizer');
+    const timeline = states(authorizer.alarms, scenario(authorizer, runs.lines, allowing, 'busy'));
+    expect(firstAlarm(timeline.authorizerNewVersionKeyStoreFailures)).toBe(1);
+    expect(firstAlarm(timeline.authorizerNewVersionKeyStoreFailures)).toBeLessThanOrEqual(LATEST_ALARM_MINUTE);
+  });
+
+  test('a good version in a quiet hour (only the check calls it): every alarm stays OK', () => {
+    const authorizer = rollbackOf('authorizer');
+    const timeline = states(authorizer.alarms, scenario(authorizer, allowing, allowing, 'quiet'));
+    for (const [name, line] of Object.entries(timeline)) expect([name, line]).toEqual([name, line.map(() => 'OK')]);
+  });
+});
+
+describe('a good createPet version', () => {
+  test.each(['busy', 'quiet'] as const)('%s hour: every alarm stays OK', async (hour) => {
+    const old = (await createPetRuns('old', dependencies, 3)).lines;
+    const fresh = (await createPetRuns('new', dependencies, 3)).lines;
+    const createPet = rollbackOf('createPet');
+    const timeline = states(createPet.alarms, scenario(createPet, fresh, old, hour));
+    for (const [name, line] of Object.entries(timeline)) expect([name, line]).toEqual([name, line.map(() => 'OK')]);
+  });
+
+  test('during a DynamoDB slowdown, answering 503 slowly exactly as the old version does: every alarm stays OK', async () => {
+    // Every DynamoDB answer comes after the SDK's 1 s timeout, on both attempts: what a slowdown does to both versions.
+    const slow: Dependencies = {
+      ...dependencies,
+      db: createDocumentClient({ endpoint: proxy.endpoint, region: 'local', budget: DYNAMODB_CALL_BUDGET, ...localCredentials() }),
+    };
+    proxy.inject({ kind: 'late', times: 1_000, delayMs: 1_200 });
+    try {
+      const old = await createPetRuns('old', slow, 2);
+      const fresh = await createPetRuns('new', slow, 2);
+      expect([...old.statuses, ...fresh.statuses]).toEqual([503, 503, 503, 503]);
+      const createPet = rollbackOf('createPet');
+      const timeline = states(createPet.alarms, scenario(createPet, fresh.lines, old.lines, 'busy'));
+      for (const [name, line] of Object.entries(timeline)) expect([name, line]).toEqual([name, line.map(() => 'OK')]);
+      // The same lines from the new version alone, against a healthy old one, do roll back: the comparison, not the threshold, spares it.
+      const healthyOld = (await createPetRuns('old', dependencies, 2)).lines;
+      const alone = states(createPet.alarms, scenario(createPet, fresh.lines, healthyOld, 'busy'));
+      expect(firstAlarm(alone.createPetNewVersionUnavailable)).toBe(1);
+      expect(firstAlarm(alone.createPetNewVersionAnswerLatency)).toBe(2);
+    } finally {
+      proxy.clear();
+    }
+  }, 60_000);
+});
+
+test('the scenarios give the comparisons enough calls: the canary share of a busy minute is above minCalls', () => {
+  expect(Math.round(BUSY_CALLS_PER_MINUTE * NEW_SHARE)).toBeGreaterThanOrEqual(rollbackThresholds.minCalls);
+  expect(HOOK_RUNS).toBeLessThan(rollbackThresholds.minCalls);
+});
