@@ -15,7 +15,10 @@ const rows = document
 
 const testSources = (['unit', 'integration', 'e2e', 'infra'] as const)
   .flatMap((folder) =>
-    readdirSync(join(projectRoot, 'test', folder)).map((file) => readFileSync(join(projectRoot, 'test', folder, file), 'utf8')),
+    // Test files may sit in subfolders (test/unit/deployment-check/).
+    readdirSync(join(projectRoot, 'test', folder), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => readFileSync(join(projectRoot, 'test', folder, file), 'utf8')),
   )
   .join('\n');
 
