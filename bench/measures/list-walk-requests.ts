@@ -49,7 +49,7 @@ export async function measureListWalkRequests(run: BenchRun, endpoint: string): 
     run.checks.push({ label: `listPets: Queries per page of ${limit}`, met, detail: `${perPage.toFixed(2)} (≤ ${target})` });
     run.rows.push({
       measure: `DynamoDB Queries per listPets page of ${limit} (walk of ${PETS} pets made by ${INSTANCES} instances)`,
-      ours: `${perPage.toFixed(2)} (${reader.queriesSent} Queries, ${pages} pages; and ${reader.frontierReadsSent} BatchGetItem of the stripe items)`,
+      ours: `${perPage.toFixed(2)} (${reader.queriesSent} Queries, ${pages} pages; and ${reader.frontierReadsSent} reads of which blocks exist: a copy of the block counter)`,
       plain: '—',
       express: '—',
       floor: '1',

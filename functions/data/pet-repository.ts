@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { functionTimeoutSeconds } from '../../definitions/routes';
 import { petIndexes } from '../../definitions/tables';
 import { DependencyUnavailableError } from '../domain/errors';
 import type { Pet, PetStatus } from '../domain/pet';
 import type { PetPage, PetStore } from '../domain/pets';
+import { BlockCounter } from './block-counter';
 import { conditionalPut } from './conditional-check';
 import { dynamoCall } from './dynamo-errors';
 import {
   blockOf,
+  type EarlyBlocks,
   type Frontier,
   firstIdOf,
-  LEGACY_ALLOCATOR_ID,
   lastIdOf,
   nextAllocated,
   type PetLayout,
   petLayout,
   sealedAfterMs,
   shardKey,
-  stripeItemId,
 } from './pet-layout';
 
 /** The most Queries one page sends at once (bounded fan-out over the next blocks). */
@@ -33,19 +33,29 @@ export const MAX_BLOCKS_PER_PAGE = 32;
 /**
  * How long an instance keeps a view of the newest pets: which blocks exist, and
  * ranges of blocks still being filled. Such a view serves only pages of walks
- * that began before it was read (it holds every pet created before the walk);
- * a walk that began later reads afresh, so a pet created a moment ago is in
- * every walk begun after its create. A page of an older walk shows a pet created
- * since within this, as does any page a block a lagging stripe hands out below
- * the newest ones.
+ * that began at most VIEW_LEAD_MS after it was read; a walk that began later
+ * reads afresh. A page of an older walk shows a pet created since within this.
  */
 const RECENT_VIEW_MAX_AGE_MS = 10_000;
 /**
- * A view read by one instance serves a walk begun on another only if read this
- * much after the walk began: a margin for the two instances' clocks, and for a
- * pet written just before the walk reaching the eventually consistent index.
+ * A view read this long before a walk began still serves it. A pet whose create
+ * answered a second before the walk began was stored, and its block published
+ * (functions/data/block-counter.ts), before the view was read: of the second,
+ * this much is the view's lead, the rest a margin for the clocks of the
+ * instances and for the pet reaching the eventually consistent index. So an
+ * instance reads which blocks exist (and each newest block) at most once per
+ * VIEW_LEAD_MS, however many walks begin on it (SCALING.md).
  */
-const WALK_START_MARGIN_MS = 1_000;
+const VIEW_LEAD_MS = 500;
+/** Views of the newest pets read this close together join (one is at most this much older than the other). */
+const JOIN_WINDOW_MS = 1_000;
+/**
+ * How long an instance keeps which early blocks exist (those handed out before
+ * the block counter; migration until 2027-06-30: nothing reserves them once every instance runs the
+ * counter, and then this could be forever). While an older version still
+ * reserves on the stripes, a pet it creates shows in walks within this.
+ */
+const EARLY_BLOCKS_MAX_AGE_MS = 60_000;
 /** Sealed block ranges an instance keeps (about 200 bytes a pet: a few MB at most). */
 const SEALED_CACHE_ENTRIES = 512;
 /** How long a sealed range is kept: bounds how late a pet written into an old block (a create retried hours later with its Idempotency-Key) can appear. */
@@ -71,8 +81,8 @@ export interface PetRepositoryOptions {
   clock?: () => number;
   /** Real elapsed time, for how long caches are trusted (a test clock may stand still). */
   cacheClock?: () => number;
-  /** Which allocator stripe the next reservation goes to; at random by default. */
-  pickStripe?: (stripeCount: number) => number;
+  /** Which copy of the block counter a read goes to; at random by default. */
+  pickCopy?: (copies: number) => number;
 }
 
 /** Reads and writes pets. The only module that knows how pets are stored (the layout: functions/data/pet-layout.ts). */
@@ -80,12 +90,13 @@ export class PetRepository implements PetStore {
   readonly layout: PetLayout;
   private readonly clock: () => number;
   private readonly cacheClock: () => number;
-  private readonly pickStripe: (stripeCount: number) => number;
+  private readonly blocks: BlockCounter;
+  private early: (EarlyBlocks & ReadTime) | undefined;
   private frontier: (Frontier & ReadTime) | undefined;
   private frontierRead: Promise<Frontier & ReadTime> | undefined;
   /** Ranges read, per status filter and block: sealed ones for a minute, others as views of the newest pets. */
   private readonly ranges = new Map<string, CachedRange>();
-  /** Queries sent by listAfter, and reads of which blocks exist (BatchGetItem of the stripe items), for the bench and tests. */
+  /** Queries sent by listAfter, and reads of which blocks exist (a copy of the block counter), for the bench and tests. */
   queriesSent = 0;
   frontierReadsSent = 0;
 
@@ -98,7 +109,7 @@ export class PetRepository implements PetStore {
     this.clock = options.clock ?? Date.now;
     // A monotonic clock: cache ages are durations, and a test's clock may stand in for Date.now (local/lambda-runtime-worker.mjs).
     this.cacheClock = options.cacheClock ?? (() => performance.now());
-    this.pickStripe = options.pickStripe ?? ((count) => Math.floor(Math.random() * count));
+    this.blocks = new BlockCounter(db, tableName, this.layout, options.pickCopy);
   }
 
   async get(id: number): Promise<Pet | undefined> {
@@ -219,9 +230,7 @@ export class PetRepository implements PetStore {
    */
   private servesWalk(view: ReadTime, walkStartedAt: number): boolean {
     return (
-      view.clockAt > walkStartedAt + WALK_START_MARGIN_MS &&
-      view.clockAt <= this.clock() &&
-      this.cacheClock() - view.at < RECENT_VIEW_MAX_AGE_MS
+      view.clockAt >= walkStartedAt - VIEW_LEAD_MS && view.clockAt <= this.clock() && this.cacheClock() - view.at < RECENT_VIEW_MAX_AGE_MS
     );
   }
 
@@ -273,7 +282,7 @@ export class PetRepository implements PetStore {
    * while that one is still good, joins it, so that pages of one block read at
    * different places are all served (kept apart, each read would push the other
    * out). The joined range is as old as its older part, so views of the newest
-   * pets join only when read within WALK_START_MARGIN_MS of each other; otherwise
+   * pets join only when read within JOIN_WINDOW_MS of each other; otherwise
    * the newer read replaces the older.
    */
   private remember(cacheKey: string, from: number, to: number, pets: Pet[], items: Record<string, unknown>[], readAt: ReadTime): void {
@@ -283,7 +292,7 @@ export class PetRepository implements PetStore {
     const kept = this.ranges.get(cacheKey);
     const touches = kept !== undefined && kept.from <= to + 1 && from <= kept.to + 1;
     // Views of the newest pets join only when read close together: the joined view serves the walks the older part serves.
-    const joins = touches && ((sealed && kept.sealed) || readAt.clockAt - kept.clockAt <= WALK_START_MARGIN_MS);
+    const joins = touches && ((sealed && kept.sealed) || readAt.clockAt - kept.clockAt <= JOIN_WINDOW_MS);
     if (kept && joins && this.rangeServes(kept, Number.NEGATIVE_INFINITY)) {
       const byId = new Map([...kept.pets, ...pets].map((pet) => [pet.id, pet]));
       range = {
@@ -305,8 +314,8 @@ export class PetRepository implements PetStore {
   }
 
   /**
-   * Which blocks exist, read from the allocator items (one eventually consistent
-   * BatchGetItem); reads asked for while one is under way share it.
+   * Which blocks exist: a copy of the block counter (one GetItem) and the early
+   * blocks (kept EARLY_BLOCKS_MAX_AGE_MS); reads asked for while one is under way share it.
    */
   private async currentFrontier(): Promise<Frontier & ReadTime> {
     this.frontierRead ??= this.readFrontier().finally(() => {
@@ -319,44 +328,25 @@ export class PetRepository implements PetStore {
   private async readFrontier(): Promise<Frontier & ReadTime> {
     const readAt = this.readTime();
     this.frontierReadsSent++;
-    const ids = [LEGACY_ALLOCATOR_ID, ...Array.from({ length: this.layout.stripeCount }, (_, s) => stripeItemId(s))];
-    const { Responses } = await dynamoCall(() =>
-      this.db.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })) } } })),
-    );
-    const frontier: Frontier & ReadTime = { reserved: [], base: [], legacyLastBlock: -1, ...readAt };
-    for (const item of Responses?.[this.tableName] ?? []) {
-      const id = Number(item.id);
-      if (id === LEGACY_ALLOCATOR_ID) frontier.legacyLastBlock = blockOf(Number(item.lastReservedId ?? 0), this.layout);
-      else {
-        const stripe = -1 - id;
-        frontier.reserved[stripe] = Number(item.reserved ?? 0);
-        frontier.base[stripe] = Number(item.base ?? 0);
-      }
-    }
-    return frontier;
+    const [early, counter] = await Promise.all([this.earlyBlocks(), this.blocks.readCopy()]);
+    return { ...early, counter, ...readAt };
+  }
+
+  private async earlyBlocks(): Promise<EarlyBlocks> {
+    if (this.early && this.cacheClock() - this.early.at < EARLY_BLOCKS_MAX_AGE_MS) return this.early;
+    const readAt = this.readTime();
+    this.early = { ...(await this.blocks.readEarlyBlocks()), ...readAt };
+    return this.early;
   }
 
   /**
    * Reserves a block of `count` fresh ids (count must be the layout's block
-   * size) on a stripe picked at random, in one atomic update, and returns its
-   * first id. Ids of a block that is never used are skipped, never reused.
+   * size), above every block handed out before, and returns its first id. Ids
+   * of a block that is never used are skipped, never reused.
    */
   async reserveIds(count: number): Promise<number> {
     if (count !== this.layout.blockSize) throw new Error(`Id blocks hold ${this.layout.blockSize} ids, not ${count}`);
-    const stripe = this.pickStripe(this.layout.stripeCount);
-    const { Attributes } = await dynamoCall(() =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id: stripeItemId(stripe) },
-          UpdateExpression: 'ADD reserved :one',
-          ExpressionAttributeValues: { ':one': 1 },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      ),
-    );
-    const k = Number(Attributes?.reserved);
-    return firstIdOf((k - 1) * this.layout.stripeCount + stripe, this.layout);
+    return firstIdOf(await this.blocks.reserve(), this.layout);
   }
 }
 
