@@ -53,7 +53,7 @@ export interface ScaleOptions {
   seedPets: number;
   /** Page sizes walks use. */
   limits?: number[];
-  /** Seconds of unused capacity each key keeps (DynamoDB keeps 300: the simulator's default). */
+  /** Burst the simulator lends each key, in seconds of its rate (default none, as AWS: test/support/partition-limit-proxy.ts). */
   burstSeconds?: number;
   log?: (line: string) => void;
 }
@@ -274,7 +274,9 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       `simulated instances: ${Object.entries(options.instances)
         .map(([op, n]) => `${n} ${op}`)
         .join(', ')}; ${options.seedPets} pets before the run`,
-    `limits per partition-key value: ${fmt(proxy.writeRate)} write units/s and ${fmt(proxy.readRate)} read units/s (AWS's 1,000 and 3,000 divided by ${factor}), ${proxy.burstSeconds} s of burst`,
+    `limits per partition-key value: ${fmt(proxy.writeRate)} write units/s and ${fmt(proxy.readRate)} read units/s (AWS's 1,000 and 3,000 divided by ${factor}), ${proxy.burstSeconds} s of burst; ` +
+      `without burst each call is judged over max(1 s, its units / the key's rate): ${fmt(PartitionLimitProxy.windowMs(1, proxy.writeRate) / 1000)} s for a write unit, ` +
+      `${fmt(PartitionLimitProxy.windowMs(0.5, proxy.readRate) / 1000)} s for half a read unit`,
     '',
     '| operation | requests | ok | failed | throttled DynamoDB calls |',
     '|---|---|---|---|---|',
