@@ -56,7 +56,7 @@ const JOIN_WINDOW_MS = 1_000;
  * reserves on the stripes, a pet it creates shows in walks within this.
  */
 const EARLY_BLOCKS_MAX_AGE_MS = 60_000;
-/** Sealed block ranges an instance keeps (about 200 bytes a pet: a few MB at most). */
+/** Block ranges an instance keeps, the least recently used dropped first (about 200 bytes a pet: a few MB at most). */
 const SEALED_CACHE_ENTRIES = 512;
 /** How long a sealed range is kept: bounds how late a pet written into an old block (a create retried hours later with its Idempotency-Key) can appear. */
 const SEALED_CACHE_TTL_MS = 60_000;
@@ -81,6 +81,8 @@ export interface PetRepositoryOptions {
   clock?: () => number;
   /** Real elapsed time, for how long caches are trusted (a test clock may stand still). */
   cacheClock?: () => number;
+  /** How many block ranges the instance keeps (SEALED_CACHE_ENTRIES by default). */
+  rangeCacheEntries?: number;
   /** Which copy of the block counter a read goes to; at random by default. */
   pickCopy?: (copies: number) => number;
 }
@@ -91,6 +93,7 @@ export class PetRepository implements PetStore {
   private readonly clock: () => number;
   private readonly cacheClock: () => number;
   private readonly blocks: BlockCounter;
+  private readonly rangeCacheEntries: number;
   private early: (EarlyBlocks & ReadTime) | undefined;
   private frontier: (Frontier & ReadTime) | undefined;
   private frontierRead: Promise<Frontier & ReadTime> | undefined;
@@ -110,6 +113,7 @@ export class PetRepository implements PetStore {
     // A monotonic clock: cache ages are durations, and a test's clock may stand in for Date.now (local/lambda-runtime-worker.mjs).
     this.cacheClock = options.cacheClock ?? (() => performance.now());
     this.blocks = new BlockCounter(db, tableName, this.layout, options.pickCopy);
+    this.rangeCacheEntries = options.rangeCacheEntries ?? SEALED_CACHE_ENTRIES;
   }
 
   async get(id: number): Promise<Pet | undefined> {
@@ -254,7 +258,12 @@ export class PetRepository implements PetStore {
     if (cached && cached.from <= from && this.rangeServes(cached, walkStartedAt)) {
       const pets = cached.pets.filter((pet) => pet.id >= from);
       // The cached range covers the rest of the block, or at least `want` pets of it.
-      if (cached.to === to || pets.length >= want) return pets.slice(0, want);
+      if (cached.to === to || pets.length >= want) {
+        // Least recently used goes first: a hit keeps its range (the first pages every walk reads outlive a rare filter's many blocks).
+        this.ranges.delete(cacheKey);
+        this.ranges.set(cacheKey, cached);
+        return pets.slice(0, want);
+      }
     }
     this.queriesSent++;
     const readAt = this.readTime();
@@ -306,7 +315,7 @@ export class PetRepository implements PetStore {
     }
     this.ranges.delete(cacheKey);
     this.ranges.set(cacheKey, range);
-    if (this.ranges.size > SEALED_CACHE_ENTRIES) this.ranges.delete(this.ranges.keys().next().value as string);
+    if (this.ranges.size > this.rangeCacheEntries) this.ranges.delete(this.ranges.keys().next().value as string);
   }
 
   private readTime(): ReadTime {

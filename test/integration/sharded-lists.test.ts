@@ -225,9 +225,10 @@ describe('a filter few pets match', () => {
   const sparse: PetLayout = { ...petLayout, blockSize: 2, stripeCount: 1, shardCount: 8 };
   let pets: PetRepository;
   let soldId: number;
+  let deps: ReturnType<typeof testDependencies>;
 
   beforeAll(async () => {
-    const deps = testDependencies(await createTestTables());
+    deps = testDependencies(await createTestTables());
     pets = new PetRepository(deps.db, deps.tableNames.pets, { layout: sparse });
     const instance = { pets, ids: new IdAllocator((count) => pets.reserveIds(count), sparse.blockSize), clock: deps.clock };
     for (let i = 0; i < 100; i++) await createPet({ name: `Available ${i}`, categoryId: 1 }, instance);
@@ -247,6 +248,34 @@ describe('a filter few pets match', () => {
     expect(pages[0]).toEqual({ ids: [], queries: MAX_BLOCKS_PER_PAGE, next: true });
     expect(pages.flatMap((page) => page.ids)).toEqual([soldId]);
     expect(Math.max(...pages.map((page) => page.queries))).toBeLessThanOrEqual(MAX_BLOCKS_PER_PAGE);
+  });
+
+  it('keeps the range a first page reads while walks of rare filters read many blocks: the least recently used range goes first', async () => {
+    // An hour on (every block sealed), a cache of 64 ranges; each rare filter's walk reads 51 blocks.
+    const later = () => Date.now() + 3_600_000;
+    const warm = new PetRepository(deps.db, deps.tableNames.pets, {
+      layout: sparse,
+      clock: later,
+      cacheClock: () => 0,
+      rangeCacheEntries: 64,
+    });
+    const context = { pets: warm, clock: later };
+    const walkOf = async (status: PetStatus) => {
+      let cursor: string | undefined;
+      do cursor = (await listPets({ limit: 20, status, cursor }, context)).nextCursor;
+      while (cursor);
+    };
+    const firstPageQueries = async () => {
+      const before = warm.queriesSent;
+      await listPets({ limit: 1 }, context);
+      return warm.queriesSent - before;
+    };
+    expect(await firstPageQueries()).toBe(1);
+    await walkOf('sold');
+    expect(await firstPageQueries()).toBe(0);
+    // 51 more ranges: over the 64 kept, the oldest go; the first page's, used a moment ago, stays.
+    await walkOf('pending');
+    expect(await firstPageQueries()).toBe(0);
   });
 });
 
