@@ -46,7 +46,7 @@ export const petLayout: PetLayout = {
   stripeCount: 16,
   shardCount: listSharding.shardCount,
   blockLifetimeMs: 60_000,
-  frontierCopies: 16,
+  frontierCopies: 32,
 };
 
 /** The allocator item of a stripe: ids no pet can have (pet ids are ≥ 1). */
