@@ -188,8 +188,6 @@ const recentViewSeconds = 10;
 const sealedCacheSeconds = 60;
 /** What one read of which blocks exist costs: a strongly consistent read of one small copy of the block counter. */
 const frontierReadUnitsPerRead = 1;
-/** A view serves walks begun up to this long after it was read: an instance reads which blocks exist at most once per this for new walks (pet-repository.ts, VIEW_LEAD_MS). */
-const viewLeadSeconds = 0.5;
 /** How long an instance keeps which early blocks exist (the stripes and the first allocator, 17 items of half a unit: pet-repository.ts). */
 const earlyBlocksSeconds = 60;
 
@@ -300,25 +298,23 @@ function concurrency(m: number, ms: { listPets: number; createPet: number; getPe
  * Reads of one copy of the block counter (one partition each, copies read at
  * random): every list instance reads one when its view of which blocks exist
  * is older than recentViewSeconds and a page of a walk under way reaches the
- * newest pets; a page of a walk begun since (share `fresh` of list pages)
- * reads one unless its instance read one at most viewLeadSeconds before: so
- * at most 1 / viewLeadSeconds a second per instance.
+ * newest pets; and a page of a walk begun since the view (share `fresh` of
+ * list pages) reads one.
  */
 function counterCopyReads(m: number, fresh = tailPageShare): number {
-  const perInstance = listInstances(m) / recentViewSeconds + Math.min(lists(m) * fresh, listInstances(m) / viewLeadSeconds);
-  return (perInstance * frontierReadUnitsPerRead) / layout.frontierCopies;
+  const reads = listInstances(m) / recentViewSeconds + lists(m) * fresh;
+  return (reads * frontierReadUnitsPerRead) / layout.frontierCopies;
 }
 
 /**
  * Reads of the shard holding the newest block, all counted on one shard (the
  * worst case). Pages of walks under way end on views: at most one Query of the
  * block per list instance per recentViewSeconds, fewer when fewer such pages
- * come (`viewShare` of the list pages); `fresh` of the list pages read afresh,
- * at most one Query per instance per viewLeadSeconds.
+ * come (`viewShare` of the list pages); `fresh` of the list pages read afresh.
  */
 function newestBlockReads(m: number, fresh: number, viewShare = 1, mix: ListMix = listMixes.default): number {
   const viewReads = Math.min(lists(m) * viewShare, listInstances(m) / recentViewSeconds);
-  const freshReads = Math.min(lists(m) * fresh * mix.queriesPerPage, listInstances(m) / viewLeadSeconds);
+  const freshReads = lists(m) * fresh * mix.queriesPerPage;
   return ((viewReads + freshReads) * pageReadUnits(mix)) / newestShards(m);
 }
 
@@ -335,21 +331,11 @@ function newestShards(m: number): number {
 }
 
 /**
- * Blocks being filled at once: each create instance fills its block at its own
- * pace (one create per warm duration) for at most the block's lifetime.
- */
-function openBlocks(m: number): number {
-  const fillSeconds = Math.min(layout.blockLifetimeMs / 1000, (layout.blockSize * assumptions.durationsMs.createPet) / 1000);
-  return (creates(m) / layout.blockSize) * fillSeconds;
-}
-
-/**
  * The share of list pages reading the newest pets afresh at which a partition
  * binds at `m`×: a copy of the block counter, or the newest block's shard,
  * whichever first; beside the model's last pages of walks under way
  * (tailPageShare, on views), or, `worst`, as many of those as make every list
- * instance read the newest block once per recentViewSeconds. Infinity when
- * the per-instance bound (one read per viewLeadSeconds) keeps it below.
+ * instance read the newest block once per recentViewSeconds.
  */
 export function tailShareBindingAt(
   m: number,
@@ -400,7 +386,7 @@ export function listRows(mix: ListMix): Component[] {
       unit: 'writes',
       limit: awsLimits.partitionWriteUnits,
       kind: 'hard',
-      // One reservation a block (blocks fill within their lifetime at any multiple: openBlocks).
+      // One reservation a block: at high multiples a block fills in about 12 s, well within its minute.
       load: (m) => creates(m) / layout.blockSize,
     },
     {
@@ -717,9 +703,9 @@ export function renderCapacityTables(): string {
   lines.push(
     '',
     `Pages reaching the newest pets: the model takes ${percent(tailPageShare)} of list pages (tailPageShare: a walk over ${assumptions.listPetsAtLeast.toLocaleString('en-US')} pets reaches them once in ${(assumptions.listPetsAtLeast / assumptions.pageSize).toLocaleString('en-US')} pages). ` +
-      `Pages of walks under way end on their list instance's view of the newest pets, taken at most ${viewLeadSeconds} s before the walk began and at most ${recentViewSeconds} s old: however many such pages come, an instance reads each newest block at most once per ${recentViewSeconds} s for them, ${number(newestBlockReads(1_000, 0))} read units a second on one shard at 1000× if every list instance did (the row "walks under way ending there"). ` +
-      `Pages of walks begun since (a first page that reaches them, as when a list shorter than a page is polled; a walk that got there within a second of its first page) read afresh, at most once per ${viewLeadSeconds} s per instance: they would bind the newest block's shard at 1000× once ${percent(tail.share)} of list pages were such pages, or ${percent(worst.share)} beside views at their worst, charged as if every such page read one shard (at 1000× about ${number(openBlocks(1_000))} blocks are being filled at once, over all ${layout.shardCount} shards). ` +
-      `The copies of the block counter take ${number(counterCopyReads(1_000, 1))} read units a second each at 1000× if every list instance read one every ${viewLeadSeconds} s (${percent(counterCopyReads(1_000, 1) / awsLimits.partitionReadUnits)}).`,
+      `Pages of walks under way end on their list instance's view of the newest pets, taken since the walk began and at most ${recentViewSeconds} s old: however many such pages come, an instance reads each newest block at most once per ${recentViewSeconds} s for them (the row "walks under way ending there"; at 1000× the counter hands out ${number(creates(1_000) / layout.blockSize)} blocks a second on consecutive shards, so those reads spread over every shard). ` +
+      `Pages of walks begun after the view (a first page that reaches them, as when a list shorter than a page is polled; a walk that got there within seconds of its first page) read afresh: they would bind a partition at 1000× once ${percent(tail.share)} of list pages were such pages, or ${percent(worst.share)} beside views at their worst (the copies of the block counter at ${percent(tail.counterCopies)}, the newest block's shard at ${percent(tail.newestBlock)}). ` +
+      `A first page reaches the newest pets only while the list is within one page's 32 blocks (${number(32 * layout.blockSize)} pets), which 1000× traffic outgrows in ${number((32 * layout.blockSize) / creates(1_000))} s.`,
   );
   const order = walls().filter((wall) => wall.multiple < 10_000);
   lines.push(

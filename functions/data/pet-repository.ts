@@ -89,7 +89,7 @@ export class PetRepository implements PetStore, ListItems {
   /**
    * Up to `limit` pets with ids above `afterId`, ascending, and where the next
    * page starts (functions/domain/pet-walk.ts). Views of the newest pets serve
-   * pages of walks begun at most half a second after they were read
+   * pages of walks begun before they were read
    * (`walkStartedAt`, the service's clock; by default none: all read afresh).
    */
   listAfter(afterId: number, limit: number, status: PetStatus | undefined, walkStartedAt = Number.POSITIVE_INFINITY): Promise<PetPage> {

@@ -17,8 +17,8 @@ export interface CursorPosition {
   status: PetStatus | undefined;
   /**
    * When the walk's first page was asked for (ms since the epoch, the service's
-   * clock): a page may be read from a view of the newest pets taken at most half
-   * a second before it (functions/domain/list-views.ts). Absent in cursors made
+   * clock): a page may be read from a view of the newest pets taken since then
+   * (functions/domain/list-views.ts). Absent in cursors made
    * before it was kept (format 1; migration, to be removed after 2027-06-30, with
    * the rollout flag cursorsCarryWalkStart): such a walk goes on as if it began now.
    */

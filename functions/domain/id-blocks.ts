@@ -46,7 +46,7 @@ export const petLayout: PetLayout = {
   stripeCount: 16,
   shardCount: listSharding.shardCount,
   blockLifetimeMs: 60_000,
-  frontierCopies: 32,
+  frontierCopies: 8,
 };
 
 export const blockOf = (id: number, layout: PetLayout): number => Math.floor((id - 1) / layout.blockSize);

@@ -7,20 +7,12 @@ import type { BlockSource, FrontierSource } from './pet-walk';
 /**
  * How long an instance keeps a view of the newest pets: which blocks exist, and
  * ranges of blocks still being filled. Such a view serves only pages of walks
- * that began at most VIEW_LEAD_MS after it was read; a walk that began later
+ * that began before it was read (it holds every pet whose create answered
+ * before the walk began: the create wrote its block to the counter's copies
+ * before answering, functions/data/block-counter.ts); a walk that began later
  * reads afresh. A page of an older walk shows a pet created since within this.
  */
 export const RECENT_VIEW_MAX_AGE_MS = 10_000;
-/**
- * A view read this long before a walk began still serves it. A pet whose create
- * answered a second before the walk began was stored, and its block published
- * (functions/data/block-counter.ts), before the view was read: of the second,
- * this much is the view's lead, the rest a margin for the clocks of the
- * instances and for the pet reaching the eventually consistent index. So an
- * instance reads which blocks exist (and each newest block) at most once per
- * VIEW_LEAD_MS, however many walks begin on it (SCALING.md).
- */
-export const VIEW_LEAD_MS = 500;
 /** Views of the newest pets read this close together join (one is at most this much older than the other). */
 const JOIN_WINDOW_MS = 1_000;
 /**
@@ -169,12 +161,12 @@ export class ListViews implements BlockSource, FrontierSource {
   }
 
   /**
-   * Whether a view of the newest pets serves a page of a walk: read at most
-   * VIEW_LEAD_MS before the walk began, so it holds every pet the walk must
-   * see, not ahead of the service's clock (a clock set back), and recent.
+   * Whether a view of the newest pets serves a page of a walk: read after the
+   * walk began, so it holds every pet the walk must see, not ahead of the
+   * service's clock (a clock set back), and recent.
    */
   private servesWalk(view: ReadTime, walkStartedAt: number): boolean {
-    return view.clockAt >= walkStartedAt - VIEW_LEAD_MS && view.clockAt <= this.options.clock() && this.age(view) < RECENT_VIEW_MAX_AGE_MS;
+    return view.clockAt > walkStartedAt && view.clockAt <= this.options.clock() && this.age(view) < RECENT_VIEW_MAX_AGE_MS;
   }
 
   /** Whether a range kept is still good to use: sealed ranges for a minute, others as views of the newest pets. */

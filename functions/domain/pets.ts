@@ -17,8 +17,8 @@ export interface PetStore {
    * the next pet (no pet existed in between when the page was read; one created
    * since is a pet created during the walk), or past the blocks read when the
    * store stopped short of `limit` to bound one page's work. Every pet whose
-   * create answered a second before `walkStartedAt` (ms, the service's clock) is
-   * among those read; a pet created since may be missing (docs/clients.md).
+   * create answered before `walkStartedAt` (ms, the service's clock) is among
+   * those read; a pet created since may be missing (docs/clients.md).
    */
   listAfter(afterId: number, limit: number, status: PetStatus | undefined, walkStartedAt?: number): Promise<PetPage>;
 }

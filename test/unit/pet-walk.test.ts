@@ -128,18 +128,18 @@ describe('read-after-write, over the views of one warm instance', () => {
     expect(items.frontierReads).toBe(reads);
   });
 
-  it('reads which blocks exist at most once per half second for new walks, however many reach the newest pets', async () => {
-    const { items, walk, advance } = setUp();
+  it('serves the pages of walks under way from one view of which blocks exist; a walk begun after it reads again', async () => {
+    const { items, walk, advance, time } = setUp();
     for (let id = 1; id <= 15; id++) items.add(id, 'available', 0);
-    await walk(100);
+    const starts = [time.now, time.now + 10, time.now + 20];
+    advance(100);
+    await walk(100, undefined, starts[0]);
     const reads = items.frontierReads;
-    for (let i = 0; i < 10; i++) {
-      advance(40);
-      await walk(100);
-    }
-    // 400 ms of polls: the view read by the first serves them all.
+    // Walks begun before the view was read end on it, however many.
+    for (const start of starts) await walk(100, undefined, start);
     expect(items.frontierReads).toBe(reads);
-    advance(600);
+    // A walk begun now, after it: afresh.
+    advance(1);
     await walk(100);
     expect(items.frontierReads).toBe(reads + 1);
   });
