@@ -27,6 +27,8 @@ export interface LocalFunction {
   invoke(event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<unknown>;
   /** How many invocations its process answered (result or error). */
   readonly invocations: number;
+  /** Replaces the process with a fresh one, as Lambda moves the next invocation to a new execution environment (nothing of the old one's memory carries over). */
+  recycle(): Promise<void>;
   stop(): void;
 }
 
@@ -176,6 +178,16 @@ export async function startLocalFunction(options: LocalFunctionOptions): Promise
         clock: options.clock?.(),
       });
       return result;
+    },
+    async recycle() {
+      const old = current?.child;
+      // The old process's exit rejects what is still waiting on it: let it go before the new one takes invocations.
+      if (old && old.exitCode === null && old.signalCode === null) {
+        const exited = new Promise((resolve) => old.once('exit', resolve));
+        old.kill('SIGTERM');
+        await exited;
+      }
+      await start().ready;
     },
     stop() {
       stopped = true;

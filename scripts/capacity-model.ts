@@ -140,13 +140,56 @@ export const assumptions = {
  */
 export const tailPageShare = ((1 - assumptions.firstPageShare) * assumptions.pageSize) / assumptions.listPetsAtLeast;
 
-/** Ids reserved per allocator write, allocator stripes, shards per list index (functions/data/pet-layout.ts). */
+/**
+ * What list clients send, for the list rows. `default`: the assumptions above.
+ * `adversarial`: what the contract allows a hostile but well-behaved client
+ * mix: every page of 100 (2.5 read units read at once, and two Queries a page:
+ * the bench's ≤ 2), 10 % of list pages on a status few pets have (each such
+ * page reads its 32 blocks, a Query each, mostly empty: half a unit each), and
+ * short filtered lists polled by their first page (first pages, kept by each
+ * instance's range cache for a minute: it keeps what is hit).
+ */
+export interface ListMix {
+  name: 'default' | 'adversarial';
+  pageSize: number;
+  queriesPerPage: number;
+  /** Share of list pages on a status few pets have. */
+  rareStatusShare: number;
+  /** Queries per page of such a walk: MAX_BLOCKS_PER_PAGE (functions/data/pet-repository.ts). */
+  rareQueriesPerPage: number;
+}
+
+export const listMixes: Record<ListMix['name'], ListMix> = {
+  default: {
+    name: 'default',
+    pageSize: assumptions.pageSize,
+    queriesPerPage: assumptions.queriesPerPage,
+    rareStatusShare: 0,
+    rareQueriesPerPage: 32,
+  },
+  adversarial: { name: 'adversarial', pageSize: 100, queriesPerPage: 2, rareStatusShare: 0.1, rareQueriesPerPage: 32 },
+};
+
+/**
+ * Read units of a page: one Query of pageSize + 1 pets, or (the share
+ * queriesPerPage − 1 of pages) two Queries of half as many each, every Query
+ * rounded up to 4 KB on its own.
+ */
+export function pageReadUnits(mix: ListMix): number {
+  const twoQueries = Math.min(1, Math.max(0, mix.queriesPerPage - 1));
+  const items = mix.pageSize + 1;
+  return (1 - twoQueries) * queryReadUnits(items) + twoQueries * 2 * queryReadUnits(Math.ceil(items / 2));
+}
+
+/** Ids per block, shards per list index, copies of the block counter (functions/data/pet-layout.ts). */
 export const layout = petLayout;
 /** How long an instance keeps its views of the newest pets (which blocks exist, blocks being filled), and sealed ranges (pet-repository.ts). */
 const recentViewSeconds = 10;
 const sealedCacheSeconds = 60;
-/** What one read of which blocks exist costs each stripe item: an eventually consistent read of a small item. */
-const frontierReadUnitsPerItem = 0.5;
+/** What one read of which blocks exist costs: a strongly consistent read of one small copy of the block counter. */
+const frontierReadUnitsPerRead = 1;
+/** How long an instance keeps which early blocks exist (the stripes and the first allocator, 17 items of half a unit: pet-repository.ts). */
+const earlyBlocksSeconds = 60;
 
 export const multiples = [1, 10, 100, 1_000] as const;
 
@@ -252,13 +295,15 @@ function concurrency(m: number, ms: { listPets: number; createPet: number; getPe
 }
 
 /**
- * Reads of one allocator stripe item (one partition each): every list instance
- * reads all of them (0.5 unit each) when its view of which blocks exist is
- * older than recentViewSeconds, and every page that reads the newest pets
- * afresh reads them again (share `fresh` of the list pages).
+ * Reads of one copy of the block counter (one partition each, copies read at
+ * random): every list instance reads one when its view of which blocks exist
+ * is older than recentViewSeconds and a page of a walk under way reaches the
+ * newest pets; and a page of a walk begun since the view (share `fresh` of
+ * list pages) reads one.
  */
-function stripeItemReads(m: number, fresh = tailPageShare): number {
-  return (listInstances(m) / recentViewSeconds + lists(m) * fresh) * frontierReadUnitsPerItem;
+function counterCopyReads(m: number, fresh = tailPageShare): number {
+  const reads = listInstances(m) / recentViewSeconds + lists(m) * fresh;
+  return (reads * frontierReadUnitsPerRead) / layout.frontierCopies;
 }
 
 /**
@@ -267,35 +312,146 @@ function stripeItemReads(m: number, fresh = tailPageShare): number {
  * block per list instance per recentViewSeconds, fewer when fewer such pages
  * come (`viewShare` of the list pages); `fresh` of the list pages read afresh.
  */
-function newestBlockReads(m: number, fresh: number, viewShare = 1): number {
+function newestBlockReads(m: number, fresh: number, viewShare = 1, mix: ListMix = listMixes.default): number {
   const viewReads = Math.min(lists(m) * viewShare, listInstances(m) / recentViewSeconds);
-  return (viewReads + lists(m) * fresh * assumptions.queriesPerPage) * queryReadUnits(assumptions.pageSize + 1);
+  const freshReads = lists(m) * fresh * mix.queriesPerPage;
+  return ((viewReads + freshReads) * pageReadUnits(mix)) / newestShards(m);
 }
 
 /**
- * Blocks being filled at once: each create instance fills its block at its own
- * pace (one create per warm duration) for at most the block's lifetime.
+ * Over how many shards those reads spread: the newest block moves on with
+ * every reservation (the counter hands out consecutive blocks, on consecutive
+ * shards), and instances read their views at their own moments; counted over
+ * the blocks handed out in one second (at 1×, one: every read on one shard),
+ * at most every shard, the busiest taking shardImbalance times the average.
  */
-function openBlocks(m: number): number {
-  const fillSeconds = Math.min(layout.blockLifetimeMs / 1000, (layout.blockSize * assumptions.durationsMs.createPet) / 1000);
-  return (creates(m) / layout.blockSize) * fillSeconds;
+function newestShards(m: number): number {
+  const blocksPerSecond = creates(m) / layout.blockSize;
+  return blocksPerSecond <= 1 ? 1 : Math.min(layout.shardCount, blocksPerSecond) / assumptions.shardImbalance;
 }
 
 /**
  * The share of list pages reading the newest pets afresh at which a partition
- * binds at `m`×: the stripe items, or the newest block's shard, whichever
- * first; beside the model's last pages of walks under way (tailPageShare, on
- * views), or, `worst`, as many of those as make every list instance read the
- * newest block once per recentViewSeconds.
+ * binds at `m`×: a copy of the block counter, or the newest block's shard,
+ * whichever first; beside the model's last pages of walks under way
+ * (tailPageShare, on views), or, `worst`, as many of those as make every list
+ * instance read the newest block once per recentViewSeconds.
  */
 export function tailShareBindingAt(
   m: number,
   views: 'model' | 'worst' = 'model',
-): { share: number; stripeItems: number; newestBlock: number } {
-  const stripeItems = (awsLimits.partitionReadUnits / frontierReadUnitsPerItem - listInstances(m) / recentViewSeconds) / lists(m);
-  const viewReads = newestBlockReads(m, 0, views === 'model' ? tailPageShare : 1);
-  const newestBlock = (awsLimits.partitionReadUnits - viewReads) / (newestBlockReads(m, 1, 0) - newestBlockReads(m, 0, 0));
-  return { share: Math.min(stripeItems, newestBlock), stripeItems, newestBlock };
+): { share: number; counterCopies: number; newestBlock: number } {
+  const viewShare = views === 'model' ? tailPageShare : 1;
+  const counterCopies = shareBinding((share) => counterCopyReads(m, share));
+  const newestBlock = shareBinding((share) => newestBlockReads(m, share, viewShare));
+  return { share: Math.min(counterCopies, newestBlock), counterCopies, newestBlock };
+}
+
+/** The share of list pages at which `load` reaches a partition's read units (Infinity: not even at every page). */
+function shareBinding(load: (share: number) => number): number {
+  if (load(1) < awsLimits.partitionReadUnits) return Number.POSITIVE_INFINITY;
+  let low = 0;
+  let high = 1;
+  for (let step = 0; step < 60; step++) {
+    const middle = (low + high) / 2;
+    if (load(middle) < awsLimits.partitionReadUnits) low = middle;
+    else high = middle;
+  }
+  return high;
+}
+
+/**
+ * Next pages on the busiest key of any list index: pages of all pets (the
+ * listAll share), of a common status, and of a status few pets have (its 32
+ * Queries a page, mostly empty, half a unit each), each spread over the
+ * index's shards, the busiest taking shardImbalance times the average.
+ */
+function nextPageReads(m: number, mix: ListMix): number {
+  const { mix: shares, firstPageShare, shardImbalance } = assumptions;
+  const next = rps(m) * (1 - firstPageShare);
+  const rare = (shares.listAll + shares.listByStatus) * mix.rareStatusShare;
+  const perKey = (pages: number, units: number) => ((pages * units) / layout.shardCount) * shardImbalance;
+  return Math.max(
+    perKey(next * shares.listAll, pageReadUnits(mix)),
+    perKey(next * Math.max(0, shares.listByStatus - rare), pageReadUnits(mix)),
+    perKey(next * rare, mix.rareQueriesPerPage * queryReadUnits(1)),
+  );
+}
+
+/** The list path's rows for a mix of list clients. */
+export function listRows(mix: ListMix): Component[] {
+  return [
+    {
+      name: 'id block counter item, writes',
+      unit: 'writes',
+      limit: awsLimits.partitionWriteUnits,
+      kind: 'hard',
+      // One reservation a block: at high multiples a block fills in about 12 s, well within its minute.
+      load: (m) => creates(m) / layout.blockSize,
+    },
+    {
+      name: 'one copy of the block counter, writes',
+      unit: 'writes',
+      limit: awsLimits.partitionWriteUnits,
+      kind: 'hard',
+      // Every reservation writes every copy (a copy already past it still costs its write).
+      load: (m) => creates(m) / layout.blockSize,
+    },
+    {
+      name: 'one copy of the block counter, reads (which blocks exist)',
+      unit: 'read units',
+      limit: awsLimits.partitionReadUnits,
+      kind: 'hard',
+      load: (m) => counterCopyReads(m),
+    },
+    {
+      name: 'one early allocator item (stripes, id 0), reads',
+      unit: 'read units',
+      limit: awsLimits.partitionReadUnits,
+      kind: 'hard',
+      load: (m) => (listInstances(m) / earlyBlocksSeconds) * 0.5,
+    },
+    {
+      name: 'one list shard ("<n>" or "available#<n>"), writes',
+      unit: 'writes',
+      limit: awsLimits.partitionWriteUnits,
+      kind: 'hard',
+      // All creates may be `available`: the byStatusShard keys of one status take them all, like byListShard.
+      load: (m) => ((creates(m) * petWriteUnits) / layout.shardCount) * assumptions.shardImbalance,
+    },
+    {
+      name: "the first block's shard, reads (first pages)",
+      unit: 'read units',
+      limit: awsLimits.partitionReadUnits,
+      kind: 'hard',
+      // A warm instance keeps the sealed first pages for a minute, the least recently used range dropped first: one Query
+      // per view (plain and filtered share no key, but pages of 20 and 100 do) per instance per minute.
+      load: (m) => (listInstances(m) / sealedCacheSeconds) * 2 * pageReadUnits(mix),
+    },
+    {
+      name: "the newest block's shard, reads (pages reaching the newest pets)",
+      unit: 'read units',
+      limit: awsLimits.partitionReadUnits,
+      kind: 'hard',
+      // The model's last pages, every one charged afresh and on views too.
+      load: (m) => newestBlockReads(m, tailPageShare, tailPageShare, mix),
+    },
+    {
+      name: "the newest block's shard, reads (walks under way ending there, any number)",
+      unit: 'read units',
+      limit: awsLimits.partitionReadUnits,
+      kind: 'hard',
+      // Every list instance reads the newest block once per recentViewSeconds, the most views cost whatever the share.
+      load: (m) => newestBlockReads(m, 0, 1, mix),
+    },
+    {
+      name: 'one list shard, reads (next pages)',
+      unit: 'read units',
+      limit: awsLimits.partitionReadUnits,
+      kind: 'hard',
+      load: (m) => nextPageReads(m, mix),
+    },
+  ];
 }
 
 /**
@@ -357,68 +513,13 @@ export const components: Component[] = [
     kind: 'soft quota',
     load: (m) => rps(m) * assumptions.mix.getPet * Math.ceil(assumptions.petItemBytes / 4096),
   },
+  ...listRows(listMixes.default),
   {
     name: 'byListShard index, writes (quota)',
     unit: 'writes',
     limit: awsLimits.tableQuotaUnits,
     kind: 'soft quota',
     load: (m) => creates(m) * petWriteUnits,
-  },
-  {
-    name: 'id allocator stripe item, writes',
-    unit: 'writes',
-    limit: awsLimits.partitionWriteUnits,
-    kind: 'hard',
-    load: (m) => creates(m) / layout.blockSize / layout.stripeCount,
-  },
-  {
-    name: 'id allocator stripe item, reads (which blocks exist)',
-    unit: 'read units',
-    limit: awsLimits.partitionReadUnits,
-    kind: 'hard',
-    load: stripeItemReads,
-  },
-  {
-    name: 'one list shard ("<n>" or "available#<n>"), writes',
-    unit: 'writes',
-    limit: awsLimits.partitionWriteUnits,
-    kind: 'hard',
-    // All creates may be `available`: the byStatusShard keys of one status take them all, like byListShard.
-    load: (m) => ((creates(m) * petWriteUnits) / layout.shardCount) * assumptions.shardImbalance,
-  },
-  {
-    name: "the first block's shard, reads (first pages)",
-    unit: 'read units',
-    limit: awsLimits.partitionReadUnits,
-    kind: 'hard',
-    // A warm instance keeps the sealed first pages for a minute: one Query per view per instance per minute.
-    load: (m) => (listInstances(m) / sealedCacheSeconds) * 2 * queryReadUnits(assumptions.pageSize + 1),
-  },
-  {
-    name: "the newest block's shard, reads (pages reaching the newest pets)",
-    unit: 'read units',
-    limit: awsLimits.partitionReadUnits,
-    kind: 'hard',
-    // The model's last pages, every one charged afresh and on views too.
-    load: (m) => newestBlockReads(m, tailPageShare, tailPageShare),
-  },
-  {
-    name: "the newest block's shard, reads (walks under way ending there, any number)",
-    unit: 'read units',
-    limit: awsLimits.partitionReadUnits,
-    kind: 'hard',
-    // Every list instance reads the newest block once per recentViewSeconds, the most views cost whatever the share.
-    load: (m) => newestBlockReads(m, 0),
-  },
-  {
-    name: 'one list shard, reads (next pages)',
-    unit: 'read units',
-    limit: awsLimits.partitionReadUnits,
-    kind: 'hard',
-    load: (m) =>
-      ((lists(m) * (1 - assumptions.firstPageShare) * assumptions.queriesPerPage * queryReadUnits(assumptions.pageSize + 1)) /
-        layout.shardCount) *
-      assumptions.shardImbalance,
   },
   {
     name: 'idempotency table, sudden surge',
@@ -444,30 +545,48 @@ export const components: Component[] = [
 ];
 
 /** The multiple of today's traffic at which a component reaches its limit. */
-export const bindsAt = (c: Component): number => c.limit / c.load(1);
+export function bindsAt(c: Component): number {
+  // Loads grow with m, not all in proportion (views spread over more shards as blocks come faster): search.
+  if (c.load(10_000) < c.limit) return 10_000;
+  let low = 0;
+  let high = 10_000;
+  for (let step = 0; step < 60; step++) {
+    const middle = (low + high) / 2;
+    if (c.load(middle) < c.limit) low = middle;
+    else high = middle;
+  }
+  return high;
+}
 
 export interface Wall {
   component: Component;
   multiple: number;
 }
 
+/** Every component, with the list rows of `mix` in place of the default mix's. */
+export function componentsFor(mix: ListMix): Component[] {
+  if (mix.name === 'default') return components;
+  const defaultListRows = new Set(listRows(listMixes.default).map((row) => row.name));
+  return [...components.filter((c) => !defaultListRows.has(c.name)), ...listRows(mix)];
+}
+
 /** Components ordered by the multiple at which growth makes them bind (loads that do not grow, and brownouts, left out). */
-export function walls(): Wall[] {
-  return components
+export function walls(of: Component[] = components): Wall[] {
+  return of
     .filter((c) => c.load(10) > c.load(1) && c.kind !== 'brownout')
     .map((component) => ({ component, multiple: bindsAt(component) }))
     .sort((a, b) => a.multiple - b.multiple);
 }
 
 /** The first limit that growth reaches and AWS will not raise: a per-partition limit. */
-export function firstHardWall(): Wall {
-  const hard = walls().find((wall) => wall.component.kind === 'hard');
+export function firstHardWall(of: Component[] = components): Wall {
+  const hard = walls(of).find((wall) => wall.component.kind === 'hard');
   if (!hard) throw new Error('No hard limit in the model.');
   return hard;
 }
 
-export function firstHardWallLine(): string {
-  const { component, multiple } = firstHardWall();
+export function firstHardWallLine(of: Component[] = components): string {
+  const { component, multiple } = firstHardWall(of);
   return `first hard wall: ${times(multiple)} (${component.name}, ${component.limit.toLocaleString('en-US')} ${component.unit} per second)`;
 }
 
@@ -552,7 +671,7 @@ export function renderCapacityTables(): string {
         .map(([operation, share]) => `${operation} ${Math.round(share * 100)} %`)
         .join(
           ', ',
-        )}; pages of ${assumptions.pageSize} pets of ${assumptions.petItemBytes} bytes (${queryReadUnits(assumptions.pageSize + 1)} read units a page); ids in blocks of ${layout.blockSize} on ${layout.stripeCount} allocator stripes, ${layout.shardCount} shards per list index; ${Math.round(assumptions.firstPageShare * 100)} % first pages, and ${percent(tailPageShare)} reaching the newest pets (lists of at least ${assumptions.listPetsAtLeast.toLocaleString('en-US')} pets); a count on a key's counter item ${counterUnitsPerRequest.toFixed(1)} write units on average (measured); authorizer cache ${authorizer.resultsCacheTtlSeconds} s.`,
+        )}; pages of ${assumptions.pageSize} pets of ${assumptions.petItemBytes} bytes (${pageReadUnits(listMixes.default)} read units a page); ids in blocks of ${layout.blockSize} from one counter (${layout.frontierCopies} copies read), ${layout.shardCount} shards per list index; ${Math.round(assumptions.firstPageShare * 100)} % first pages, and ${percent(tailPageShare)} reaching the newest pets (lists of at least ${assumptions.listPetsAtLeast.toLocaleString('en-US')} pets); a count on a key's counter item ${counterUnitsPerRequest.toFixed(1)} write units on average (measured); authorizer cache ${authorizer.resultsCacheTtlSeconds} s.`,
     '',
     `| component | limit per second | kind | ${multiples.map((m) => `${m}×`).join(' | ')} | binds at |`,
     `|---|---|---|${multiples.map(() => '---').join('|')}|---|`,
@@ -581,14 +700,12 @@ export function renderCapacityTables(): string {
   );
   const tail = tailShareBindingAt(1_000);
   const worst = tailShareBindingAt(1_000, 'worst');
-  const copies = 4;
   lines.push(
     '',
     `Pages reaching the newest pets: the model takes ${percent(tailPageShare)} of list pages (tailPageShare: a walk over ${assumptions.listPetsAtLeast.toLocaleString('en-US')} pets reaches them once in ${(assumptions.listPetsAtLeast / assumptions.pageSize).toLocaleString('en-US')} pages). ` +
-      `Pages of walks under way end on their list instance's view of the newest pets, taken since the walk began and at most ${recentViewSeconds} s old: however many such pages come, an instance reads each newest block at most once per ${recentViewSeconds} s for them, ${number(newestBlockReads(1_000, 0))} read units a second on one shard at 1000× if every list instance did (the row "walks under way ending there"). ` +
-      `Pages that read the newest pets afresh (a first page that reaches them, as when a list shorter than a page is polled; a walk that got there within seconds of its first page) would bind a partition at 1000× once ${percent(tail.share)} of list pages were such pages, or ${percent(worst.share)} beside views at their worst. ` +
-      `The newest block's shard binds first (at ${percent(tail.newestBlock)}), charged as if every such page read one shard: the worst case, since at 1000× about ${number(openBlocks(1_000))} blocks are being filled at once, over all ${layout.shardCount} shards. ` +
-      `The stripe items bind at ${percent(tail.stripeItems)}; ${copies} copies of each stripe's frontier (written by the create that reserves a block, one read at random) would take them to ${percent(tail.stripeItems * copies)}.`,
+      `Pages of walks under way end on their list instance's view of the newest pets, taken since the walk began and at most ${recentViewSeconds} s old: however many such pages come, an instance reads each newest block at most once per ${recentViewSeconds} s for them (the row "walks under way ending there"; at 1000× the counter hands out ${number(creates(1_000) / layout.blockSize)} blocks a second on consecutive shards, so those reads spread over every shard). ` +
+      `Pages of walks begun after the view (a first page that reaches them, as when a list shorter than a page is polled; a walk that got there within seconds of its first page) read afresh: they would bind a partition at 1000× once ${percent(tail.share)} of list pages were such pages, or ${percent(worst.share)} beside views at their worst (the copies of the block counter at ${percent(tail.counterCopies)}, the newest block's shard at ${percent(tail.newestBlock)}). ` +
+      `A first page reaches the newest pets only while the list is within one page's 32 blocks (${number(32 * layout.blockSize)} pets), which 1000× traffic outgrows in ${number((32 * layout.blockSize) / creates(1_000))} s.`,
   );
   const order = walls().filter((wall) => wall.multiple < 10_000);
   lines.push(
@@ -604,29 +721,54 @@ export function renderCapacityTables(): string {
   return lines.join('\n');
 }
 
+/** The list rows under another mix of list clients, and the first hard wall with them. */
+export function renderListMix(mix: ListMix): string {
+  const rows = listRows(mix);
+  const all = componentsFor(mix);
+  return [
+    `List clients, ${mix.name} mix: pages of ${mix.pageSize} (${pageReadUnits(mix)} read units a page, ${mix.queriesPerPage} Queries), ${percent(mix.rareStatusShare)} of list pages on a status few pets have (${mix.rareQueriesPerPage} Queries a page); the rest as above.`,
+    '',
+    `| component | limit per second | kind | ${multiples.map((m) => `${m}×`).join(' | ')} | binds at |`,
+    `|---|---|---|${multiples.map(() => '---').join('|')}|---|`,
+    ...rows.map((c) => {
+      const loads = multiples.map((m) => `${number(c.load(m))} (${percent(c.load(m) / c.limit)})`);
+      return `| ${c.name} | ${c.limit.toLocaleString('en-US')} ${c.unit} | ${c.kind} | ${loads.join(' | ')} | ${times(bindsAt(c))} |`;
+    }),
+    '',
+    `${mix.name} mix: ${firstHardWallLine(all)}`,
+  ].join('\n');
+}
+
 export const BEGIN_MARKER = '<!-- capacity-model:begin (npx tsx scripts/capacity-model.ts --write) -->';
+export const ADVERSARIAL_BEGIN_MARKER = '<!-- capacity-model-adversarial:begin (npx tsx scripts/capacity-model.ts --write) -->';
+export const ADVERSARIAL_END_MARKER = '<!-- capacity-model-adversarial:end -->';
 export const END_MARKER = '<!-- capacity-model:end -->';
 export const scalingDocument = join(__dirname, '..', 'SCALING.md');
 
 /** The SCALING.md text with the tables between the markers replaced by `tables`. */
-export function withTables(document: string, tables: string): string {
-  const begin = document.indexOf(BEGIN_MARKER);
-  const end = document.indexOf(END_MARKER);
+export function withTables(document: string, tables: string, begin_ = BEGIN_MARKER, end_ = END_MARKER): string {
+  const begin = document.indexOf(begin_);
+  const end = document.indexOf(end_);
   if (begin < 0 || end < begin) throw new Error('SCALING.md lacks the capacity-model markers.');
-  return `${document.slice(0, begin + BEGIN_MARKER.length)}\n${tables}\n${document.slice(end)}`;
+  return `${document.slice(0, begin + begin_.length)}\n${tables}\n${document.slice(end)}`;
 }
 
 if (require.main === module) {
+  const at = process.argv.indexOf('--mix');
+  const mix = listMixes[(at >= 0 ? process.argv[at + 1] : 'default') as ListMix['name']];
+  if (!mix) throw new Error(`--mix must be one of: ${Object.keys(listMixes).join(', ')}`);
   const tables = renderCapacityTables();
+  const adversarial = renderListMix(listMixes.adversarial);
   if (process.argv.includes('--write')) {
-    writeFileSync(scalingDocument, withTables(readFileSync(scalingDocument, 'utf8'), tables));
+    const document = withTables(readFileSync(scalingDocument, 'utf8'), tables);
+    writeFileSync(scalingDocument, withTables(document, adversarial, ADVERSARIAL_BEGIN_MARKER, ADVERSARIAL_END_MARKER));
     console.log('SCALING.md: capacity tables updated.');
     for (const quota of raisableQuotas())
       console.log(
         `ask for more: ${quota.component.name} (${quota.component.limit.toLocaleString('en-US')} ${quota.component.unit}) at ${times(quota.askAt)}`,
       );
-    console.log(firstHardWallLine());
   } else {
-    console.log(tables);
+    console.log(mix.name === 'default' ? tables : renderListMix(mix));
   }
+  console.log(firstHardWallLine(componentsFor(mix)));
 }

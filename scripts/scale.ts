@@ -1,10 +1,15 @@
 /**
- * `npm run scale [-- --seconds N] [--multiple M] [--burst S] [--single-key]`: the scale test at length,
+ * `npm run scale [-- --seconds N] [--multiple M] [--burst S] [--single-key] [--mix adversarial] [--strict]`: the scale test at length,
  * on its own DynamoDB Local, behind the partition-limit simulator
  * (test/support/partition-limit-proxy.ts). Runs the baseline mix at 100× and
  * 1000× today's traffic (limits and traffic divided by the factor), prints one
  * report per run, and exits non-zero if any request was throttled or failed, or
  * a walk was wrong. CI runs a shortened form (test/integration/scale.test.ts).
+ * `--mix adversarial`: pages of 100, 10 % of walks on a status few pets have,
+ * first pages of that short list polled, creates from few and from many
+ * instances (test/support/scale-run.ts). `--strict`: no burst whatever --burst
+ * says (the simulator's default), and the run must last ten of the windows the
+ * simulator judges a write unit over (max(1 s, factor ÷ 1,000 s)).
  */
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { shardedDesign, singleListKeyDesign } from '../test/scale/designs';
@@ -17,12 +22,18 @@ const argument = (name: string, fallback: number) => {
 
 async function main(): Promise<void> {
   // 10 s by default: the walks under way are then finished at the mix's rate of lists, which takes minutes more.
+  const strict = process.argv.includes('--strict');
   const seconds = argument('seconds', 10);
   const only = argument('multiple', 0);
   const runs = [
     { multiple: 100, factor: 1_000 },
     { multiple: 1_000, factor: 10_000 },
   ].filter((run) => !only || run.multiple === only);
+  for (const run of runs) {
+    const windowSeconds = Math.max(1, run.factor / 1_000);
+    if (strict && seconds < 10 * windowSeconds)
+      throw new Error(`--strict at factor ${run.factor}: run at least ${10 * windowSeconds} s (--seconds)`);
+  }
   const dynamo = await startDynamoDbLocal({});
   let bad = false;
   try {
@@ -34,8 +45,9 @@ async function main(): Promise<void> {
         seconds,
         instances: { createPet: 16, listPets: 4, getPet: 4 },
         seedPets: 512,
-        // Less burst than DynamoDB's 300 s shows how much a run leans on it.
-        burstSeconds: argument('burst', 300),
+        // None by default, as AWS lends none above a partition's limits; some shows how much a run would lean on it.
+        burstSeconds: strict ? 0 : argument('burst', 0),
+        mix: process.argv.includes('adversarial') ? 'adversarial' : 'default',
         log: (line) => console.log(line),
       });
       console.log(`${report.text}\n`);

@@ -14,8 +14,8 @@ const PETS = 2_000;
  * each with its own allocator (so blocks interleave and some are left part-used).
  * A fresh reader (no cached ranges: the pets are new, so no block is sealed yet)
  * walks every page with limit 20 and with limit 100; each Query is counted, and
- * so is each read of which blocks exist (a BatchGetItem of the allocator stripe
- * items, when a page reaches the newest pets), reported beside the Queries.
+ * so is each read of which blocks exist (a GetItem of a copy of the block counter,
+ * when a page reaches the newest pets), reported beside the Queries.
  */
 export async function measureListWalkRequests(run: BenchRun, endpoint: string): Promise<void> {
   run.progress(`Queries per listPets page: ${PETS} pets created by ${INSTANCES} instances, then walked with limits 20 and 100`);
@@ -49,7 +49,7 @@ export async function measureListWalkRequests(run: BenchRun, endpoint: string): 
     run.checks.push({ label: `listPets: Queries per page of ${limit}`, met, detail: `${perPage.toFixed(2)} (≤ ${target})` });
     run.rows.push({
       measure: `DynamoDB Queries per listPets page of ${limit} (walk of ${PETS} pets made by ${INSTANCES} instances)`,
-      ours: `${perPage.toFixed(2)} (${reader.queriesSent} Queries, ${pages} pages; and ${reader.frontierReadsSent} BatchGetItem of the stripe items)`,
+      ours: `${perPage.toFixed(2)} (${reader.queriesSent} Queries, ${pages} pages; and ${reader.frontierReadsSent} reads of which blocks exist: a copy of the block counter)`,
       plain: '—',
       express: '—',
       floor: '1',

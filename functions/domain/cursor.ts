@@ -18,8 +18,9 @@ export interface CursorPosition {
   /**
    * When the walk's first page was asked for (ms since the epoch, the service's
    * clock): a page may be read from a view of the newest pets taken since then
-   * (functions/data/pet-repository.ts). Absent in cursors made before it was
-   * kept (format 1): such a walk goes on as if it began now.
+   * (functions/domain/list-views.ts). Absent in cursors made
+   * before it was kept (format 1; migration, to be removed after 2027-06-30, with
+   * the rollout flag cursorsCarryWalkStart): such a walk goes on as if it began now.
    */
   walkStartedAt?: number;
 }
@@ -50,7 +51,8 @@ export function decodeCursor(cursor: string, status: PetStatus | undefined): Cur
   if (raw.length <= MAC_BYTES || raw.toString('base64url') !== cursor) throw invalidCursor();
   const payload = raw.subarray(MAC_BYTES).toString();
   if (!timingSafeEqual(raw.subarray(0, MAC_BYTES), mac(payload))) throw invalidCursor();
-  // Format 1 "1:<afterId>:<status>", format 2 "2:<start>:<afterId>:<status>".
+  // Format 2 "2:<start>:<afterId>:<status>"; format 1 "1:<afterId>:<status>" (migration: read until 2027-06-30, when
+  // every cursor of format 1 is long expired and no version making them runs).
   const match = /^(?:1|2:(?<start>\d{14})):(?<afterId>[1-9]\d{0,15}):(?<status>[a-z]*)$/.exec(payload)?.groups;
   const afterId = Number(match?.afterId);
   const cursorStatus = match?.status || undefined;

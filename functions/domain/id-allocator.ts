@@ -9,7 +9,7 @@ import { MAX_ID } from './pet';
  *
  * With a `lifetimeMs`, a block is given up that long after its reservation,
  * used up or not (its other ids are skipped), so that readers know when no new
- * pet can appear in it any more (functions/data/pet-layout.ts, sealed blocks).
+ * pet can appear in it any more (functions/domain/id-blocks.ts, sealed blocks).
  */
 export class IdAllocator {
   private next = 0;

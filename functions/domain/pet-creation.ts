@@ -114,7 +114,7 @@ export class PetCreation {
   }
 
   private async createOnce(input: NewPet, keyId: string, idempotencyKey: string): Promise<{ pet: Pet; created: boolean }> {
-    const { records, pets, clock } = this.context;
+    const { records, clock } = this.context;
     const recordId = `createPet#${sha256(`${keyId}\n${idempotencyKey}`)}`;
     const requestHash = sha256(JSON.stringify(canonical(input)));
     const draft = await this.draft(input);
@@ -141,24 +141,28 @@ export class PetCreation {
       );
     }
     if (record.status === 'COMPLETED') return { pet: record.pet, created };
-    if (!created && record.leaseUntil > clock()) {
-      // Another attempt holds the key. Its pet already stored means only its COMPLETED mark was lost.
-      const stored = await unknownOutcomeIfFails('create_unknown_with_key', () => pets.get(record.pet.id));
-      if (!stored) {
-        throw new ApiError('request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', 1);
-      }
-      await this.complete(record);
-      return { pet: record.pet, created };
-    }
-    try {
-      await pets.insert(record.pet, record.createdAt, recordId);
-    } catch (error) {
-      // The pet may or may not be stored: keep the record, let the next attempt settle it at once.
-      if (error instanceof DependencyUnavailableError) await this.release(recordId, record.pet.id);
-      throw withOutcome(error, 'create_unknown_with_key');
-    }
+    if (!created && record.leaseUntil > clock()) await this.settleHeldElsewhere(record);
+    else await this.writePet(record);
     await this.complete(record);
     return { pet: record.pet, created };
+  }
+
+  /** Another attempt holds the key: its pet already stored means only its COMPLETED mark was lost; else a 409. */
+  private async settleHeldElsewhere(record: IdempotencyRecord): Promise<void> {
+    const stored = await unknownOutcomeIfFails('create_unknown_with_key', () => this.context.pets.get(record.pet.id));
+    if (!stored) {
+      throw new ApiError('request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', 1);
+    }
+  }
+
+  /** Writes the record's pet (the same write whoever makes it); when it may or may not be stored, the record is kept for the next attempt to settle at once. */
+  private async writePet(record: IdempotencyRecord): Promise<void> {
+    try {
+      await this.context.pets.insert(record.pet, record.createdAt, record.id);
+    } catch (error) {
+      if (error instanceof DependencyUnavailableError) await this.release(record.id, record.pet.id);
+      throw withOutcome(error, 'create_unknown_with_key');
+    }
   }
 
   private draft(input: NewPet): Promise<{ pet: Pet; createdAt: string }> {

@@ -16,9 +16,9 @@ export interface PetStore {
    * follow, the id the next page starts after: at or past the last pet's, below
    * the next pet (no pet existed in between when the page was read; one created
    * since is a pet created during the walk), or past the blocks read when the
-   * store stopped short of `limit` to bound one page's work. Every pet created
-   * before `walkStartedAt` (ms, the service's clock) is among those read; a pet
-   * created since may be missing (docs/clients.md).
+   * store stopped short of `limit` to bound one page's work. Every pet whose
+   * create answered before `walkStartedAt` (ms, the service's clock) is among
+   * those read; a pet created since may be missing (docs/clients.md).
    */
   listAfter(afterId: number, limit: number, status: PetStatus | undefined, walkStartedAt?: number): Promise<PetPage>;
 }
@@ -35,6 +35,7 @@ export interface PetsContext {
    * Whether next cursors carry when their walk began (format 2; by default
    * yes). Off, they are format 1, which versions before format 2 read, and each
    * page is read as if its walk began then (lib/stage-config.ts, cursorsCarryWalkStart).
+   * Migration: to be removed after 2027-06-30, with format 1 (cursor.ts).
    */
   cursorsCarryWalkStart?: boolean;
 }

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tables } from '../../definitions/tables';
 import { localCredentials } from '../../local/local-api';
 import { createTestTables, testEndpoint } from '../support/dynamo';
@@ -8,8 +8,9 @@ import { itemSize, keySchemasOf, PartitionLimitProxy } from '../support/partitio
 /**
  * The simulator on DynamoDB Local, with a hand-moved clock: limits of 1,000
  * write and 3,000 read units per key divided by 100 (10 and 30 per second),
- * 1 s of burst. The same number of writes throttles when they share one
- * index key, and not when they are spread over many.
+ * no burst. The same number of writes throttles when they share one index
+ * key, and not when they are spread over many; no key takes more than its rate
+ * over the window of one call, however long it was idle.
  */
 let proxy: PartitionLimitProxy;
 let names: Awaited<ReturnType<typeof createTestTables>>;
@@ -18,7 +19,7 @@ let now = 1_000_000;
 
 beforeAll(async () => {
   names = await createTestTables();
-  proxy = await PartitionLimitProxy.start(testEndpoint(), keySchemasOf(tables, names), { factor: 100, burstSeconds: 1, now: () => now });
+  proxy = await PartitionLimitProxy.start(testEndpoint(), keySchemasOf(tables, names), { factor: 100, now: () => now });
   db = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint: proxy.endpoint, region: 'local', ...localCredentials(), maxAttempts: 1, customUserAgent: 'sim/test' }),
   );
@@ -54,7 +55,7 @@ async function putAll(items: Record<string, unknown>[]): Promise<{ ok: number; t
 describe('partition-limit simulator', () => {
   it('throttles writes that all land on one index key, with DynamoDB’s exception and reason', async () => {
     const result = await putAll(Array.from({ length: 30 }, (_, i) => pet(1000 + i, 'hot')));
-    // 10 units per second with 1 s of burst: 10 pass, the rest are refused within the same instant.
+    // 10 units per second, judged over 1 s: 10 pass, the rest are refused within the same instant.
     expect(result.ok).toBe(10);
     expect(result.throttled).toEqual(Array(20).fill('ProvisionedThroughputExceededException'));
     expect(proxy.throttlesByKey()).toEqual([{ resource: `${names.pets}/index/${index.name}`, key: 'hot', count: 20 }]);
@@ -97,9 +98,68 @@ describe('partition-limit simulator', () => {
         refused++;
       }
     }
-    // 30 read units of burst, 0.5 per eventually consistent Query of under 4 KB: 60 pass.
+    // 30 read units a second, 0.5 per eventually consistent Query of under 4 KB: 60 pass.
     expect(refused).toBe(20);
     expect(proxy.throttles[0]?.reason).toBe('IndexReadKeyRangeThroughputExceeded');
+  });
+
+  it('banks nothing: a key idle for ten minutes takes its rate over one second, and no more over any second after', async () => {
+    now += 600_000;
+    const admitted: number[] = [];
+    // One write every 50 ms for 3 s: 20 a second offered, 10 a second the limit.
+    for (let i = 0; i < 60; i++) {
+      if ((await putAll([pet(5000 + i, 'steady')])).ok === 1) admitted.push(now);
+      now += 50;
+    }
+    const busiestSecond = Math.max(...admitted.map((at) => admitted.filter((other) => other >= at && other < at + 1_000).length));
+    expect(busiestSecond).toBe(10);
+    expect(admitted.length).toBeLessThanOrEqual(30);
+  });
+
+  it('judges a call larger than one second of its key over the window that holds it, and charges an update on the larger item', async () => {
+    // A counter item of 2.5 KB on a table without indexes: every update of it costs 3 write units, however small the change.
+    const key = { pk: 'big-counter' };
+    now += 600_000;
+    await db.send(new PutCommand({ TableName: names.rateLimits, Item: { ...key, padding: 'x'.repeat(2_500), count: 0 } }));
+    const update = () =>
+      db.send(
+        new UpdateCommand({
+          TableName: names.rateLimits,
+          Key: key,
+          UpdateExpression: 'ADD #c :one',
+          ExpressionAttributeNames: { '#c': 'count' },
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      );
+    now += 1_000;
+    let passed = 0;
+    for (let i = 0; i < 5; i++)
+      passed += await update().then(
+        () => 1,
+        () => 0,
+      );
+    // 10 units a second: three updates of 3 units (9), the fourth would make 12.
+    expect(passed).toBe(3);
+    expect(proxy.usage.get(`${names.rateLimits}\u0000big-counter`)?.writeUnits).toBe(3 + 9);
+    expect(PartitionLimitProxy.windowMs(3, 1)).toBe(3_000);
+  });
+
+  it('lends burst only when asked to (burstSeconds), to measure how much a run would lean on it', async () => {
+    const lending = await PartitionLimitProxy.start(testEndpoint(), keySchemasOf(tables, names), {
+      factor: 100,
+      burstSeconds: 300,
+      now: () => now,
+    });
+    const client = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: lending.endpoint, region: 'local', ...localCredentials(), maxAttempts: 1 }),
+    );
+    try {
+      for (let i = 0; i < 30; i++) await client.send(new PutCommand({ TableName: names.pets, Item: pet(6000 + i, 'lent') }));
+      expect(lending.throttles).toEqual([]);
+    } finally {
+      client.destroy();
+      await lending.close();
+    }
   });
 
   it('sizes items by DynamoDB’s rules: names and values, numbers by their digits', () => {

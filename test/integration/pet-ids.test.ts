@@ -1,6 +1,15 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyRepository } from '../../functions/data/idempotency-repository';
-import { blockOf, type PetLayout, petLayout, stripeItemId } from '../../functions/data/pet-layout';
+import {
+  BLOCK_COUNTER_ID,
+  blockOf,
+  COUNTER_START_GAP_BLOCKS,
+  frontierCopyId,
+  LEGACY_ALLOCATOR_ID,
+  type PetLayout,
+  petLayout,
+  stripeItemId,
+} from '../../functions/data/pet-layout';
 import { PetRepository } from '../../functions/data/pet-repository';
 import { IdAllocator } from '../../functions/domain/id-allocator';
 import { PetCreation } from '../../functions/domain/pet-creation';
@@ -31,23 +40,22 @@ describe('pet ids', () => {
     expect(read).toEqual(created);
   });
 
-  it('never hands out an id again, even to a new container, and spreads blocks over the stripes', async () => {
+  it('never hands out an id again, even to a new container, and each new block lies above every block before', async () => {
     const dependencies = testDependencies(await createTestTables());
-    const layout: PetLayout = { ...petLayout, blockSize: 10, stripeCount: 4 };
+    const layout: PetLayout = { ...petLayout, blockSize: 10, frontierCopies: 4 };
     const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout });
     const first = new IdAllocator((count) => pets.reserveIds(count), 10);
     const firstIds = [await first.nextId(), await first.nextId()];
     expect(firstIds[1]).toBe((firstIds[0] as number) + 1);
-    // The first container dies with 8 unused ids in its block; no later block overlaps it.
-    const blocks = new Set([blockOf(firstIds[0] as number, layout)]);
+    // The first container dies with 8 unused ids in its block; every later block lies above it and each other.
+    let newest = blockOf(firstIds[0] as number, layout);
     for (let container = 0; container < 40; container++) {
       const id = await new IdAllocator((count) => pets.reserveIds(count), 10).nextId();
-      const block = blockOf(id, layout);
-      expect(blocks.has(block)).toBe(false);
       expect((id - 1) % 10).toBe(0);
-      blocks.add(block);
+      expect(blockOf(id, layout)).toBeGreaterThan(newest);
+      newest = blockOf(id, layout);
     }
-    // Every stripe took reservations (41 blocks on 4 stripes picked at random): no single allocator item.
+    // One counter took the 41 reservations, and each of its copies, which readers read, holds the newest block.
     const { Items = [] } = await dependencies.db.send(
       new ScanCommand({
         TableName: dependencies.tableNames.pets,
@@ -55,8 +63,21 @@ describe('pet ids', () => {
         ExpressionAttributeValues: { ':zero': 0 },
       }),
     );
-    expect(Items.map((item) => Number(item.id)).sort()).toEqual([0, 1, 2, 3].map(stripeItemId).sort());
-    expect(Items.reduce((sum, item) => sum + Number(item.reserved), 0)).toBe(41);
+    const tops = Object.fromEntries(Items.map((item) => [Number(item.id), Number(item.top)]));
+    expect(tops).toEqual(Object.fromEntries([BLOCK_COUNTER_ID, ...[0, 1, 2, 3].map(frontierCopyId)].map((id) => [id, newest])));
+  });
+
+  it('starts the block counter above every block the allocators before it handed out (migration)', async () => {
+    const dependencies = testDependencies(await createTestTables());
+    const layout: PetLayout = { ...petLayout, blockSize: 10, stripeCount: 4 };
+    const put = (Item: Record<string, unknown>) => dependencies.db.send(new PutCommand({ TableName: dependencies.tableNames.pets, Item }));
+    // The first allocator handed out ids up to 95 (blocks 0 … 9); stripe 2 its blocks 2, 6, 10, 14 (4 of them), the others none.
+    await put({ id: LEGACY_ALLOCATOR_ID, lastReservedId: 95 });
+    await put({ id: stripeItemId(2), reserved: 4, base: 0 });
+    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout });
+    const id = await new IdAllocator((count) => pets.reserveIds(count), 10).nextId();
+    // Past stripe 2's block 14 by the gap that keeps an older version, still reserving on the stripes, out of its way.
+    expect(blockOf(id, layout)).toBe(14 + COUNTER_START_GAP_BLOCKS + 1);
   });
 
   it('gives up a block after its lifetime, so that old blocks are sealed', async () => {

@@ -9,6 +9,12 @@ import { runScale } from '../support/scale-run';
  * partition-limit simulator. The sharded design takes it without a throttle;
  * the same run with every pet under one list key is throttled during the load:
  * the simulator can fail.
+ *
+ * This shortened run still borrows burst (300 s of each key's rate, banked from
+ * the start, as the simulator lent before it stopped lending any by default):
+ * at factor 10,000 one write unit is 10 s of a key's rate, and a run this short
+ * on four cold list instances reads the first blocks' shards faster than that
+ * (SCALING.md, "Proven on a simulator": what holds without burst, and what is open).
  */
 const run = (design: typeof shardedDesign, seconds: number, seedPets: number) =>
   runScale({
@@ -20,6 +26,7 @@ const run = (design: typeof shardedDesign, seconds: number, seedPets: number) =>
     instances: { createPet: 16, listPets: 4, getPet: 4 },
     seedPets,
     limits: [20, 100],
+    burstSeconds: 300,
   });
 
 it('takes 1000× with no throttled request, every create stored once, every walk complete', async () => {

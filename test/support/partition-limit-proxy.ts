@@ -16,12 +16,21 @@ import { answerDynamoDbError, inputOf, type LoopbackServer, listenOnLoopback, op
  *   keys only grow (split for heat cannot help an always-increasing sort key), so
  *   the simulator gives each value one partition's share: the worst case, and
  *   the one the Pet Store's design has to survive.
- * - Unused capacity is kept for up to 300 seconds as burst capacity ("Burst
- *   capacity", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html):
- *   each key is a token bucket refilled at its rate and holding at most
- *   `burstSeconds` of it (default 300, full at the start).
+ * - Burst never lifts a partition above those limits ("Burst and adaptive
+ *   capacity", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/burst-adaptive-capacity.html),
+ *   and each key here has a whole partition's limits: so no key is lent burst,
+ *   and none starts with capacity banked. A call of u units on a key of rate r
+ *   is admitted only if the key's units admitted in the last W seconds, with
+ *   it, stay within r·W, where W = max(1 s, u / r) is the shortest window that
+ *   holds the call: at factor 1,000, 1 s for a write of one unit (r = 1) and
+ *   for a read of up to 3 units (r = 3); at factor 10,000, 10 s for a write
+ *   unit and 1.7 s for half a read unit. A run should last ten such windows.
+ *   `burstSeconds` > 0 lends burst anyway (each key a token bucket of that
+ *   many seconds of its rate, full at the start), to measure how much a run
+ *   would lean on it.
  * - Units ("Read/write capacity mode", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html):
- *   a write costs one unit per started 1 KB of the item; a strongly consistent
+ *   a write costs one unit per started 1 KB of the item (an update, of the
+ *   larger of the item before and after it); a strongly consistent
  *   read one unit per started 4 KB, eventually consistent half; a Query sums the
  *   sizes of the items it returns before rounding up to 4 KB; BatchGetItem
  *   charges each item as a GetItem; a transactional write costs twice. Item size
@@ -44,8 +53,10 @@ import { answerDynamoDbError, inputOf, type LoopbackServer, listenOnLoopback, op
  *
  * Limits are divided by `factor`, so that this machine's load reaches them: at
  * factor 10,000, one key takes 0.1 write and 0.3 read units per second. Reads
- * are charged after DynamoDB Local answers (their size is known then); a read
- * is refused while its key's bucket is empty. Loopback only.
+ * are charged after DynamoDB Local answers (their size is known then) and
+ * admitted on the size of the key's last read (half a unit at first): a read
+ * that turns out larger than that may pass a window's limit by the difference.
+ * Loopback only.
  */
 export interface KeySchema {
   partitionKey: string;
@@ -58,7 +69,10 @@ export interface PartitionLimits {
   /** Per partition-key value, before the factor. Defaults: 1,000 and 3,000. */
   writeUnitsPerSecond?: number;
   readUnitsPerSecond?: number;
-  /** Unused capacity a key keeps, in seconds of its rate. Default 300. */
+  /**
+   * Burst lent to each key, in seconds of its rate (a token bucket, full at the
+   * start). Default 0: none, as AWS lends none above a partition's limits.
+   */
   burstSeconds?: number;
   /** The clock, in ms (injectable for unit tests). */
   now?: () => number;
@@ -89,6 +103,13 @@ interface Bucket {
   at: number;
 }
 
+/** What a key admitted lately (no burst): units at each instant, oldest first. */
+interface Window {
+  admitted: { at: number; units: number }[];
+  /** The units of its last read: what its next read is admitted on. */
+  lastReadUnits: number;
+}
+
 type Json = Record<string, unknown>;
 type AttributeValue = Record<string, unknown>;
 
@@ -99,6 +120,8 @@ export class PartitionLimitProxy {
   readonly calls = new Map<string, number>();
   private readonly writeBuckets = new Map<string, Bucket>();
   private readonly readBuckets = new Map<string, Bucket>();
+  private readonly writeWindows = new Map<string, Window>();
+  private readonly readWindows = new Map<string, Window>();
   private readonly now: () => number;
   readonly writeRate: number;
   readonly readRate: number;
@@ -113,7 +136,7 @@ export class PartitionLimitProxy {
     this.now = limits.now ?? Date.now;
     this.writeRate = (limits.writeUnitsPerSecond ?? 1_000) / limits.factor;
     this.readRate = (limits.readUnitsPerSecond ?? 3_000) / limits.factor;
-    this.burstSeconds = limits.burstSeconds ?? 300;
+    this.burstSeconds = limits.burstSeconds ?? 0;
   }
 
   /** Starts the proxy; `schemas` maps each physical table name to its keys and indexes. */
@@ -128,13 +151,20 @@ export class PartitionLimitProxy {
     return this.loopback.endpoint;
   }
 
-  /** Forgets usage, throttles and buckets (each key starts with a full burst again). */
+  /** Forgets usage, throttles and what each key admitted (with burst: each key starts with a full bucket again). */
   reset(): void {
     this.usage.clear();
     this.throttles.length = 0;
     this.calls.clear();
     this.writeBuckets.clear();
     this.readBuckets.clear();
+    this.writeWindows.clear();
+    this.readWindows.clear();
+  }
+
+  /** The window a call of `units` on a key of `rate` is judged over (module comment), in ms. */
+  static windowMs(units: number, rate: number): number {
+    return Math.max(1_000, (units / rate) * 1_000);
   }
 
   close(): Promise<void> {
@@ -178,7 +208,7 @@ export class PartitionLimitProxy {
         return throttle(response, refusal.reason, refusal.resource);
       }
       const answer = await this.forward(request, body);
-      this.chargeWrites(writes, answer);
+      await this.chargeWrites(writes, answer);
       this.chargeReads(operation, input, answer);
       response.writeHead(answer.status, answer.headers);
       response.end(answer.body);
@@ -199,11 +229,12 @@ export class PartitionLimitProxy {
       const multiplier = transactional ? 2 : 1;
       const key = (action.Key ?? action.Item ?? {}) as Record<string, AttributeValue>;
       const newItem = kind === 'Put' ? (action.Item as Record<string, AttributeValue>) : undefined;
-      // An update or delete rewrites the item's index entries: read the item as it is (uncharged; DynamoDB knows it).
-      const oldItem = kind !== 'Put' && schema.indexes.length > 0 ? await this.currentItem(table, key) : undefined;
+      // An update or delete is charged on the item as it is, and rewrites its index entries: read it (uncharged; DynamoDB knows it).
+      const oldItem = kind !== 'Put' ? await this.currentItem(table, key) : undefined;
       const size = Math.max(itemSize(newItem ?? {}), itemSize(oldItem ?? {}), itemSize(key));
       const units = Math.max(1, Math.ceil(size / 1024)) * multiplier;
-      planned.push({ resource: table, key: keyValue(key[schema.partitionKey]), units, conditionalCharge: true });
+      const afterUpdate = kind === 'Update' ? { table, key, multiplier } : undefined;
+      planned.push({ resource: table, key: keyValue(key[schema.partitionKey]), units, conditionalCharge: true, afterUpdate });
       for (const index of schema.indexes) {
         const resource = `${table}/index/${index.name}`;
         const values = new Set<string>();
@@ -234,14 +265,26 @@ export class PartitionLimitProxy {
     return planned;
   }
 
-  /** Charges the writes that happened: all of them on success; on a failed condition, the table's units only. */
-  private chargeWrites(writes: PlannedWrite[], answer: Answer): void {
+  /**
+   * Charges the writes that happened: all of them on success; on a failed
+   * condition, the table's units only. An update is charged on the larger of
+   * the item before and after it (its index entries likewise).
+   */
+  private async chargeWrites(writes: PlannedWrite[], answer: Answer): Promise<void> {
     const failedCondition = answer.status === 400 && /ConditionalCheckFailed|TransactionCanceled/.test(answer.body.toString());
     if (answer.status !== 200 && !failedCondition) return;
+    let grown = 0;
     for (const write of writes) {
       if (failedCondition && !write.conditionalCharge) continue;
-      this.take(this.writeBuckets, write.resource, write.key, write.units, this.writeRate);
-      this.record(write.resource, write.key).writeUnits += write.units;
+      // Each action's table write comes first, its index entries after it.
+      if (write.conditionalCharge) grown = 0;
+      if (write.afterUpdate && !failedCondition) {
+        const after = await this.currentItem(write.afterUpdate.table, write.afterUpdate.key);
+        grown = Math.max(0, Math.ceil(itemSize(after ?? {}) / 1024) * write.afterUpdate.multiplier - write.units);
+      }
+      const units = write.units + grown;
+      this.take('write', write.resource, write.key, units);
+      this.record(write.resource, write.key).writeUnits += units;
     }
   }
 
@@ -278,7 +321,7 @@ export class PartitionLimitProxy {
     const output = JSON.parse(answer.body.toString('utf8') || '{}') as Json;
     const charge = (resource: string, key: string, bytes: number, consistent: boolean) => {
       const units = Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
-      this.take(this.readBuckets, resource, key, units, this.readRate);
+      this.take('read', resource, key, units);
       this.record(resource, key).readUnits += units;
     };
     const [first] = this.readKeysOf(operation, input);
@@ -299,23 +342,51 @@ export class PartitionLimitProxy {
 
   // --- buckets --------------------------------------------------------------
 
-  /** The first key that cannot take the call, or nothing: writes need their units, reads a non-empty bucket. */
+  /** The first key that cannot take the call, or nothing: writes need room for their units, reads for their key's last read's. */
   private admit(
     writes: PlannedWrite[],
     reads: { resource: string; key: string }[],
   ): { resource: string; key: string; reason: string } | undefined {
     for (const write of writes) {
-      if (this.level(this.writeBuckets, write.resource, write.key, this.writeRate) < write.units) {
+      if (!this.hasRoom('write', write.resource, write.key, write.units)) {
         return { resource: write.resource, key: write.key, reason: `${kindOf(write.resource)}WriteKeyRangeThroughputExceeded` };
       }
     }
     for (const read of reads) {
-      if (this.level(this.readBuckets, read.resource, read.key, this.readRate) <= 0) {
+      const expected = this.burstSeconds > 0 ? Number.MIN_VALUE : this.windowOf('read', read.resource, read.key).lastReadUnits;
+      if (!this.hasRoom('read', read.resource, read.key, expected)) {
         this.record(read.resource, read.key).readThrottles += 1;
         return { resource: read.resource, key: read.key, reason: `${kindOf(read.resource)}ReadKeyRangeThroughputExceeded` };
       }
     }
     return undefined;
+  }
+
+  private rateOf(kind: 'write' | 'read'): number {
+    return kind === 'write' ? this.writeRate : this.readRate;
+  }
+
+  /** Whether the key can take `units` now: within its window's limit, or (with burst lent) while its bucket holds them. */
+  private hasRoom(kind: 'write' | 'read', resource: string, key: string, units: number): boolean {
+    const rate = this.rateOf(kind);
+    if (this.burstSeconds > 0) return this.level(kind === 'write' ? this.writeBuckets : this.readBuckets, resource, key, rate) >= units;
+    const windowMs = PartitionLimitProxy.windowMs(units, rate);
+    const since = this.now() - windowMs;
+    let used = 0;
+    for (const entry of this.windowOf(kind, resource, key).admitted) if (entry.at > since) used += entry.units;
+    // A hair of slack for floating point: r·W is exact only on paper.
+    return used + units <= (rate * windowMs) / 1_000 + 1e-9;
+  }
+
+  private windowOf(kind: 'write' | 'read', resource: string, key: string): Window {
+    const windows = kind === 'write' ? this.writeWindows : this.readWindows;
+    const id = `${resource}\u0000${key}`;
+    let window = windows.get(id);
+    if (!window) {
+      window = { admitted: [], lastReadUnits: 0.5 };
+      windows.set(id, window);
+    }
+    return window;
   }
 
   private level(buckets: Map<string, Bucket>, resource: string, key: string, rate: number): number {
@@ -329,10 +400,21 @@ export class PartitionLimitProxy {
     return bucket.tokens;
   }
 
-  private take(buckets: Map<string, Bucket>, resource: string, key: string, units: number, rate: number): void {
-    this.level(buckets, resource, key, rate);
-    const bucket = buckets.get(`${resource}\u0000${key}`)!;
-    bucket.tokens -= units;
+  /** Charges units to a key: into its window (kept as long as the widest window a call of its could need), or its bucket. */
+  private take(kind: 'write' | 'read', resource: string, key: string, units: number): void {
+    const rate = this.rateOf(kind);
+    if (this.burstSeconds > 0) {
+      const buckets = kind === 'write' ? this.writeBuckets : this.readBuckets;
+      this.level(buckets, resource, key, rate);
+      buckets.get(`${resource}\u0000${key}`)!.tokens -= units;
+      return;
+    }
+    const window = this.windowOf(kind, resource, key);
+    const now = this.now();
+    window.admitted.push({ at: now, units });
+    if (kind === 'read') window.lastReadUnits = units;
+    const keepMs = PartitionLimitProxy.windowMs(Math.max(...window.admitted.map((entry) => entry.units)), rate);
+    while ((window.admitted[0]?.at ?? now) <= now - keepMs) window.admitted.shift();
   }
 
   private record(resource: string, key: string): KeyUsage {
@@ -393,6 +475,8 @@ interface PlannedWrite {
   units: number;
   /** Charged even when the write's condition fails (the table's part). */
   conditionalCharge: boolean;
+  /** An update's item, read again after it to charge the larger image. */
+  afterUpdate?: { table: string; key: Record<string, AttributeValue>; multiplier: number };
 }
 
 interface Answer {

@@ -53,7 +53,14 @@ export interface ScaleOptions {
   seedPets: number;
   /** Page sizes walks use. */
   limits?: number[];
-  /** Seconds of unused capacity each key keeps (DynamoDB keeps 300: the simulator's default). */
+  /**
+   * What list clients send. `adversarial`: every page of 100, 10 % of new walks
+   * on a status few pets have (1 pet in 50 is sold), one list request in ten
+   * the first page of that short list polled, and half the creates from a few
+   * instances, half from many (options.instances.createPet × 4).
+   */
+  mix?: 'default' | 'adversarial';
+  /** Burst the simulator lends each key, in seconds of its rate (default none, as AWS: test/support/partition-limit-proxy.ts). */
   burstSeconds?: number;
   log?: (line: string) => void;
 }
@@ -120,6 +127,8 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     return { ...design.instance(dependencies, seeding), dependencies };
   };
 
+  const adversarialMix = options.mix === 'adversarial';
+  const seedStatus = adversarialMix ? rareSoldStatus : statusFor;
   // The past: pets created an hour ago, straight into DynamoDB Local.
   const hourAgo = () => Date.now() - 3_600_000;
   const seeder = instance('seed', false, hourAgo, true);
@@ -127,13 +136,16 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   for (let i = 0; i < options.seedPets; i += 20) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(20, options.seedPets - i) }, (_, j) =>
-        createPet({ name: `Seed ${i + j}`, categoryId: 1, status: statusFor(i + j) }, { ...seeder, clock: hourAgo }),
+        createPet({ name: `Seed ${i + j}`, categoryId: 1, status: seedStatus(i + j) }, { ...seeder, clock: hourAgo }),
       ),
     );
     for (const pet of batch) known.push({ pet, at: hourAgo() });
   }
   seeder.dependencies.db.destroy();
 
+  const adversarial = adversarialMix;
+  const statusOf = seedStatus;
+  const manyCreators = adversarial ? Array.from({ length: options.instances.createPet * 4 }, () => instance('createPet', true)) : [];
   const pools: Record<Operation, ReturnType<typeof instance>[]> = {
     createPet: Array.from({ length: options.instances.createPet }, () => instance('createPet', true)),
     listPets: Array.from({ length: options.instances.listPets }, () => instance('listPets', true)),
@@ -149,10 +161,11 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     const name = error instanceof Error ? `${error.name}: ${error.message.slice(0, 60)}` : String(error);
     outcomes[op].failed.set(name, (outcomes[op].failed.get(name) ?? 0) + 1);
   };
-  const limits = options.limits ?? [20, 100];
+  const limits = options.limits ?? (options.mix === 'adversarial' ? [100] : [20, 100]);
   const active: Walk[] = [];
   const finished: Walk[] = [];
   let walkNumber = 0;
+  let listNumber = 0;
 
   const page = async (walk: Walk): Promise<void> => {
     const at = pick(pools.listPets);
@@ -170,9 +183,10 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   };
   const run: Record<Operation, () => Promise<void>> = {
     createPet: async () => {
-      const at = pick(pools.createPet);
       const n = known.length;
-      const pet = await createPet({ name: `Pet ${n}`, categoryId: 2, status: statusFor(n) }, { ...at, clock: at.dependencies.clock });
+      // Adversarial: every other create from the many instances (each its own block), the rest from the few.
+      const at = pick(adversarial && n % 2 === 1 ? manyCreators : pools.createPet);
+      const pet = await createPet({ name: `Pet ${n}`, categoryId: 2, status: statusOf(n) }, { ...at, clock: at.dependencies.clock });
       known.push({ pet, at: Date.now() });
     },
     getPet: async () => {
@@ -181,13 +195,19 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       await findPet(pet.id, { pets: at.pets, clock: at.dependencies.clock });
     },
     listPets: async () => {
+      if (adversarial && listNumber++ % 10 === 9) {
+        // A client polling the first page of a short filtered list.
+        const at = pick(pools.listPets);
+        await listPets({ limit: 100, status: 'sold' }, { pets: at.pets, clock: at.dependencies.clock });
+        return;
+      }
       const idle = active.filter((walk) => walk.cursor !== undefined && !(walk as { busy?: boolean }).busy);
       let walk: Walk;
       if (idle.length > 0 && Math.random() < 0.5) walk = pick(idle);
       else {
         walk = {
           limit: limits[walkNumber % limits.length] as number,
-          status: walkNumber % 3 === 2 ? 'available' : undefined,
+          status: adversarial ? (walkNumber % 10 === 9 ? 'sold' : undefined) : walkNumber % 3 === 2 ? 'available' : undefined,
           startedAt: Date.now(),
           ids: [],
           pages: 0,
@@ -274,7 +294,9 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       `simulated instances: ${Object.entries(options.instances)
         .map(([op, n]) => `${n} ${op}`)
         .join(', ')}; ${options.seedPets} pets before the run`,
-    `limits per partition-key value: ${fmt(proxy.writeRate)} write units/s and ${fmt(proxy.readRate)} read units/s (AWS's 1,000 and 3,000 divided by ${factor}), ${proxy.burstSeconds} s of burst`,
+    `limits per partition-key value: ${fmt(proxy.writeRate)} write units/s and ${fmt(proxy.readRate)} read units/s (AWS's 1,000 and 3,000 divided by ${factor}), ${proxy.burstSeconds} s of burst; ` +
+      `without burst each call is judged over max(1 s, its units / the key's rate): ${fmt(PartitionLimitProxy.windowMs(1, proxy.writeRate) / 1000)} s for a write unit, ` +
+      `${fmt(PartitionLimitProxy.windowMs(0.5, proxy.readRate) / 1000)} s for half a read unit`,
     '',
     '| operation | requests | ok | failed | throttled DynamoDB calls |',
     '|---|---|---|---|---|',
@@ -312,7 +334,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   );
   for (const [op] of MIX) for (const [name, count] of outcomes[op].failed) lines.push(`  ${op} failed ${count}×: ${name}`);
 
-  for (const pool of Object.values(pools)) for (const at of pool) at.dependencies.db.destroy();
+  for (const pool of [...Object.values(pools), manyCreators]) for (const at of pool) at.dependencies.db.destroy();
   admin.destroy();
   await proxy.close();
   return {
@@ -340,6 +362,11 @@ function chooseOperation(i: number): Operation {
 const STATUSES: PetStatus[] = ['available', 'available', 'available', 'pending', 'sold'];
 function statusFor(n: number): PetStatus {
   return STATUSES[n % STATUSES.length] as PetStatus;
+}
+
+/** The adversarial mix's statuses: one pet in 50 sold, a status few pets have. */
+function rareSoldStatus(n: number): PetStatus {
+  return n % 50 === 49 ? 'sold' : n % 5 === 3 ? 'pending' : 'available';
 }
 
 function checkWalk(walk: Walk, known: { pet: Pet; at: number }[], stalenessMs: number): string | undefined {
