@@ -1,9 +1,9 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
 import { type ApiKeyRecord, countersIdOf } from '../domain/api-keys';
 import { DependencyUnavailableError } from '../domain/errors';
 import type { CountOutcome, Windows } from '../domain/rate-limit';
-import type { RateCounters } from '../domain/rate-limiter';
+import type { CountedKey, KeyState, RateCounters } from '../domain/rate-limiter';
 import { itemThatFailedCondition } from './conditional-check';
 import { dynamoCall } from './dynamo-errors';
 
@@ -187,6 +187,24 @@ export class RateLimitRepository implements RateCounters {
       ExpressionAttributeValues: { ':one': 1, ':requestId': requestId, ':ids': ids },
     });
     return result.updated;
+  }
+
+  /** The key state on the counters' item of the day (shard 0: the key tool and the ban write every shard alike), read strongly consistent. */
+  async keyState(key: CountedKey, windows: Windows, nowMs: number): Promise<KeyState> {
+    const { Item } = await dynamoCall(() =>
+      this.db.send(
+        new GetCommand({ TableName: this.tableName, Key: { pk: counterKey(key.countersId, windows.day) }, ConsistentRead: true }),
+      ),
+    );
+    const item = Item as CounterItem | undefined;
+    const marks = keyStateNames(key);
+    const expiresAt = markOf(item, marks.expiresAt);
+    const nowSeconds = Math.floor(nowMs / 1000);
+    return {
+      usable: !markOf(item, marks.revoked) && (expiresAt === undefined || Number(expiresAt) > nowSeconds),
+      ...(item?.keyPerMinute !== undefined ? { limits: { perMinute: Number(item.keyPerMinute), perDay: Number(item.keyPerDay) } } : {}),
+      suspendedUntil: Number(item?.suspendedUntil ?? 0),
+    };
   }
 
   /**

@@ -52,6 +52,17 @@ export interface RateCounters {
    * count landed). Returns whether it did.
    */
   refund(countersId: string, shard: number, windows: Windows, requestId: string): Promise<boolean>;
+  /** What the key tool and the ban rule wrote onto the key's counters (shard 0 of the day): read, never written. */
+  keyState(key: CountedKey, windows: Windows, nowMs: number): Promise<KeyState>;
+}
+
+/** The key's state as its counters hold it: limits the key tool set (if it changed the plan), usability, a ban. */
+export interface KeyState {
+  /** False once the key was revoked or expired (its own marks). */
+  usable: boolean;
+  limits?: PlanLimits;
+  /** Unix seconds; 0 when not suspended. */
+  suspendedUntil: number;
 }
 
 export interface RateLimitDecision extends Verdict {
@@ -127,7 +138,7 @@ export class RateLimiter {
     const memory = this.memoryOf(countersId, callerLimits);
     const noRefund = async () => false;
     for (let planChanges = 0; planChanges <= MAX_PLAN_CHANGES; planChanges++) {
-      const known = rememberedRefusal(memory, windows, nowMs);
+      const known = await this.confirmedRefusal(key, memory, windows, nowMs);
       if (known) return { ...(await this.refuse(known, countersId, memory, windows, nowMs, requestId)), refund: noRefund };
       const limits = memory.limits;
       const shards = counterShards(limits);
@@ -176,6 +187,25 @@ export class RateLimiter {
       }
     }
     throw new Error('The key plan kept changing under us');
+  }
+
+  /**
+   * A refusal this instance remembers, once one read of the counters confirms
+   * the key state it stands on: the key tool may have revoked the key or
+   * changed its plan since (a changed plan forgets the remembered windows, so
+   * the request is counted under the new limits), so every answer, a ban's
+   * 429s included, carries the key's current limits. A read, never a write.
+   */
+  private async confirmedRefusal(key: CountedKey, memory: KeyMemory, windows: Windows, nowMs: number): Promise<Refusal | undefined> {
+    if (!rememberedRefusal(memory, windows, nowMs)) return undefined;
+    const state = await this.counters.keyState(key, windows, nowMs);
+    if (!state.usable) throw new ApiError('unauthorized', 'This API key was revoked or has expired.');
+    if (state.limits && (state.limits.perMinute !== memory.limits.perMinute || state.limits.perDay !== memory.limits.perDay)) {
+      forgetWindows(memory, windows);
+      memory.limits = state.limits;
+    }
+    memory.suspendedUntil = Math.max(memory.suspendedUntil, state.suspendedUntil);
+    return rememberedRefusal(memory, windows, nowMs);
   }
 
   /** A refused request's verdict; it counts toward the ban of the counters' keys (unless they are suspended already). */

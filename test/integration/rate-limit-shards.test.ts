@@ -147,6 +147,7 @@ describe('an instance that has seen a window used up', () => {
         return counters.suspend(...args);
       },
       refund: (...args) => counters.refund(...args),
+      keyState: (...args) => counters.keyState(...args),
     };
     const limiter = new RateLimiter(counting);
     const now = Date.parse(testInstant(2, '09:00:01'));
