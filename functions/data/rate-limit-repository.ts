@@ -228,6 +228,7 @@ function stateOf(item: CounterItem | undefined, key: CountedKey, day: string, in
     dayGranted: Number(item?.dayCount ?? 0),
     spare: Number(item?.spare ?? 0),
     keepsLeases: item?.leases !== undefined,
+    leaseHolders: Object.keys(item?.leases ?? {}).length,
     ...(leaseSeq !== undefined ? { leaseSeq: Number(leaseSeq) } : {}),
     ...(item?.keyPerMinute !== undefined ? { keyLimits: { perMinute: Number(item.keyPerMinute), perDay: Number(item.keyPerDay) } } : {}),
     keyRevoked: Boolean(markOf(item, marks.revoked)),

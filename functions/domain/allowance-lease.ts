@@ -15,15 +15,20 @@ import type { PlanLimits } from '../../definitions/plans';
  */
 
 /** An instance leases spare only for a key it served at least this often in the last LOOKBACK_MS: a quiet key is counted request by request (one write each, its Remaining exact). */
-export const MIN_RECENT_REQUESTS = 4;
+export const MIN_RECENT_REQUESTS = 3;
 /** How far back an instance looks at its own requests of a key to size its next lease. */
 export const LOOKBACK_MS = 10_000;
 /** A lease's spare covers this share of the requests of the last LOOKBACK_MS (about the next 6 s at that rate): less costs more than 0.3 write units a request at a full Business minute over 20 instances (test/integration/limiter-write-units.test.ts). */
 const SPARE_PER_RECENT_REQUEST = 0.625;
 /** The spare recorded on a key's item, across every instance, stays within this share of the minute's limit. */
 export const SPARE_SHARE = 0.1;
-/** A lease takes at most this share of what is left of the window: leases shrink as the window runs out. */
-const SHARE_OF_WHAT_IS_LEFT = 0.25;
+/**
+ * A lease's spare is at most this share of what is left of the window divided
+ * by the instances leasing this minute: leases shrink as the window runs out,
+ * and a client that spreads its requests evenly uses what each instance holds
+ * before the window is used up.
+ */
+const SHARE_OF_WHAT_IS_LEFT = 0.5;
 
 /** The most spare the instances together may hold of a key's minute (recorded on its item). */
 export function spareCap(limits: PlanLimits): number {
@@ -42,13 +47,16 @@ export interface LeaseSizing {
   dayLeft: number;
   /** Spare the item has room for (spareCap minus what others hold, plus what this instance gives back). */
   spareRoom: number;
+  /** Instances that leased allowance of the key this minute (at least 1: this one). */
+  instances: number;
 }
 
 /**
  * The spare of the next lease (the lease takes 1 + spare: the request that
  * asks, and spare for the requests after it). Enough for the next few seconds
  * at the instance's own recent rate, never more than that rate uses before the
- * minute ends (half of it), a quarter of what is left, or the item's room for spare.
+ * minute ends (half of it), half of what is left shared among the instances
+ * leasing this minute, or the item's room for spare.
  */
 export function leaseSpare(sizing: LeaseSizing): number {
   const { recentRequests, msLeftInMinute } = sizing;
@@ -57,7 +65,7 @@ export function leaseSpare(sizing: LeaseSizing): number {
   // Half what the rate would use before the minute ends: a rate can only be guessed, and what is not used by then is lost to the key.
   const byTimeLeft = Math.floor((recentRequests * msLeftInMinute) / LOOKBACK_MS / 2);
   const left = Math.min(sizing.minuteLeft, sizing.dayLeft) - 1;
-  const byWhatIsLeft = Math.floor(left * SHARE_OF_WHAT_IS_LEFT);
+  const byWhatIsLeft = Math.floor((left * SHARE_OF_WHAT_IS_LEFT) / Math.max(1, sizing.instances));
   return Math.max(0, Math.min(byRate, byTimeLeft, byWhatIsLeft, sizing.spareRoom));
 }
 

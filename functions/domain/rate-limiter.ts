@@ -39,6 +39,8 @@ export interface CounterItemState {
   keepsLeases: boolean;
   /** The last lease sequence number of the asking instance applied in that minute. */
   leaseSeq?: number;
+  /** How many instances leased allowance in that minute. */
+  leaseHolders: number;
   /** Limits the key tool set on the item (a plan change the authorizer's cached answer may not show yet). */
   keyLimits?: PlanLimits;
   /** The asking key's own marks (the key tool's revocation and expiry). */
@@ -373,6 +375,7 @@ function leaseWriteFor(key: CountedKey, memory: KeyMemory, windows: Windows, now
     minuteLeft: limits.perMinute - item.minuteGranted,
     dayLeft: limits.perDay - (seen?.dayGranted ?? 0) + returnDay,
     spareRoom: cap - item.spare + releaseSpare,
+    instances: shape === 'new_minute' ? 1 : Math.max(1, seen?.leaseHolders ?? 1) + (seen?.leaseSeq === undefined ? 1 : 0),
   });
   const nowSeconds = Math.floor(nowMs / 1000);
   return {

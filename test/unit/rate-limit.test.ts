@@ -139,7 +139,15 @@ describe('the ban', () => {
 
 describe('leases of allowance (functions/domain/allowance-lease.ts)', () => {
   const business: PlanLimits = { perMinute: 1_000, perDay: 100_000 };
-  const sizing = { limits: business, recentRequests: 50, msLeftInMinute: 50_000, minuteLeft: 800, dayLeft: 90_000, spareRoom: 100 };
+  const sizing = {
+    limits: business,
+    recentRequests: 50,
+    msLeftInMinute: 50_000,
+    minuteLeft: 800,
+    dayLeft: 90_000,
+    spareRoom: 100,
+    instances: 1,
+  };
 
   it('count a quiet key request by request: no spare below MIN_RECENT_REQUESTS recent requests', () => {
     expect(leaseSpare({ ...sizing, recentRequests: MIN_RECENT_REQUESTS - 1 })).toBe(0);
@@ -150,8 +158,9 @@ describe('leases of allowance (functions/domain/allowance-lease.ts)', () => {
     expect(leaseSpare(sizing)).toBe(31);
     // 2 s left at 5 requests a second: half of 10.
     expect(leaseSpare({ ...sizing, msLeftInMinute: 2_000 })).toBe(5);
-    // A quarter of what is left, less the asking request.
-    expect(leaseSpare({ ...sizing, minuteLeft: 41 })).toBe(10);
+    // Half of what is left, less the asking request, shared among the instances leasing this minute.
+    expect(leaseSpare({ ...sizing, minuteLeft: 41 })).toBe(20);
+    expect(leaseSpare({ ...sizing, minuteLeft: 41, instances: 4 })).toBe(5);
     expect(leaseSpare({ ...sizing, dayLeft: 1 })).toBe(0);
     expect(leaseSpare({ ...sizing, spareRoom: 3 })).toBe(3);
     expect(leaseSpare({ ...sizing, spareRoom: -2 })).toBe(0);
@@ -166,6 +175,7 @@ describe('leases of allowance (functions/domain/allowance-lease.ts)', () => {
           minuteLeft: fc.integer({ min: 1, max: 1_000 }),
           dayLeft: fc.integer({ min: 1, max: 100_000 }),
           spareRoom: fc.integer({ min: -100, max: 100 }),
+          instances: fc.integer({ min: 1, max: 50 }),
         }),
         (input) => {
           const spare = leaseSpare({ limits: business, ...input });
