@@ -225,11 +225,18 @@ export class RateLimiter {
    * it landed, so a lease that landed is held rather than lost.
    */
   private async sendLease(write: LeaseWrite, memory: KeyMemory): Promise<{ applied: boolean; state: CounterItemState }> {
+    const before = { dayReturn: memory.dayReturn.count, recordedSpare: memory.lease.recordedSpare };
     memory.dayReturn.count -= write.returnDay;
-    memory.lease = { minuteStart: write.minuteStart, unused: 0, recordedSpare: write.releaseSpare > 0 ? 0 : memory.lease.recordedSpare };
+    memory.lease = { minuteStart: write.minuteStart, unused: 0, recordedSpare: 0 };
     try {
       const result = await this.counters.lease(write);
-      return { applied: result.applied || landed(result.state, write), state: result.state };
+      const applied = result.applied || landed(result.state, write);
+      if (!applied) {
+        // Refused by its condition: nothing was given back, so it is still to give.
+        memory.dayReturn.count = before.dayReturn;
+        if (write.releaseSpare > 0) memory.lease.recordedSpare = before.recordedSpare;
+      }
+      return { applied, state: result.state };
     } catch (error) {
       const state = await this.counters.read(write.key, write.windows, this.instanceId).catch(() => undefined);
       if (state && landed(state, write)) memory.lease = { minuteStart: write.minuteStart, unused: write.take, recordedSpare: write.spare };
