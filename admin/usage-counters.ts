@@ -1,9 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { limitsFor } from '../definitions/plans';
 import { dynamoCall } from '../functions/data/dynamo-errors';
 import { COUNTER_RETENTION_DAYS, counterKey } from '../functions/data/rate-limit-repository';
 import { type ApiKeyRecord, countersIdOf } from '../functions/domain/api-keys';
-import { counterShards } from '../functions/domain/rate-limit';
 
 /** Counters are kept this long after their day. */
 export { COUNTER_RETENTION_DAYS };
@@ -20,8 +18,10 @@ export interface DayUsage {
 }
 
 /**
- * Reads the rate limiter's counter items: one GetItem per set of counters, day
- * and counter shard, never a Scan. A rotation's keys share their counters, so
+ * Reads the rate limiter's counter items: one GetItem per set of counters and
+ * day, never a Scan. The day's count is what the limiter's leases granted: a
+ * request served, or allowance an instance held and never used (at most the
+ * spare of the instances that went idle: docs/clients.md). A rotation's keys share their counters, so
  * each of them shows the customer's usage: the requests of both secrets.
  */
 export class UsageCounters {
@@ -31,15 +31,13 @@ export class UsageCounters {
   ) {}
 
   async day(key: Pick<ApiKeyRecord, 'keyId' | 'countersId' | 'plan' | 'customLimits'>, day: string): Promise<DayUsage> {
-    // A key above what one counter item takes is counted on several (counterShards): the day is their sum.
-    const shards = counterShards(limitsFor(key.plan, key.customLimits));
     const items = await Promise.all(
-      Array.from({ length: shards }, (_, shard) =>
+      [counterKey(countersIdOf(key), day)].map((pk) =>
         dynamoCall(() =>
           this.db.send(
             new GetCommand({
               TableName: this.tableName,
-              Key: { pk: counterKey(countersIdOf(key), day, shard) },
+              Key: { pk },
               ProjectionExpression: 'dayCount, lastRequestAt, suspendedUntil',
               ConsistentRead: true,
             }),

@@ -39,8 +39,12 @@ export interface RouteDefinition {
   deprecation?: Deprecation;
 }
 
-/** Every operation counts its request against the caller's rate limits. */
-const rateLimitAccess = ['dynamodb:UpdateItem'] as const;
+/**
+ * Every operation counts its request against the caller's rate limits
+ * (UpdateItem), and reads the key's state on its counters where it answers
+ * without a write (GetItem: functions/domain/rate-limiter.ts).
+ */
+const rateLimitAccess = ['dynamodb:UpdateItem', 'dynamodb:GetItem'] as const;
 
 /** A row of the table, named after its contract. */
 const route = (row: Omit<RouteDefinition, 'operationId'>): RouteDefinition => ({ operationId: row.contract.operationId, ...row });

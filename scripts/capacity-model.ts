@@ -9,9 +9,9 @@
  *
  * Nothing here is measured in AWS: the limits are AWS's published defaults
  * (each cited below), the per-request costs come from the code
- * (functions/data/*), and the size of a key's counter item, which sets what
- * each count costs, is measured on DynamoDB Local with the real limiter
- * (counterItemMeasured). The assumptions are named below; change them and rerun.
+ * (functions/data/*), and what
+ * the limiter costs a request, is measured on DynamoDB Local with the real limiter
+ * (limiterMeasured). The assumptions are named below; change them and rerun.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +19,6 @@ import { type PlanLimits, plans } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
 import { listSharding } from '../definitions/tables';
 import { petLayout } from '../functions/data/pet-layout';
-import { counterShards, MAX_COUNTER_SHARDS } from '../functions/domain/rate-limit';
 
 /**
  * AWS's default limits (per account and Region unless said otherwise), each with its source:
@@ -225,58 +224,27 @@ export function queryReadUnits(items: number): number {
 const petWriteUnits = Math.ceil(assumptions.petItemBytes / 1024);
 
 /**
- * One key's counter item (rateLimits), measured on DynamoDB Local with the
- * real limiter: a Business key counted 1,000 times in one minute
- * (test/integration/counter-item-size.test.ts measures it and keeps these
- * numbers equal to what it finds). Each count adds its request's id (11
- * bytes) to the item's set of the minute's ids (functions/data/rate-limit-repository.ts),
- * and every UpdateItem is charged for the whole item: the n-th count of a
- * minute costs about n × 11 / 1,024 write units, not 1.
+ * The lease limiter's DynamoDB units (rateLimits), measured on DynamoDB Local
+ * with the real limiter (test/integration/limiter-write-units.test.ts measures
+ * them and keeps these numbers equal to what it finds). Each request is a lease
+ * write (a conditional UpdateItem of an item under 1 KB: one write unit) or a
+ * strongly consistent read of the key's item (one read unit), so that the key
+ * tool's changes show at the key's next request.
  */
-export const counterItemMeasured = {
-  /** The item after the n-th count of a minute, and the write units of that count's UpdateItem. */
-  afterCounts: [
-    { counts: 1, bytes: 161, writeUnits: 1 },
-    { counts: 100, bytes: 1_251, writeUnits: 2 },
-    { counts: 1_000, bytes: 11_151, writeUnits: 11 },
-  ] as const,
-  /** All 1,000 counts of the minute, on an item new that day (its first count's failed try of a minute the item has not got yet left out). */
-  fullMinuteWriteUnits: 6_024,
-  /**
-   * The first count of the next minute: its same-minute attempt fails on the
-   * full item (charged as that item) and the new minute's write replaces the
-   * set (charged as the larger, the full item before it).
-   */
-  nextMinuteFirstCountWriteUnits: 22,
+export const limiterMeasured = {
+  /** A Business key's full minute (1,000 requests), spread over it and over 20 instances in turn. */
+  businessMinuteOver20Instances: { writeUnits: 281, readUnits: 720 },
+  /** The same over one instance. */
+  businessMinuteOverOneInstance: { writeUnits: 26, readUnits: 975 },
+  /** Ten requests, one a minute, after the first of the day. */
+  oneRequestAMinute: { writeUnits: 10, readUnits: 0 },
 };
 
-const [firstPoint, , lastPoint] = counterItemMeasured.afterCounts;
-/** Bytes one count adds to the counter item, and the item's size before any (from the measurement). */
-export const counterBytesPerCount = (lastPoint.bytes - firstPoint.bytes) / (lastPoint.counts - firstPoint.counts);
-const counterBaseBytes = firstPoint.bytes - counterBytesPerCount * firstPoint.counts;
-const writeUnitsOf = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
-const counterWriteUnitsAt = (n: number) => writeUnitsOf(counterBaseBytes + counterBytesPerCount * n);
-
-/** Write units of a minute of `counts` counts on one counter item new that day (what the test measures). */
-export function counterMinuteWriteUnits(counts: number): number {
-  let units = 0;
-  for (let n = 1; n <= Math.round(counts); n++) units += counterWriteUnitsAt(n);
-  return units;
-}
-
-/**
- * Write units per count on a counter item that counts `counts` a minute,
- * minute after minute: every count as measured, except the first of each
- * minute, which writes the previous minute's full item twice (its failed
- * same-minute attempt and the new minute's write).
- */
-export function counterUnitsPerCount(counts: number): number {
-  const perMinute = counterMinuteWriteUnits(counts) - counterWriteUnitsAt(1) + 2 * counterWriteUnitsAt(counts);
-  return perMinute / Math.round(counts);
-}
-
-/** Write units per request on the rateLimits table: every key of the model at its full minute. */
-const counterUnitsPerRequest = counterUnitsPerCount(business.perMinute);
+/** The limiter's units per request on the rateLimits table: every key of the model at its full minute, over 20 instances (the costlier spread). */
+export const limiterUnitsPerRequest = {
+  write: limiterMeasured.businessMinuteOver20Instances.writeUnits / business.perMinute,
+  read: limiterMeasured.businessMinuteOver20Instances.readUnits / business.perMinute,
+};
 
 export const rps = (m: number) => baselineRps * m;
 const creates = (m: number) => rps(m) * assumptions.mix.createPet;
@@ -284,6 +252,27 @@ const lists = (m: number) => rps(m) * (assumptions.mix.listAll + assumptions.mix
 /** Concurrent listPets executions: each one an instance with its own caches. */
 const listInstances = (m: number) => (lists(m) * assumptions.durationsMs.listPets) / 1000;
 const authorizerInvocations = (m: number) => (assumptions.businessKeysAtPeak * m) / authorizer.resultsCacheTtlSeconds;
+
+/**
+ * DynamoDB units of an average request of the 1× mix, per table: the
+ * per-request table the rows above are built from, and what `npm run cost`
+ * charges (scripts/cost-model.ts). Pets: a create writes the item and its two
+ * index entries; a getPet reads one item strongly consistent; a list page costs
+ * queriesPerPage Queries. The limiter: as measured (limiterMeasured).
+ */
+export const dynamoUnitsPerRequest = {
+  pets: {
+    writes: assumptions.mix.createPet * petWriteUnits * 3,
+    reads:
+      assumptions.mix.getPet * Math.ceil(assumptions.petItemBytes / 4096) +
+      (assumptions.mix.listAll + assumptions.mix.listByStatus) * assumptions.queriesPerPage * queryReadUnits(assumptions.pageSize + 1),
+  },
+  idempotency: { writes: assumptions.mix.createPet * assumptions.idempotentCreateShare * 2, reads: 0 },
+  apiKeys: { writes: 0, reads: authorizerInvocations(1) / (baselineRps * 1) },
+  rateLimits: { writes: limiterUnitsPerRequest.write, reads: limiterUnitsPerRequest.read },
+  /** Authorizer invocations per request (cache misses). */
+  authorizerInvocations: authorizerInvocations(1) / (baselineRps * 1),
+};
 
 function concurrency(m: number, ms: { listPets: number; createPet: number; getPet: number; authorizer: number }): number {
   const { mix } = assumptions;
@@ -480,23 +469,32 @@ export const components: Component[] = [
     unit: 'write units',
     limit: awsLimits.onDemandInstantWriteUnits,
     kind: 'surge',
-    // Every request counts once on its key's counter item, charged as the whole item (counterItemMeasured).
-    load: (m) => rps(m) * counterUnitsPerRequest,
+    // A lease write for a fraction of the requests (limiterMeasured), one write unit each.
+    load: (m) => rps(m) * limiterUnitsPerRequest.write,
   },
   {
     name: 'rateLimits table, quota',
     unit: 'write units',
     limit: awsLimits.tableQuotaUnits,
     kind: 'soft quota',
-    load: (m) => rps(m) * counterUnitsPerRequest,
+    load: (m) => rps(m) * limiterUnitsPerRequest.write,
   },
   {
-    name: "one Business key's counter item",
+    name: "one Business key's counter item, writes",
     unit: 'write units',
     limit: awsLimits.partitionWriteUnits,
     kind: 'hard',
     // m× means more keys, each with its own item: this one's load stays. One key growing: the per-key table.
-    load: () => perKeyRps * counterUnitsPerRequest,
+    load: () => perKeyRps * limiterUnitsPerRequest.write,
+    constant: 'per key: see below',
+  },
+  {
+    name: "one Business key's counter item, reads",
+    unit: 'read units',
+    limit: awsLimits.partitionReadUnits,
+    kind: 'hard',
+    // The requests served from a lease read the key's state (strongly consistent, one read unit).
+    load: () => perKeyRps * limiterUnitsPerRequest.read,
     constant: 'per key: see below',
   },
   {
@@ -597,55 +595,35 @@ export function raisableQuotas(): { component: Component; askAt: number }[] {
     .map((wall) => ({ component: wall.component, askAt: wall.multiple * 0.8 }));
 }
 
-/**
- * The largest item DynamoDB stores: 400 KB, names and values together ("Constraints in Amazon
- * DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html#limits-items).
- */
-const maxItemBytes = 400 * 1024;
-
 export interface HotKey {
   rps: number;
-  /** Counter items the limiter spreads the key over (functions/domain/rate-limit.ts, counterShards). */
-  shards: number;
-  countsPerItemPerMinute: number;
-  /** The item at the end of its minute. */
-  itemBytes: number;
-  /** Write units per second on each item, the minute's counts spread evenly over it. */
+  /** Write and read units per second on the key's one counter item, its minute spread evenly. */
   writeUnits: number;
+  readUnits: number;
+  /** The larger share of a partition's write or read units. */
   share: number;
-  /** Write units on one item when its whole minute arrives within one second. */
-  minuteInOneSecond: number;
+  /** Write and read units when its whole minute arrives within one second (from 20 or more instances). */
+  minuteInOneSecond: { writeUnits: number; readUnits: number };
 }
 
-/** The hottest key growing on its own (one customer at m× a Business key's limits): its counter items. */
+/** The hottest key growing on its own (one customer at m× a Business key's limits): its counter item, units per request as measured over 20 instances. */
 export function hotKey(m: number): HotKey {
-  const limits = { perMinute: business.perMinute * m, perDay: business.perDay * m };
-  const shards = counterShards(limits);
-  const counts = limits.perMinute / shards;
-  const minuteUnits = counterUnitsPerCount(counts) * Math.round(counts);
-  const writeUnits = minuteUnits / 60;
+  const perMinute = business.perMinute * m;
+  const rate = perMinute / 60;
+  const writeUnits = rate * limiterUnitsPerRequest.write;
+  const readUnits = rate * limiterUnitsPerRequest.read;
   return {
-    rps: limits.perMinute / 60,
-    shards,
-    countsPerItemPerMinute: counts,
-    itemBytes: counterBaseBytes + counterBytesPerCount * counts,
+    rps: rate,
     writeUnits,
-    share: writeUnits / awsLimits.partitionWriteUnits,
-    minuteInOneSecond: minuteUnits,
+    readUnits,
+    share: Math.max(writeUnits / awsLimits.partitionWriteUnits, readUnits / awsLimits.partitionReadUnits),
+    minuteInOneSecond: { writeUnits: perMinute * limiterUnitsPerRequest.write, readUnits: perMinute * limiterUnitsPerRequest.read },
   };
 }
 
-/** The multiple of a Business key's limits at which one key's counter items reach a partition's write units, evenly spread. */
+/** The multiple of a Business key's limits at which its counter item reaches a partition's write or read units, evenly spread. */
 export function hotKeyBindsAt(): number {
-  let low = 1;
-  let high = 10_000;
-  if (hotKey(high).share < 1) return high;
-  while (high - low > 0.5) {
-    const middle = (low + high) / 2;
-    if (hotKey(middle).share < 1) low = middle;
-    else high = middle;
-  }
-  return low;
+  return 1 / hotKey(1).share;
 }
 
 const number = (value: number): string =>
@@ -671,7 +649,7 @@ export function renderCapacityTables(): string {
         .map(([operation, share]) => `${operation} ${Math.round(share * 100)} %`)
         .join(
           ', ',
-        )}; pages of ${assumptions.pageSize} pets of ${assumptions.petItemBytes} bytes (${pageReadUnits(listMixes.default)} read units a page); ids in blocks of ${layout.blockSize} from one counter (${layout.frontierCopies} copies read), ${layout.shardCount} shards per list index; ${Math.round(assumptions.firstPageShare * 100)} % first pages, and ${percent(tailPageShare)} reaching the newest pets (lists of at least ${assumptions.listPetsAtLeast.toLocaleString('en-US')} pets); a count on a key's counter item ${counterUnitsPerRequest.toFixed(1)} write units on average (measured); authorizer cache ${authorizer.resultsCacheTtlSeconds} s.`,
+        )}; pages of ${assumptions.pageSize} pets of ${assumptions.petItemBytes} bytes (${pageReadUnits(listMixes.default)} read units a page); ids in blocks of ${layout.blockSize} from one counter (${layout.frontierCopies} copies read), ${layout.shardCount} shards per list index; ${Math.round(assumptions.firstPageShare * 100)} % first pages, and ${percent(tailPageShare)} reaching the newest pets (lists of at least ${assumptions.listPetsAtLeast.toLocaleString('en-US')} pets); the limiter ${limiterUnitsPerRequest.write.toFixed(3)} write units and ${limiterUnitsPerRequest.read.toFixed(3)} read units per request (a full Business minute over 20 instances, measured); authorizer cache ${authorizer.resultsCacheTtlSeconds} s.`,
     '',
     `| component | limit per second | kind | ${multiples.map((m) => `${m}×`).join(' | ')} | binds at |`,
     `|---|---|---|${multiples.map(() => '---').join('|')}|---|`,
@@ -689,14 +667,15 @@ export function renderCapacityTables(): string {
     `|---|${multiples.map(() => '---').join('|')}|---|`,
   );
   const hot = multiples.map((m) => hotKey(m));
-  const kb = (bytes: number) => `${number(bytes / 1024)} KB`;
-  const partition = awsLimits.partitionWriteUnits.toLocaleString('en-US');
+  const partition = `${awsLimits.partitionWriteUnits.toLocaleString('en-US')} write, ${awsLimits.partitionReadUnits.toLocaleString('en-US')} read`;
+  const oneSecondBindsAt = Math.min(
+    awsLimits.partitionWriteUnits / hotKey(1).minuteInOneSecond.writeUnits,
+    awsLimits.partitionReadUnits / hotKey(1).minuteInOneSecond.readUnits,
+  );
   lines.push(
     `| requests per second | ${hot.map((h) => number(h.rps)).join(' | ')} | |`,
-    `| counter items (the limiter's shards, at most ${MAX_COUNTER_SHARDS}) | ${hot.map((h) => h.shards).join(' | ')} | |`,
-    `| counts per item per minute (the item at its end; at most ${kb(maxItemBytes)}) | ${hot.map((h) => `${number(h.countsPerItemPerMinute)} (${kb(h.itemBytes)})`).join(' | ')} | ${times(((maxItemBytes - counterBaseBytes) / counterBytesPerCount) * (MAX_COUNTER_SHARDS / business.perMinute))} |`,
-    `| write units per second on each item, its minute spread evenly (limit ${partition}) | ${hot.map((h) => `${number(h.writeUnits)} (${percent(h.share)})`).join(' | ')} | ${times(hotKeyBindsAt())} |`,
-    `| write units on one item, its whole minute within one second (limit ${partition}) | ${hot.map((h) => `${number(h.minuteInOneSecond)} (${percent(h.minuteInOneSecond / awsLimits.partitionWriteUnits)})`).join(' | ')} | already at 1× |`,
+    `| units per second on its one counter item, its minute spread evenly (limit ${partition}) | ${hot.map((h) => `${number(h.writeUnits)} W, ${number(h.readUnits)} R (${percent(h.share)})`).join(' | ')} | ${times(hotKeyBindsAt())} |`,
+    `| units on its item, its whole minute within one second (limit ${partition}) | ${hot.map((h) => `${number(h.minuteInOneSecond.writeUnits)} W, ${number(h.minuteInOneSecond.readUnits)} R`).join(' | ')} | ${times(oneSecondBindsAt)} |`,
   );
   const tail = tailShareBindingAt(1_000);
   const worst = tailShareBindingAt(1_000, 'worst');

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
-import { windowsAt } from '../../functions/domain/rate-limit';
+import { RateLimiter } from '../../functions/domain/rate-limiter';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { lambdaContext } from '../../test/support/api-gateway-events';
 import { bundleName, type Operation } from '../support/contenders';
@@ -28,17 +27,9 @@ export async function measureOverlapFloor(run: BenchRun, endpoint: string, modul
   const db = createDocumentClient({ endpoint, region: 'us-east-1', credentials: dummyCredentials });
   const counters = new RateLimitRepository(db, benchTableNames.rateLimits);
   const limits = { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT };
-  const count = (keyId: string) =>
-    counters.count({
-      keyId,
-      countersId: keyId,
-      shard: 0,
-      limits,
-      allowance: limits,
-      windows: windowsAt(Date.now()),
-      nowMs: Date.now(),
-      requestId: randomUUID(),
-    });
+  // The limiter's decision as a function instance makes it: a lease write, or a read when served from a lease.
+  const limiter = new RateLimiter(counters);
+  const count = (keyId: string) => limiter.enforce({ keyId, countersId: keyId }, limits, Date.now());
   // The floor handlers' requests (bench/baselines/floor).
   const reads: Record<'getPet' | 'listPets', (i: number) => Promise<unknown>> = {
     getPet: (i) => db.send(new GetCommand({ TableName: benchTableNames.pets, Key: { id: 1 + (i % 100) }, ConsistentRead: true })),

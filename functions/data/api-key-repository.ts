@@ -11,7 +11,6 @@ import { limitsFor, type PlanLimits, type PlanName } from '../../definitions/pla
 import { authorizer } from '../../definitions/routes';
 import { apiKeyIndexes } from '../../definitions/tables';
 import type { ApiKeyRecord } from '../domain/api-keys';
-import { counterShards } from '../domain/rate-limit';
 import { conditionalPut } from './conditional-check';
 import { dynamoCall } from './dynamo-errors';
 import { type KeyStateChange, keyStateUpdates } from './rate-limit-repository';
@@ -201,12 +200,7 @@ export class ApiKeyRepository {
   private counterUpdates(record: ApiKeyRecord, change: KeyStateChange, fromMs: number) {
     if (!this.rateLimitsTable) throw new Error('ApiKeyRepository needs the rate-limits table to change a key');
     const fromSeconds = Math.floor(fromMs / 1000);
-    // Every counter shard of the key, under its old limits and (for a plan change) its new ones.
-    const shards = Math.max(
-      counterShards(limitsFor(record.plan, record.customLimits)),
-      'limits' in change ? counterShards(change.limits) : 1,
-    );
-    return keyStateUpdates(this.rateLimitsTable, record, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds, shards);
+    return keyStateUpdates(this.rateLimitsTable, record, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds);
   }
 
   /** Updates the record only if it is still as it was read, together with its counters. */

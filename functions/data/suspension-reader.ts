@@ -5,7 +5,7 @@ import { counterKey } from './rate-limit-repository';
 
 /**
  * Reads a customer's temporary ban as the rate limiter records it:
- * `suspendedUntil` (Unix seconds) on the counters item of the UTC day, shard 0
+ * `suspendedUntil` (Unix seconds) on the counters item of the UTC day
  * (rate-limit-repository.ts). Only the authorizer reads it, with GetItem alone
  * (definitions/routes.ts, the authorizer's access): it never writes a counter.
  * An eventually consistent read: a ban a moment old may be missed, and then the
@@ -23,7 +23,7 @@ export class SuspensionReader {
       this.db.send(
         new GetCommand({
           TableName: this.tableName,
-          Key: { pk: counterKey(countersId, windowsAt(nowMs).day, 0) },
+          Key: { pk: counterKey(countersId, windowsAt(nowMs).day) },
           ProjectionExpression: 'suspendedUntil',
         }),
       ),

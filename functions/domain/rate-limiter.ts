@@ -1,15 +1,12 @@
 import type { PlanLimits } from '../../definitions/plans';
+import { leaseSpare, RecentRequests, spareCap } from './allowance-lease';
 import { ApiError } from './errors';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
-  type CountOutcome,
   countedVerdict,
-  counterShards,
-  keyCounts,
   refusalBatch,
   refusedVerdict,
-  shardAllowance,
   type Verdict,
   type Windows,
   windowsAt,
@@ -26,32 +23,77 @@ export interface CountedKey {
   countersId: string;
 }
 
-/**
- * The counter store the limiter needs (implemented in data/rate-limit-repository.ts).
- * Every write carries the id of the request it is for, so that a write the SDK
- * repeats, or one that lands late, is applied once.
- */
+/** A key's counter item of one UTC day as one read or write found it: plain facts, the limiter decides. */
+export interface CounterItemState {
+  /** The UTC day of the item, `YYYY-MM-DD`. */
+  day: string;
+  /** Unix seconds of the minute the item counts; 0 when it counts none yet. */
+  minuteStart: number;
+  /** Allowance granted in that minute (by leases, net of none: unused allowance of a minute expires with it). */
+  minuteGranted: number;
+  /** Allowance granted that day, net of what instances gave back. */
+  dayGranted: number;
+  /** Spare the instances were recorded to hold in that minute (allowance-lease.ts). */
+  spare: number;
+  /** Whether the item keeps its minute's lease sequence numbers (an item last written before leases does not). */
+  keepsLeases: boolean;
+  /** The last lease sequence number of the asking instance applied in that minute. */
+  leaseSeq?: number;
+  /** How many instances leased allowance in that minute. */
+  leaseHolders: number;
+  /** Limits the key tool set on the item (a plan change the authorizer's cached answer may not show yet). */
+  keyLimits?: PlanLimits;
+  /** The asking key's own marks (the key tool's revocation and expiry). */
+  keyRevoked: boolean;
+  keyExpiresAt?: number;
+  /** Unix seconds; 0 when never suspended. */
+  suspendedUntil: number;
+  /** The refusals recorded for the ban rule, and the minute they are of. */
+  refusedMinute: number;
+  refusedCount: number;
+}
+
+/** How a lease write brings the item to its minute. */
+export type LeaseShape =
+  /** The item counts this minute already, with lease sequence numbers. */
+  | 'same_minute'
+  /** The item counts an earlier minute, or none: the lease starts this one. */
+  | 'new_minute'
+  /** The item counts this minute, written before leases (no sequence numbers): the lease adds them. */
+  | 'adopt_minute';
+
+/** One conditional write of a lease: take `take` of the window, record `spare` of it as held, give back what was held before. */
+export interface LeaseWrite {
+  key: CountedKey;
+  windows: Windows;
+  nowSeconds: number;
+  /** The minute the lease is of (the item's, when another instance's clock started it a few ms early). */
+  minuteStart: number;
+  shape: LeaseShape;
+  /** The instance's id and its own sequence number: a repeated or late write of the same lease applies once. */
+  instanceId: string;
+  seq: number;
+  /** Allowance taken (the asking request's 1 and the spare). */
+  take: number;
+  spare: number;
+  /** Spare this instance was recorded to hold in this minute, now used up. */
+  releaseSpare: number;
+  /** Allowance of ended minutes this instance never used, given back to the day. */
+  returnDay: number;
+  limits: PlanLimits;
+  spareCap: number;
+}
+
+/** The counter store the limiter needs (implemented in data/rate-limit-repository.ts): reads and writes, no decisions. */
 export interface RateCounters {
-  /** Counts one request on one shard of the key's counters unless refused; `requestId` marks the write. */
-  count(request: {
-    keyId: string;
-    countersId: string;
-    shard: number;
-    limits: PlanLimits;
-    allowance: PlanLimits;
-    windows: Windows;
-    nowMs: number;
-    requestId: string;
-  }): Promise<CountOutcome>;
+  /** The key's item of the window's day, read strongly consistent (`instanceId` picks the sequence number reported). */
+  read(key: CountedKey, windows: Windows, instanceId: string): Promise<CounterItemState>;
+  /** Writes a lease unless its conditions fail; either way, the item as it is after. */
+  lease(write: LeaseWrite): Promise<{ applied: boolean; state: CounterItemState }>;
   /** Adds `refusals` refused requests to this minute's (once per batchId) and returns the minute's refusals so far. */
   countRefusals(countersId: string, windows: Windows, refusals: number, batchId: string): Promise<number>;
-  suspend(countersId: string, shards: number, windows: Windows, until: number): Promise<void>;
-  /**
-   * Takes back the charge of `requestId` on the shard that counted it, if it
-   * was counted there this minute (so also when it is unknown whether the
-   * count landed). Returns whether it did.
-   */
-  refund(countersId: string, shard: number, windows: Windows, requestId: string): Promise<boolean>;
+  /** Suspends the counters' keys until `until` (Unix seconds): on the day's item, and the next day's if the ban reaches it. */
+  suspend(countersId: string, windows: Windows, until: number): Promise<void>;
 }
 
 export interface RateLimitDecision extends Verdict {
@@ -61,155 +103,207 @@ export interface RateLimitDecision extends Verdict {
 
 type Refusal = 'minute_exhausted' | 'day_exhausted' | 'suspended';
 
-/** What one instance knows of one set of counters' windows: refusals it need not ask DynamoDB about. */
+/** The allowance this instance holds of a key's minute. */
+interface HeldLease {
+  minuteStart: number;
+  unused: number;
+  /** The spare its write recorded on the item. */
+  recordedSpare: number;
+}
+
+/** What one instance knows of one set of counters. */
 interface KeyMemory {
   /** The caller's limits (from the authorizer) this was learnt under: a change forgets everything. */
   callerLimits: string;
   /** The key's limits as the counters last said (a plan change the authorizer's cache does not show yet). */
   limits: PlanLimits;
-  minuteStart: number;
-  /** Shards seen with their minute used up, in `minuteStart`. */
-  minuteExhausted: Set<number>;
-  day: string;
-  /** Shards seen with their day used up, on `day`. */
-  dayExhausted: Set<number>;
+  lease: HeldLease;
+  /** Allowance of ended minutes of `day` this instance never used: given back with its next lease. */
+  dayReturn: { day: string; count: number };
+  recent: RecentRequests;
+  /** The item as last read or written. */
+  seen?: CounterItemState;
+  /** The minute (Unix seconds) and day seen used up. */
+  exhaustedMinute: number;
+  exhaustedDay: string;
   suspendedUntil: number;
-  /** Refusals of `minuteStart`: those recorded on the counters (as last seen) and those this instance answered since. */
-  refusals: { recorded: number; unrecorded: number };
+  /** Refusals of `minuteStart`: recorded on the counters (as last seen), and answered here since. */
+  refusals: { minuteStart: number; recorded: number; unrecorded: number };
+  /** This key's decisions on this instance, one after another (as a Lambda instance serves one request at a time). */
+  queue: Promise<unknown>;
 }
 
-/** Counters remembered per instance; the oldest is forgotten beyond this (about 300 bytes each). */
+/** Counters remembered per instance; the oldest is forgotten beyond this. */
 const MEMORY_KEYS = 10_000;
-/** Plan changes followed within one request: more would mean the key tool is changing the plan continuously. */
-const MAX_PLAN_CHANGES = 3;
+/** Writes of one lease: each failed one taught the limiter something (a minute, a plan, a smaller room); the bound guards against a bug. */
+const MAX_LEASE_WRITES = 6;
+
+const noRefund = async () => false;
 
 /**
- * Counts the requests of keys and decides: serve (with the headers) or refuse
+ * Counts the requests of keys and decides: serve (with the headers), refuse
  * with 429, or 401 when the key was revoked or expired since the authorizer's
- * answer was cached. One per instance (it remembers windows it has seen used
- * up, so that refused requests cost no write):
+ * answer was cached. One per instance:
  *
+ * - It leases allowance from the key's counter item (one conditional write)
+ *   and serves from it in memory (allowance-lease.ts sizes the leases); a quiet
+ *   key is counted request by request. A request served from memory reads the
+ *   item once (no write), so a revocation, expiry, plan change or ban shows at
+ *   the key's next request. A 503's charge goes back to the lease.
+ * - A window seen used up refuses with no write (one read, for the same reason).
  * - It counts and remembers by the counters' id, so the keys of a rotation
  *   share one memory as they share one set of counters.
- * - A window seen exhausted stays so until it resets: counts only rise within
- *   a window (a refund of a 503 lowers one, and its slot then stays unused on
- *   this instance until the window ends). The memory is forgotten when the
- *   key's limits change.
- * - A key with more than one shard (counterShards) is counted on a shard
- *   chosen at random, then on the next ones while shards refuse: its requests
- *   spread over the shards, and it gets exactly its limit, the sum of theirs.
- * - The ban rule (decision 9) still counts every refusal: each instance
- *   records the refusals it answered in batches (refusalBatch, a tenth of the
- *   threshold) and at once when the threshold may be reached, so one instance
- *   suspends at exactly the threshold-th refusal, and several instances within
- *   one batch each of it.
- * - A refusal already decided stays a 429 when its bookkeeping (recording the
- *   refusals, suspending) fails: `warn` hears of the failure.
+ * - The ban rule (decision 9) counts every refusal: each instance records the
+ *   refusals it answered in batches (refusalBatch) and at once when the
+ *   threshold may be reached. A refusal already decided stays a 429 when its
+ *   bookkeeping fails: `warn` hears of it.
  */
 export class RateLimiter {
   private readonly memory = new Map<string, KeyMemory>();
+  private readonly instanceId: string;
+  private seq = 0;
 
   constructor(
     private readonly counters: RateCounters,
     private readonly warn: (message: string, error: unknown) => void = () => {},
-    private readonly random: () => number = Math.random,
-  ) {}
+    options: { instanceId?: string } = {},
+  ) {
+    this.instanceId = options.instanceId ?? globalThis.crypto.randomUUID().slice(0, 12);
+  }
 
   /** Whether this instance already knows the request will be refused: no other work need start for it. */
   knowsRefusal(countersId: string, callerLimits: PlanLimits, nowMs: number): boolean {
     const memory = this.memoryOf(countersId, callerLimits);
-    return rememberedRefusal(memory, windowsAt(nowMs), nowMs) !== undefined;
+    const windows = windowsAt(nowMs);
+    forgetEndedWindows(memory, windows);
+    return rememberedRefusal(memory, windows, nowMs) !== undefined;
   }
 
-  async enforce(key: CountedKey, callerLimits: PlanLimits, nowMs: number, requestId: string): Promise<RateLimitDecision> {
-    const { keyId, countersId } = key;
+  enforce(key: CountedKey, callerLimits: PlanLimits, nowMs: number): Promise<RateLimitDecision> {
+    const memory = this.memoryOf(key.countersId, callerLimits);
+    return this.enqueue(memory, () => this.decide(key, memory, nowMs));
+  }
+
+  private async decide(key: CountedKey, memory: KeyMemory, nowMs: number): Promise<RateLimitDecision> {
     const windows = windowsAt(nowMs);
-    const memory = this.memoryOf(countersId, callerLimits);
-    const noRefund = async () => false;
-    for (let planChanges = 0; planChanges <= MAX_PLAN_CHANGES; planChanges++) {
+    forgetEndedWindows(memory, windows);
+    if (memory.lease.unused > 0 || rememberedRefusal(memory, windows, nowMs)) {
+      // Served from memory or refused from memory: the key's state as the key tool left it, read once.
+      const state = await this.counters.read(key, windows, this.instanceId);
+      memory.seen = state;
+      learnKeyState(state, memory, windows, nowMs);
       const known = rememberedRefusal(memory, windows, nowMs);
-      if (known) return { ...(await this.refuse(known, countersId, memory, windows, nowMs, requestId)), refund: noRefund };
-      const limits = memory.limits;
-      const shards = counterShards(limits);
-      const first = Math.floor(this.random() * shards);
-      let planChanged = false;
-      for (let step = 0; step < shards && !planChanged; step++) {
-        const shard = (first + step) % shards;
-        if (memory.dayExhausted.has(shard) || memory.minuteExhausted.has(shard)) continue;
-        const allowance = shardAllowance(limits, shards, shard);
-        const refund = () => this.counters.refund(countersId, shard, windows, requestId);
-        let outcome: CountOutcome;
-        try {
-          outcome = await this.counters.count({ keyId, countersId, shard, limits, allowance, windows, nowMs, requestId });
-        } catch (error) {
-          // Whether the count landed is unknown: take it back if it did.
-          await refund().catch(() => false);
-          throw error;
-        }
-        switch (outcome.kind) {
-          case 'counted': {
-            const counts = keyCounts(limits, shards, allowance, outcome);
-            return { ...countedVerdict(limits, windows, counts.minuteCount, counts.dayCount), refund };
-          }
-          case 'key_unusable':
-            throw new ApiError('unauthorized', 'This API key was revoked or has expired.');
-          case 'plan_changed':
-            forgetWindows(memory, windows);
-            memory.limits = outcome.limits;
-            planChanged = true;
-            break;
-          case 'suspended':
-            memory.suspendedUntil = outcome.until;
-            break;
-          case 'day_exhausted':
-          case 'minute_exhausted':
-            (outcome.kind === 'day_exhausted' ? memory.dayExhausted : memory.minuteExhausted).add(shard);
-            if (outcome.refusals !== undefined) memory.refusals.recorded = Math.max(memory.refusals.recorded, outcome.refusals);
-            break;
-        }
-        if (memory.suspendedUntil > nowMs / 1000) break;
-      }
-      if (!planChanged) {
-        // Every shard refused: the window is used up (or the key suspended).
-        const refusal = rememberedRefusal(memory, windows, nowMs) ?? 'minute_exhausted';
-        return { ...(await this.refuse(refusal, countersId, memory, windows, nowMs, requestId)), refund: noRefund };
+      if (known) return { ...(await this.refuse(known, key.countersId, memory, windows, nowMs)), refund: noRefund };
+      if (memory.lease.unused > 0 && state.minuteStart === memory.lease.minuteStart) {
+        return this.serve(key, memory, state, windows, nowMs);
       }
     }
-    throw new Error('The key plan kept changing under us');
+    return this.leaseAndServe(key, memory, windows, nowMs);
+  }
+
+  /** Leases allowance with one conditional write (more when the item taught it something) and serves the request from it. */
+  private async leaseAndServe(key: CountedKey, memory: KeyMemory, windows: Windows, nowMs: number): Promise<RateLimitDecision> {
+    for (let attempt = 0; attempt < MAX_LEASE_WRITES; attempt++) {
+      const write = leaseWriteFor(key, memory, windows, nowMs, this.instanceId, ++this.seq);
+      const { applied, state } = await this.sendLease(write, memory);
+      memory.seen = state;
+      if (applied) {
+        memory.lease = { minuteStart: write.minuteStart, unused: write.take, recordedSpare: write.spare };
+        return this.serve(key, memory, state, windows, nowMs);
+      }
+      learnKeyState(state, memory, windows, nowMs);
+      learnExhaustion(state, memory, windows);
+      const refusal = rememberedRefusal(memory, windows, nowMs);
+      if (refusal) return { ...(await this.refuse(refusal, key.countersId, memory, windows, nowMs)), refund: noRefund };
+    }
+    throw new Error('Rate-limit counter kept changing under us');
+  }
+
+  /**
+   * One lease write. What it gives back counts as given back whatever happens
+   * (so it is never given twice); when the write fails, one read tells whether
+   * it landed, so a lease that landed is held rather than lost.
+   */
+  private async sendLease(write: LeaseWrite, memory: KeyMemory): Promise<{ applied: boolean; state: CounterItemState }> {
+    const before = { dayReturn: memory.dayReturn.count, recordedSpare: memory.lease.recordedSpare };
+    memory.dayReturn.count -= write.returnDay;
+    memory.lease = { minuteStart: write.minuteStart, unused: 0, recordedSpare: 0 };
+    try {
+      const result = await this.counters.lease(write);
+      const applied = result.applied || landed(result.state, write);
+      if (!applied) {
+        // Refused by its condition: nothing was given back, so it is still to give.
+        memory.dayReturn.count = before.dayReturn;
+        if (write.releaseSpare > 0) memory.lease.recordedSpare = before.recordedSpare;
+      }
+      return { applied, state: result.state };
+    } catch (error) {
+      const state = await this.counters.read(write.key, write.windows, this.instanceId).catch(() => undefined);
+      if (state && landed(state, write)) memory.lease = { minuteStart: write.minuteStart, unused: write.take, recordedSpare: write.spare };
+      throw error;
+    }
+  }
+
+  /** Serves one request from the lease; its headers count what the item granted less what this instance still holds. */
+  private serve(key: CountedKey, memory: KeyMemory, state: CounterItemState, windows: Windows, nowMs: number): RateLimitDecision {
+    const lease = memory.lease;
+    lease.unused -= 1;
+    memory.recent.record(nowMs);
+    const minuteUsed = state.minuteGranted - lease.unused;
+    const dayUsed = state.dayGranted - lease.unused - memory.dayReturn.count;
+    const refund = () => this.enqueue(memory, () => this.giveBack(key, memory, lease, windows, nowMs));
+    return { ...countedVerdict(memory.limits, windows, minuteUsed, dayUsed), refund };
+  }
+
+  /**
+   * Takes back a 503's charge: gives its allowance back to the item (a lease
+   * of -1, so every instance's X-RateLimit-Remaining shows it), or, when that
+   * write fails, holds it for this instance's next request. Once its minute
+   * has ended, it goes back to the day with the next lease.
+   */
+  private async giveBack(key: CountedKey, memory: KeyMemory, lease: HeldLease, windows: Windows, nowMs: number): Promise<boolean> {
+    if (memory.lease !== lease || lease.minuteStart === 0) {
+      if (memory.dayReturn.day === windows.day) memory.dayReturn.count += 1;
+      return true;
+    }
+    const write: LeaseWrite = {
+      ...leaseWriteFor(key, memory, windows, nowMs, this.instanceId, ++this.seq),
+      minuteStart: lease.minuteStart,
+      shape: 'same_minute',
+      take: -1,
+      spare: 0,
+      releaseSpare: 0,
+      returnDay: 0,
+    };
+    const given = await this.counters
+      .lease(write)
+      .then(({ applied, state }) => applied || landed(state, write))
+      .catch(() => this.counters.read(key, windows, this.instanceId).then((state) => landed(state, write) || undefined));
+    // Unknown (both calls failed): neither given nor held, so never served twice.
+    if (given === false && memory.lease === lease) lease.unused += 1;
+    return given !== undefined || memory.lease === lease;
+  }
+
+  private enqueue<T>(memory: KeyMemory, work: () => Promise<T>): Promise<T> {
+    const done = memory.queue.then(work);
+    memory.queue = done.catch(() => undefined);
+    return done;
   }
 
   /** A refused request's verdict; it counts toward the ban of the counters' keys (unless they are suspended already). */
-  private async refuse(
-    refusal: Refusal,
-    countersId: string,
-    memory: KeyMemory,
-    windows: Windows,
-    nowMs: number,
-    requestId: string,
-  ): Promise<Verdict> {
-    const { limits } = memory;
+  private async refuse(refusal: Refusal, countersId: string, memory: KeyMemory, windows: Windows, nowMs: number): Promise<Verdict> {
+    const { limits, refusals } = memory;
     if (refusal === 'suspended') return refusedVerdict('suspended', limits, windows, nowMs, memory.suspendedUntil);
-    const refusals = memory.refusals;
     refusals.unrecorded += 1;
     const threshold = banThreshold(limits);
     if (refusals.unrecorded < refusalBatch(limits) && refusals.recorded + refusals.unrecorded < threshold) {
       return refusedVerdict(refusal, limits, windows, nowMs);
     }
-    // Taken before the write: requests refused meanwhile start the next batch.
-    const batch = refusals.unrecorded;
-    refusals.unrecorded = 0;
-    try {
-      refusals.recorded = Math.max(refusals.recorded, await this.counters.countRefusals(countersId, windows, batch, requestId));
-    } catch (error) {
-      // Kept for the next batch; this request's answer is decided already.
-      refusals.unrecorded += batch;
-      this.warn('rate-limit refusals not recorded', error);
-      return refusedVerdict(refusal, limits, windows, nowMs);
-    }
-    if (refusals.recorded < threshold) return refusedVerdict(refusal, limits, windows, nowMs);
+    const recorded = await this.recordRefusals(countersId, memory, windows);
+    if (recorded < threshold) return refusedVerdict(refusal, limits, windows, nowMs);
     const until = Math.floor(nowMs / 1000) + BAN_DURATION_SECONDS;
     try {
-      await this.counters.suspend(countersId, counterShards(limits), windows, until);
+      await this.counters.suspend(countersId, windows, until);
     } catch (error) {
       // The next refusal recorded tries again.
       this.warn('rate-limit suspension not written', error);
@@ -219,20 +313,29 @@ export class RateLimiter {
     return refusedVerdict('suspended', limits, windows, nowMs, until);
   }
 
+  /** Writes the refusals answered here since the last batch; returns the minute's refusals as recorded (or as last known). */
+  private async recordRefusals(countersId: string, memory: KeyMemory, windows: Windows): Promise<number> {
+    const refusals = memory.refusals;
+    // Taken before the write: requests refused meanwhile start the next batch.
+    const batch = refusals.unrecorded;
+    refusals.unrecorded = 0;
+    try {
+      const batchId = `${this.instanceId}.${++this.seq}`;
+      refusals.recorded = Math.max(refusals.recorded, await this.counters.countRefusals(countersId, windows, batch, batchId));
+    } catch (error) {
+      // Kept for the next batch; this request's answer is decided already.
+      refusals.unrecorded += batch;
+      this.warn('rate-limit refusals not recorded', error);
+      return 0;
+    }
+    return refusals.recorded;
+  }
+
   private memoryOf(countersId: string, callerLimits: PlanLimits): KeyMemory {
     const caller = `${callerLimits.perMinute}/${callerLimits.perDay}`;
     let memory = this.memory.get(countersId);
     if (!memory || memory.callerLimits !== caller) {
-      memory = {
-        callerLimits: caller,
-        limits: callerLimits,
-        minuteStart: 0,
-        minuteExhausted: new Set(),
-        day: '',
-        dayExhausted: new Set(),
-        suspendedUntil: 0,
-        refusals: { recorded: 0, unrecorded: 0 },
-      };
+      memory = freshMemory(caller, callerLimits, memory?.queue);
       this.memory.delete(countersId);
       this.memory.set(countersId, memory);
       if (this.memory.size > MEMORY_KEYS) this.memory.delete(this.memory.keys().next().value as string);
@@ -241,27 +344,121 @@ export class RateLimiter {
   }
 }
 
-/** Brings the memory to the current windows, and says which refusal it already knows of, if any. */
-function rememberedRefusal(memory: KeyMemory, windows: Windows, nowMs: number): Refusal | undefined {
-  if (memory.minuteStart !== windows.minuteStart) {
-    memory.minuteStart = windows.minuteStart;
-    memory.minuteExhausted.clear();
-    memory.refusals = { recorded: 0, unrecorded: 0 };
-  }
-  if (memory.day !== windows.day) {
-    memory.day = windows.day;
-    memory.dayExhausted.clear();
-  }
-  if (memory.suspendedUntil > nowMs / 1000) return 'suspended';
-  const shards = counterShards(memory.limits);
-  if (memory.dayExhausted.size >= shards) return 'day_exhausted';
-  if (new Set([...memory.dayExhausted, ...memory.minuteExhausted]).size >= shards) return 'minute_exhausted';
-  return undefined;
+function freshMemory(callerLimits: string, limits: PlanLimits, queue: Promise<unknown> = Promise.resolve()): KeyMemory {
+  return {
+    callerLimits,
+    limits,
+    lease: { minuteStart: 0, unused: 0, recordedSpare: 0 },
+    dayReturn: { day: '', count: 0 },
+    recent: new RecentRequests(),
+    exhaustedMinute: 0,
+    exhaustedDay: '',
+    suspendedUntil: 0,
+    refusals: { minuteStart: 0, recorded: 0, unrecorded: 0 },
+    queue,
+  };
 }
 
-function forgetWindows(memory: KeyMemory, windows: Windows): void {
-  memory.minuteExhausted.clear();
-  memory.dayExhausted.clear();
-  memory.minuteStart = windows.minuteStart;
-  memory.day = windows.day;
+/** Whether the item shows this lease applied: our own write, landed on an attempt whose answer was lost. */
+function landed(state: CounterItemState, write: LeaseWrite): boolean {
+  return state.minuteStart === write.minuteStart && state.leaseSeq === write.seq;
+}
+
+/** The next lease write, sized from the item as last seen (a stale view only costs a failed write, which shows the item as it is). */
+function leaseWriteFor(key: CountedKey, memory: KeyMemory, windows: Windows, nowMs: number, instanceId: string, seq: number): LeaseWrite {
+  const seen = memory.seen?.day === windows.day ? memory.seen : undefined;
+  const minuteStart = Math.max(windows.minuteStart, seen?.minuteStart ?? 0);
+  const shape = shapeFor(seen, minuteStart);
+  const { limits } = memory;
+  const releaseSpare = memory.lease.minuteStart === minuteStart ? memory.lease.recordedSpare : 0;
+  const returnDay = memory.dayReturn.day === windows.day ? memory.dayReturn.count : 0;
+  const cap = spareCap(limits);
+  const item =
+    shape === 'new_minute' ? { minuteGranted: 0, spare: 0 } : { minuteGranted: seen?.minuteGranted ?? 0, spare: seen?.spare ?? 0 };
+  const spare = leaseSpare({
+    limits,
+    recentRequests: memory.recent.countAt(nowMs),
+    msLeftInMinute: (minuteStart + 60) * 1000 - nowMs,
+    minuteLeft: limits.perMinute - item.minuteGranted,
+    dayLeft: limits.perDay - (seen?.dayGranted ?? 0) + returnDay,
+    spareRoom: cap - item.spare + releaseSpare,
+    instances: shape === 'new_minute' ? 1 : Math.max(1, seen?.leaseHolders ?? 1) + (seen?.leaseSeq === undefined ? 1 : 0),
+  });
+  const nowSeconds = Math.floor(nowMs / 1000);
+  return {
+    key,
+    windows,
+    nowSeconds,
+    minuteStart,
+    shape,
+    instanceId,
+    seq,
+    take: 1 + spare,
+    spare,
+    releaseSpare,
+    returnDay,
+    limits,
+    spareCap: cap,
+  };
+}
+
+/** How the write reaches the minute. Never seen (an instance's first request of the key today): guess the key is busy and another instance started the minute. */
+function shapeFor(seen: CounterItemState | undefined, minuteStart: number): LeaseShape {
+  if (!seen) return 'same_minute';
+  if (seen.minuteStart < minuteStart) return 'new_minute';
+  return seen.keepsLeases ? 'same_minute' : 'adopt_minute';
+}
+
+/** Applies what the item says of the key: revoked or expired (401), a plan changed by the key tool, a ban. */
+function learnKeyState(state: CounterItemState, memory: KeyMemory, windows: Windows, nowMs: number): void {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  if (state.keyRevoked || (state.keyExpiresAt !== undefined && state.keyExpiresAt <= nowSeconds)) {
+    throw new ApiError('unauthorized', 'This API key was revoked or has expired.');
+  }
+  const limits = state.keyLimits;
+  if (limits && (limits.perMinute !== memory.limits.perMinute || limits.perDay !== memory.limits.perDay)) {
+    // What was held or seen used up was under the old limits: drop it (the item keeps the grants).
+    if (memory.lease.unused > 0 && memory.dayReturn.day === windows.day) memory.dayReturn.count += memory.lease.unused;
+    memory.lease = { ...memory.lease, unused: 0 };
+    memory.exhaustedMinute = 0;
+    memory.exhaustedDay = '';
+    memory.limits = limits;
+  }
+  memory.suspendedUntil = Math.max(memory.suspendedUntil, state.suspendedUntil);
+  if (state.refusedMinute === windows.minuteStart) memory.refusals.recorded = Math.max(memory.refusals.recorded, state.refusedCount);
+}
+
+/** Remembers a window the item shows used up for one more request (what a failed lease write means when nothing else explains it). */
+function learnExhaustion(state: CounterItemState, memory: KeyMemory, windows: Windows): void {
+  if (state.day !== windows.day) return;
+  const { limits } = memory;
+  const returnDay = memory.dayReturn.day === windows.day ? memory.dayReturn.count : 0;
+  if (limits.perDay - state.dayGranted + returnDay < 1) memory.exhaustedDay = windows.day;
+  else if (state.minuteStart >= windows.minuteStart && limits.perMinute - state.minuteGranted < 1) {
+    memory.exhaustedMinute = state.minuteStart;
+  }
+}
+
+/** Moves the memory to the current windows: a lease of an ended minute gives its unused allowance back to its day. */
+function forgetEndedWindows(memory: KeyMemory, windows: Windows): void {
+  const { lease } = memory;
+  if (memory.dayReturn.day !== windows.day) memory.dayReturn = { day: windows.day, count: 0 };
+  if (lease.minuteStart < windows.minuteStart && (lease.unused > 0 || lease.recordedSpare > 0)) {
+    if (lease.minuteStart >= windows.minuteStart - secondsIntoDay(windows)) memory.dayReturn.count += lease.unused;
+    memory.lease = { minuteStart: 0, unused: 0, recordedSpare: 0 };
+  }
+  if (memory.refusals.minuteStart !== windows.minuteStart)
+    memory.refusals = { minuteStart: windows.minuteStart, recorded: 0, unrecorded: 0 };
+}
+
+function secondsIntoDay(windows: Windows): number {
+  return windows.minuteStart - (windows.dayEnd - 86_400);
+}
+
+/** The refusal this instance already knows of, if any. */
+function rememberedRefusal(memory: KeyMemory, windows: Windows, nowMs: number): Refusal | undefined {
+  if (memory.suspendedUntil > nowMs / 1000) return 'suspended';
+  if (memory.exhaustedDay === windows.day) return 'day_exhausted';
+  if (memory.exhaustedMinute >= windows.minuteStart && memory.lease.unused === 0) return 'minute_exhausted';
+  return undefined;
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -72,7 +71,7 @@ export function createApiHandler<Contract extends OperationContract>(
 
   const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>().use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
-  // One limiter per handler, so per instance: it remembers the windows it has seen used up.
+  // One limiter per handler, so per instance: it holds the leases of its keys and remembers windows seen used up.
   const limiter = new RateLimiter(counters, (message, error) =>
     logger.warn(message, { error: error instanceof Error ? error : String(error) }),
   );
@@ -270,9 +269,7 @@ function rateLimit(
       const now = dependencies.clock();
       // A refusal this instance already knows of: no read is sent for it.
       const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller.countersId, caller.limits, now);
-      // Marks this request's counter writes, so that a repeated or late one is applied once
-      // (64 random bits, short: each counter item keeps the ids of its minute).
-      const counting = limiter.enforce(caller, caller.limits, now, randomBytes(8).toString('base64url'));
+      const counting = limiter.enforce(caller, caller.limits, now);
       if (!overlap) return applyDecision(request, await counting);
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
       internal(request).pendingRateLimit = Promise.allSettled([counting]).then(

@@ -39,7 +39,10 @@ async function driveEveryPath(api: TestApi, faults: DynamoDbFaultProxy): Promise
   await call('/pets?limit=1');
   await call('/pets?status=available&limit=100');
   const { id } = (await created.json()) as { id: number };
-  await call(`/pets/${id}`);
+  // A key an instance serves often gets a lease, and the requests served from it read the key's
+  // counter item (GetItem on rateLimits): five requests per operation reach one.
+  for (let more = 0; more < 3; more++) await call('/pets?limit=1');
+  for (let gets = 0; gets < 5; gets++) await call(`/pets/${id}`);
   return responses;
 }
 
@@ -76,7 +79,7 @@ async function withSimulator<T>(
 it('every DynamoDB call of every function is within its route grants, and every grant is used', async () => {
   await withSimulator(undefined, async (api, iam, faults) => {
     const responses = await driveEveryPath(api, faults);
-    expect(responses.map((response) => response.status)).toEqual([201, 201, 201, 201, 201, 200, 200, 200]);
+    expect(responses.map((response) => response.status)).toEqual([201, 201, 201, 201, 201, ...Array(10).fill(200)]);
     expect(iam.refused()).toEqual([]);
     expect(usedGrants(iam.calls())).toEqual([...everyGrant()].sort());
   });

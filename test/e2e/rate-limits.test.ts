@@ -1,4 +1,4 @@
-import { issueKey, rotateKey } from '../../admin/key-admin';
+import { issueKey, rotateKey, setPlan } from '../../admin/key-admin';
 import { localTarget } from '../../admin/targets/local';
 import { BAN_DURATION_SECONDS } from '../../functions/domain/rate-limit';
 import { postJson, startTestApi, type TestApi } from '../support/api';
@@ -208,5 +208,48 @@ describe('a key rotated with a grace period: the old and the new secret share on
     expect(codes).toEqual([...Array(limits.perMinute - 1).fill('rate_limited'), 'key_suspended']);
     clock.set(testInstant(8, '11:05:00'));
     expect(await errorCode(await api.call('/pets', { key: successor }))).toBe('key_suspended');
+  });
+});
+
+describe('set-plan while the gateway still caches the authorizer answer: every answer carries the new plan limits (#29)', () => {
+  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames);
+
+  it('a banned Enterprise key (5 a minute) moved to Free: its 429 key_suspended answers say 60 from the next one on, in this minute and later ones', async () => {
+    clock.set(testInstant(9, '10:00:05'));
+    const issued = await issueKey(
+      target(),
+      { plan: 'enterprise', customLimits: { perMinute: 5, perDay: 1_000 }, owner: 'Acme' },
+      clock.now,
+    );
+    const key = issued.secret;
+    // Its minute, then another full minute's worth of refusals: banned.
+    for (let index = 0; index < 2 * 5; index++) await api.call('/pets', { key });
+    const banned = await api.call('/pets', { key });
+    expect(await errorCode(banned)).toBe('key_suspended');
+    expect(headersOf(banned).limit).toBe(5);
+    await setPlan(target(), issued.key.keyId, { plan: 'free' }, clock.now);
+    const after: Response[] = [];
+    for (let index = 0; index < 3; index++) after.push(await api.call('/pets', { key }));
+    clock.set(testInstant(9, '10:03:00'));
+    after.push(await api.call('/pets', { key }));
+    for (const response of after) {
+      expect(response.status).toBe(429);
+      expect(await errorCode(response)).toBe('key_suspended');
+      expect(headersOf(response).limit).toBe(60);
+    }
+  });
+
+  it('a Free key refused for its used-up minute, moved to Pro: served at its next request, under 300 a minute', async () => {
+    clock.set(testInstant(9, '11:00:05'));
+    const issued = await issueKey(target(), { plan: 'free', owner: 'Acme' }, clock.now);
+    const key = issued.secret;
+    for (let index = 0; index < 60; index++) expect((await api.call('/pets', { key })).status).toBe(200);
+    const refused = await api.call('/pets', { key });
+    expect(await errorCode(refused)).toBe('rate_limited');
+    expect(headersOf(refused).limit).toBe(60);
+    await setPlan(target(), issued.key.keyId, { plan: 'pro' }, clock.now);
+    const next = await api.call('/pets', { key });
+    expect(next.status).toBe(200);
+    expect(headersOf(next)).toMatchObject({ limit: 300, remaining: 300 - 61 });
   });
 });

@@ -3,7 +3,6 @@
  * equal, and pins the conclusions the document draws from them.
  */
 import { readFileSync } from 'node:fs';
-import { MAX_COUNTS_PER_ITEM_PER_MINUTE } from '../../functions/domain/rate-limit';
 import {
   ADVERSARIAL_BEGIN_MARKER,
   ADVERSARIAL_END_MARKER,
@@ -13,13 +12,13 @@ import {
   bindsAt,
   components,
   componentsFor,
-  counterItemMeasured,
-  counterUnitsPerCount,
   END_MARKER,
   firstHardWall,
   firstHardWallLine,
   hotKey,
   hotKeyBindsAt,
+  limiterMeasured,
+  limiterUnitsPerRequest,
   listMixes,
   pageReadUnits,
   queryReadUnits,
@@ -71,30 +70,22 @@ const row = (name: string) => {
   return found;
 };
 
-test('a count is charged as the whole counter item it writes: about 6 write units at a full Business minute, not 1', () => {
-  // The measured item (test/integration/counter-item-size.test.ts) grows by one request id (11 bytes) a count.
-  const [first, , last] = counterItemMeasured.afterCounts;
-  expect((last!.bytes - first!.bytes) / (last!.counts - first!.counts)).toBeCloseTo(11, 1);
-  expect(counterUnitsPerCount(1_000)).toBeGreaterThan(5.5);
-  expect(counterUnitsPerCount(1_000)).toBeLessThan(6.5);
-  expect(counterUnitsPerCount(1)).toBeLessThan(3);
-  // So the rateLimits table needs more than a new on-demand table takes at once already at 1×: warm throughput.
-  expect(row('rateLimits table, sudden surge').load(1)).toBeGreaterThan(awsLimits.onDemandInstantWriteUnits);
-  expect(row('rateLimits table, quota').load(1)).toBeCloseTo(1_000 * counterUnitsPerCount(1_000));
+test('the limiter costs a fraction of a write per request (leases, measured): at most 0.3 write units at a full Business minute over 20 instances', () => {
+  expect(limiterUnitsPerRequest.write).toBeLessThanOrEqual(0.3);
+  expect(limiterMeasured.businessMinuteOverOneInstance.writeUnits / 1_000).toBeLessThanOrEqual(0.3);
+  // Every request is a lease write or a read of the key's item.
+  expect(
+    limiterMeasured.businessMinuteOver20Instances.writeUnits + limiterMeasured.businessMinuteOver20Instances.readUnits,
+  ).toBeGreaterThanOrEqual(1_000);
+  const row = (name: string) => components.find((c) => c.name === name) as (typeof components)[number];
+  expect(row('rateLimits table, quota').load(1)).toBeCloseTo(1_000 * limiterUnitsPerRequest.write);
 });
 
-test("the limiter's shard threshold keeps each counter item near a tenth of a partition while a key's minute is spread out", () => {
-  // Up to 48 items (48× a Business key) every item counts at most MAX_COUNTS_PER_ITEM_PER_MINUTE a minute.
-  for (const m of [1, 10, 48]) {
-    expect(hotKey(m).countsPerItemPerMinute).toBeLessThanOrEqual(MAX_COUNTS_PER_ITEM_PER_MINUTE);
-    expect(hotKey(m).share).toBeLessThan(0.15);
-  }
-  // Beyond, the items take more counts, each dearer: one key binds at about 157× a Business key.
+test("one key's counter item: a whole Business minute within one second fits a partition; one key alone binds it past 100× a Business key", () => {
+  expect(hotKey(1).minuteInOneSecond.writeUnits).toBeLessThan(awsLimits.partitionWriteUnits);
+  expect(hotKey(1).minuteInOneSecond.readUnits).toBeLessThan(awsLimits.partitionReadUnits);
   expect(hotKeyBindsAt()).toBeGreaterThan(100);
-  expect(hotKeyBindsAt()).toBeLessThan(200);
-  expect(hotKey(hotKeyBindsAt() + 1).share).toBeGreaterThanOrEqual(1);
-  // Not when a key sends its whole minute within one second: that second needs about 6,000 write units of one item.
-  expect(hotKey(1).minuteInOneSecond).toBeGreaterThan(5 * awsLimits.partitionWriteUnits);
+  expect(hotKey(hotKeyBindsAt() * 1.01).share).toBeGreaterThanOrEqual(1);
 });
 
 test('pages reaching the newest pets: at most one fresh read per instance per half second, spread as the newest block moves', () => {

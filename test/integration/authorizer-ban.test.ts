@@ -30,7 +30,7 @@ async function issue(): Promise<{ secret: string; keyId: string }> {
 }
 
 async function ban(keyId: string, untilMs: number): Promise<void> {
-  await new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits).suspend(keyId, 1, windowsAt(now), untilMs / 1000);
+  await new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits).suspend(keyId, windowsAt(now), untilMs / 1000);
 }
 
 async function authorize(secret: string, as: Dependencies = asFunction('authorizer', dependencies)): Promise<APIGatewayAuthorizerResult> {

@@ -4,19 +4,16 @@
  * The atomic counting itself is tested over HTTP (test/e2e/rate-limits.test.ts).
  */
 import fc from 'fast-check';
-import { type PlanLimits, planNames, plans } from '../../definitions/plans';
+import type { PlanLimits } from '../../definitions/plans';
+import { LOOKBACK_MS, leaseSpare, MIN_RECENT_REQUESTS, RecentRequests, spareCap } from '../../functions/domain/allowance-lease';
 import { ApiError } from '../../functions/domain/errors';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
   countedVerdict,
-  counterShards,
-  keyCounts,
-  MAX_COUNTER_SHARDS,
   refusalBatch,
   refusedVerdict,
   secondsUntil,
-  shardAllowance,
   type Verdict,
   windowsAt,
 } from '../../functions/domain/rate-limit';
@@ -140,39 +137,71 @@ describe('the ban', () => {
   });
 });
 
-describe('counter shards', () => {
-  it('count every fixed plan on one item, so their Remaining is exact', () => {
-    for (const plan of planNames) {
-      const limits = plans[plan].limits;
-      if (limits !== 'custom') expect(counterShards(limits)).toBe(1);
-    }
-    expect(counterShards({ perMinute: 1_001, perDay: 10_000 })).toBe(2);
-    expect(counterShards({ perMinute: 10_000_000, perDay: 10_000_000 })).toBe(MAX_COUNTER_SHARDS);
+describe('leases of allowance (functions/domain/allowance-lease.ts)', () => {
+  const business: PlanLimits = { perMinute: 1_000, perDay: 100_000 };
+  const sizing = {
+    limits: business,
+    recentRequests: 50,
+    msLeftInMinute: 50_000,
+    minuteLeft: 800,
+    dayLeft: 90_000,
+    spareRoom: 100,
+    instances: 1,
+  };
+
+  it('count a quiet key request by request: no spare below MIN_RECENT_REQUESTS recent requests', () => {
+    expect(leaseSpare({ ...sizing, recentRequests: MIN_RECENT_REQUESTS - 1 })).toBe(0);
+    expect(leaseSpare({ ...sizing, recentRequests: MIN_RECENT_REQUESTS })).toBe(Math.floor(MIN_RECENT_REQUESTS * 0.625));
   });
 
-  it('split any limits exactly: the shares add up to the limits and differ by at most one', () => {
+  it('cover about the next 6 s at the recent rate, shrinking with the time left, what is left and the room for spare', () => {
+    expect(leaseSpare(sizing)).toBe(31);
+    // 2 s left at 5 requests a second: half of 10.
+    expect(leaseSpare({ ...sizing, msLeftInMinute: 2_000 })).toBe(5);
+    // Half of what is left, less the asking request, shared among the instances leasing this minute.
+    expect(leaseSpare({ ...sizing, minuteLeft: 41 })).toBe(20);
+    expect(leaseSpare({ ...sizing, minuteLeft: 41, instances: 4 })).toBe(5);
+    expect(leaseSpare({ ...sizing, dayLeft: 1 })).toBe(0);
+    expect(leaseSpare({ ...sizing, spareRoom: 3 })).toBe(3);
+    expect(leaseSpare({ ...sizing, spareRoom: -2 })).toBe(0);
+  });
+
+  it('never take a window past its limit, nor the recorded spare past its cap', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 1, max: 100_000_000 }), (perMinute, perDay) => {
-        const limits = { perMinute, perDay };
-        const shards = counterShards(limits);
-        const shares = Array.from({ length: shards }, (_, index) => shardAllowance(limits, shards, index));
-        expect(shares.reduce((sum, share) => sum + share.perMinute, 0)).toBe(perMinute);
-        expect(shares.reduce((sum, share) => sum + share.perDay, 0)).toBe(perDay);
-        const minutes = shares.map((share) => share.perMinute);
-        expect(Math.max(...minutes) - Math.min(...minutes)).toBeLessThanOrEqual(1);
-        // Every shard can count at least one request a minute (the new-minute update relies on it).
-        expect(Math.min(...minutes)).toBeGreaterThanOrEqual(1);
-      }),
+      fc.property(
+        fc.record({
+          recentRequests: fc.integer({ min: 0, max: 5_000 }),
+          msLeftInMinute: fc.integer({ min: 1, max: 60_000 }),
+          minuteLeft: fc.integer({ min: 1, max: 1_000 }),
+          dayLeft: fc.integer({ min: 1, max: 100_000 }),
+          spareRoom: fc.integer({ min: -100, max: 100 }),
+          instances: fc.integer({ min: 1, max: 50 }),
+        }),
+        (input) => {
+          const spare = leaseSpare({ limits: business, ...input });
+          expect(spare).toBeGreaterThanOrEqual(0);
+          expect(1 + spare).toBeLessThanOrEqual(Math.min(input.minuteLeft, input.dayLeft));
+          expect(spare).toBeLessThanOrEqual(Math.max(0, input.spareRoom));
+        },
+      ),
     );
   });
 
-  it('report one shard exactly and several by the shard remaining share times the shards', () => {
-    expect(keyCounts(pro, 1, pro, { minuteCount: 7, dayCount: 9 })).toEqual({ minuteCount: 7, dayCount: 9 });
-    const large = { perMinute: 3_000, perDay: 30_000 };
-    const share = shardAllowance(large, 3, 0);
-    expect(keyCounts(large, 3, share, { minuteCount: 900, dayCount: 1_000 })).toEqual({ minuteCount: 2_700, dayCount: 3_000 });
+  it('cap the spare of every instance together at a tenth of the minute', () => {
+    expect(spareCap(business)).toBe(100);
+    expect(spareCap({ perMinute: 60, perDay: 1_000 })).toBe(6);
+    expect(spareCap({ perMinute: 5, perDay: 1_000 })).toBe(0);
   });
 
+  it('size from the requests of the last LOOKBACK_MS only', () => {
+    const recent = new RecentRequests();
+    for (let ms = 0; ms < 20_000; ms += 1_000) recent.record(ms);
+    expect(recent.countAt(19_000)).toBe(LOOKBACK_MS / 1_000 + 1);
+    expect(recent.countAt(19_000 + LOOKBACK_MS + 1)).toBe(0);
+  });
+});
+
+describe('the ban rule', () => {
   it('record refusals for the ban in batches of a tenth of the threshold, at least one', () => {
     expect(refusalBatch({ perMinute: 2, perDay: 10 })).toBe(1);
     expect(refusalBatch({ perMinute: 60, perDay: 1_000 })).toBe(6);

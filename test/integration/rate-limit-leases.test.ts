@@ -4,17 +4,17 @@ import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { counterKey, RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { countersIdOf, generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
-import { counterShards, windowsAt } from '../../functions/domain/rate-limit';
+import { windowsAt } from '../../functions/domain/rate-limit';
 import { type CountedKey, type RateCounters, RateLimiter } from '../../functions/domain/rate-limiter';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 
 /**
- * Counters for any limit, and refusals without writes, on DynamoDB Local: a
- * key above what one counter item takes is counted on shards whose allowances
- * add up to exactly its limit; instances (independent RateLimiters, as
- * separate Lambda environments have) remember the windows they saw used up,
- * and the ban rule still suspends a key that keeps calling.
+ * The lease limiter on DynamoDB Local, for any limit on one counter item:
+ * instances (independent RateLimiters, as separate Lambda environments have)
+ * lease allowance and together serve exactly the key's limit to a client that
+ * keeps sending to all of them; they remember the windows they saw used up and
+ * refuse there without writing, and the ban rule still suspends a key that keeps calling.
  */
 let dependencies: Dependencies;
 let counters: RateLimitRepository;
@@ -25,16 +25,13 @@ beforeAll(async () => {
 });
 afterAll(() => dependencies.db.destroy());
 
-let sequence = 0;
-const requestId = () => `r${++sequence}`;
-
 /** A key counted on counters of its own, as every key not made by a rotation. */
 const own = (keyId: string): CountedKey => ({ keyId, countersId: keyId });
 
 /** What a request got: `counted`, or the code of its 429. */
 async function outcomeOf(limiter: RateLimiter, key: CountedKey, limits: PlanLimits, nowMs: number): Promise<string> {
   try {
-    const decision = await limiter.enforce(key, limits, nowMs, requestId());
+    const decision = await limiter.enforce(key, limits, nowMs);
     return decision.refusal ? decision.refusal.code : 'counted';
   } catch (error) {
     if (error instanceof ApiError) return error.code;
@@ -60,50 +57,40 @@ async function sendMany(instances: RateLimiter[], keys: CountedKey[], limits: Pl
   return tally;
 }
 
-async function shardCounts(keyId: string, day: string, shards: number) {
-  const counts: { minuteCount?: number; dayCount?: number; ids?: number }[] = [];
-  for (let shard = 0; shard < shards; shard++) {
-    const { Item } = await dependencies.db.send(
-      new GetCommand({ TableName: dependencies.tableNames.rateLimits, Key: { pk: counterKey(keyId, day, shard) }, ConsistentRead: true }),
-    );
-    counts.push({ minuteCount: Item?.minuteCount, dayCount: Item?.dayCount, ids: (Item?.countIds as Set<string> | undefined)?.size });
-  }
-  return counts;
+async function itemCounts(keyId: string, day: string) {
+  const { Item } = await dependencies.db.send(
+    new GetCommand({ TableName: dependencies.tableNames.rateLimits, Key: { pk: counterKey(keyId, day) }, ConsistentRead: true }),
+  );
+  return { minuteCount: Item?.minuteCount, dayCount: Item?.dayCount };
 }
 
-it('counts a key of 1,001 a minute on 2 shards and gives it exactly its minute and its day, from 4 instances', async () => {
+it('gives a key of 1,001 a minute exactly its minute and its day on one item, from 4 instances that keep receiving its requests', async () => {
   const limits = { perMinute: 1_001, perDay: 1_101 };
-  expect(counterShards(limits)).toBe(2);
   const instances = Array.from({ length: 4 }, () => new RateLimiter(counters));
   const minute1 = Date.parse(testInstant(0, '10:00:05'));
-  expect(await sendMany(instances, [own('key_sharded')], limits, minute1, 1_011)).toEqual({ counted: 1_001, rate_limited: 10 });
+  expect(await sendMany(instances, [own('key_large')], limits, minute1, 1_101)).toEqual({ counted: 1_001, rate_limited: 100 });
   const day = windowsAt(minute1).day;
-  // Allowances 501 + 500: each shard counted exactly its share, each request id once.
-  expect(await shardCounts('key_sharded', day, 2)).toEqual([
-    { minuteCount: 501, dayCount: 501, ids: 501 },
-    { minuteCount: 500, dayCount: 500, ids: 500 },
-  ]);
-  // The next minute: the day's last 100 (551 + 550 in all), then the day is used up.
+  expect(await itemCounts('key_large', day)).toEqual({ minuteCount: 1_001, dayCount: 1_001 });
+  // The next minute: the day's last 100, then the day is used up.
   const minute2 = Date.parse(testInstant(0, '10:01:05'));
-  expect(await sendMany(instances, [own('key_sharded')], limits, minute2, 110)).toEqual({ counted: 100, quota_exceeded: 10 });
-  expect((await shardCounts('key_sharded', day, 2)).map((shard) => shard.dayCount)).toEqual([551, 550]);
+  expect(await sendMany(instances, [own('key_large')], limits, minute2, 200)).toEqual({ counted: 100, quota_exceeded: 100 });
+  expect((await itemCounts('key_large', day)).dayCount).toBe(1_101);
 });
 
-it('a revoked sharded key is refused on every shard, as the key tool writes all of them', async () => {
+it('a revoked key is refused at once, by an instance that holds a lease of it too', async () => {
   const now = Date.parse(testInstant(1, '08:00:00'));
   const limits = { perMinute: 5_000, perDay: 100_000 };
   const { record } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, now });
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
   await keys.insert(record);
+  const holder = new RateLimiter(counters);
+  expect(await sendMany([holder], [own(record.keyId)], limits, now, 20, 1)).toEqual({ counted: 20 });
   await keys.revoke(record, new Date(now).toISOString());
-  for (let shard = 0; shard < counterShards(limits); shard++) {
-    // A random draw that starts on this shard.
-    const limiter = new RateLimiter(counters, undefined, () => (shard + 0.5) / counterShards(limits));
-    expect(await outcomeOf(limiter, own(record.keyId), limits, now + 1_000)).toBe('unauthorized');
-  }
+  expect(await outcomeOf(holder, own(record.keyId), limits, now + 1_000)).toBe('unauthorized');
+  expect(await outcomeOf(new RateLimiter(counters), own(record.keyId), limits, now + 1_000)).toBe('unauthorized');
 });
 
-it('counts a rotated sharded key and its successor together on the same shards: exactly the limit for both; the old key’s expiry stops only the old key', async () => {
+it('counts a rotated key and its successor together on one item: exactly the limit for both; the old key’s expiry stops only the old key', async () => {
   const limits = { perMinute: 1_001, perDay: 10_000 };
   const now = Date.parse(testInstant(1, '09:00:05'));
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
@@ -115,13 +102,12 @@ it('counts a rotated sharded key and its successor together on the same shards: 
   const counted = (record: typeof old): CountedKey => ({ keyId: record.keyId, countersId: countersIdOf(record) });
 
   const instances = Array.from({ length: 4 }, () => new RateLimiter(counters));
-  expect(await sendMany(instances, [counted(old), counted(successor)], limits, now, 1_011)).toEqual({ counted: 1_001, rate_limited: 10 });
-  expect((await shardCounts(old.keyId, windowsAt(now).day, 2)).map((shard) => shard.minuteCount)).toEqual([501, 500]);
-  expect((await shardCounts(successor.keyId, windowsAt(now).day, 2)).map((shard) => shard.minuteCount)).toEqual([undefined, undefined]);
+  expect(await sendMany(instances, [counted(old), counted(successor)], limits, now, 1_101)).toEqual({ counted: 1_001, rate_limited: 100 });
+  expect((await itemCounts(old.keyId, windowsAt(now).day)).minuteCount).toBe(1_001);
+  expect((await itemCounts(successor.keyId, windowsAt(now).day)).minuteCount).toBeUndefined();
 
-  // The grace ends: the old key is refused on every shard, its successor counted on them.
-  for (let shard = 0; shard < 2; shard++) {
-    const limiter = new RateLimiter(counters, undefined, () => (shard + 0.5) / 2);
+  // The grace ends: the old key is refused, its successor counted.
+  for (const limiter of instances) {
     expect(await outcomeOf(limiter, counted(old), limits, expiresAt)).toBe('unauthorized');
     expect(await outcomeOf(limiter, counted(successor), limits, expiresAt)).toBe('counted');
   }
@@ -134,9 +120,10 @@ describe('an instance that has seen a window used up', () => {
     const writes: string[] = [];
     // The repository, with a note of each write the limiter asks of it.
     const counting: RateCounters = {
-      count: (request) => {
-        writes.push('count');
-        return counters.count(request);
+      read: (...args) => counters.read(...args),
+      lease: (write) => {
+        writes.push('lease');
+        return counters.lease(write);
       },
       countRefusals: (...args) => {
         writes.push('refusals');
@@ -146,7 +133,6 @@ describe('an instance that has seen a window used up', () => {
         writes.push('suspend');
         return counters.suspend(...args);
       },
-      refund: (...args) => counters.refund(...args),
     };
     const limiter = new RateLimiter(counting);
     const now = Date.parse(testInstant(2, '09:00:01'));
@@ -155,8 +141,8 @@ describe('an instance that has seen a window used up', () => {
     const codes: string[] = [];
     for (let refused = 0; refused < 20; refused++) codes.push(await outcomeOf(limiter, own('key_memory'), limits, now + 1_000));
     expect(codes).toEqual([...Array(19).fill('rate_limited'), 'key_suspended']);
-    // One count learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the suspension.
-    expect(writes).toEqual(['count', ...Array(10).fill('refusals'), 'suspend']);
+    // One lease write learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the suspension.
+    expect(writes).toEqual(['lease', ...Array(10).fill('refusals'), 'suspend']);
     writes.length = 0;
     expect(limiter.knowsRefusal('key_memory', limits, now + 2_000)).toBe(true);
     expect(await outcomeOf(limiter, own('key_memory'), limits, now + 2_000)).toBe('key_suspended');
@@ -188,7 +174,7 @@ describe('an instance that has seen a window used up', () => {
     const larger = { perMinute: 300, perDay: 10_000 };
     expect(limiter.knowsRefusal('key_upgraded', larger, now)).toBe(false);
     // The counters hold the minute's 2; the new plan allows 298 more.
-    const decision = await limiter.enforce(own('key_upgraded'), larger, now, requestId());
+    const decision = await limiter.enforce(own('key_upgraded'), larger, now);
     expect(decision.window).toMatchObject({ limit: 300, remaining: 297 });
   });
 });
