@@ -26,6 +26,12 @@ export const prices = {
   logsIngestionPerGb: 0.5,
   /** X-Ray traces recorded, per million ("AWS X-Ray pricing", https://aws.amazon.com/xray/pricing/). */
   xrayTracesPerMillion: 5,
+  /** AWS WAF requests inspected, per million ("AWS WAF pricing", https://aws.amazon.com/waf/pricing/). */
+  wafPerMillionRequests: 0.6,
+  /** AWS WAF web ACL, per month (https://aws.amazon.com/waf/pricing/). */
+  wafWebAclPerMonth: 5,
+  /** AWS WAF rule in a web ACL, per month (https://aws.amazon.com/waf/pricing/). */
+  wafRulePerMonth: 1,
   /** Data transfer out to the internet, first 10 TB a month, per GB ("Amazon EC2 On-Demand pricing, Data Transfer", https://aws.amazon.com/ec2/pricing/on-demand/#Data_Transfer). */
   dataTransferOutPerGb: 0.09,
 } as const;
@@ -77,6 +83,30 @@ const sampleFunctionLogLine = JSON.stringify({
   statusCode: 200,
   latencyMs: 38,
 });
+/**
+ * The operation's canary metrics line (functions/runtime/metrics.ts, recordAnswer): an
+ * embedded-metric-format line per answer, with the version that answered.
+ */
+const sampleAnswerMetricLine = JSON.stringify({
+  _aws: {
+    Timestamp: 1795636202361,
+    CloudWatchMetrics: [
+      {
+        Namespace: 'PetStore',
+        Dimensions: [
+          ['service', 'stage', 'function', 'version'],
+          ['service', 'stage', 'function'],
+        ],
+        Metrics: [{ Name: 'AnswerLatency', Unit: 'Milliseconds' }],
+      },
+    ],
+  },
+  service: 'petstore',
+  stage: 'production',
+  function: 'listPets',
+  version: '12',
+  AnswerLatency: 38,
+});
 /** Lambda's own START, END and REPORT lines of an invocation (with X-Ray's segment line). */
 const samplePlatformLines = [
   'START RequestId: 3f2a4c1e-7b8d-4e2f-9a6b-1c2d3e4f5a6b Version: $LATEST',
@@ -85,9 +115,12 @@ const samplePlatformLines = [
   'XRAY TraceId: 1-6543a1b2-0123456789abcdef01234567\tSegmentId: 0123456789abcdef\tSampled: true\t',
 ].join('\n');
 
-/** Bytes of log lines per request: the access log's, the operation function's and its platform lines. */
+/** Bytes of log lines per request: the access log's, the operation function's, its canary metrics and its platform lines. */
 export function logBytesPerRequest(): number {
-  return [sampleAccessLogLine, sampleFunctionLogLine, samplePlatformLines].reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+  return [sampleAccessLogLine, sampleFunctionLogLine, sampleAnswerMetricLine, samplePlatformLines].reduce(
+    (sum, line) => sum + Buffer.byteLength(line) + 1,
+    0,
+  );
 }
 
 /** A response body's average bytes: a list page of 20 pets, one pet, a created pet, by the mix, plus about 400 bytes of headers. */
@@ -104,6 +137,15 @@ function responseBytes(): number {
 function tracedShare(): number {
   const perSecond = rps(1);
   return (1 + 0.05 * (perSecond - 1)) / perSecond;
+}
+
+/** The web ACL's rules on every stage (lib/constructs/api-firewall.ts): body size and per-key rate. */
+const WAF_RULES = 2;
+
+/** WAF per million requests: the inspection charge, and the web ACL's and its rules' monthly charges spread over a month of the 1× mix. */
+function wafPerMillion(): number {
+  const millionsPerMonth = (rps(1) * 30 * 86_400) / 1_000_000;
+  return prices.wafPerMillionRequests + (prices.wafWebAclPerMonth + WAF_RULES * prices.wafRulePerMonth) / millionsPerMonth;
 }
 
 /** What one limiter call adds to a createPet (one DynamoDB round trip in the region). */
@@ -127,6 +169,7 @@ export function bill(): BillLine[] {
   const dynamo = (writes: number, reads: number) => writes * prices.dynamoWritePerMillion + reads * prices.dynamoReadPerMillion;
   return [
     { item: 'API Gateway REST API calls', dollars: prices.restApiPerMillion },
+    { item: `AWS WAF (every request inspected; web ACL and ${WAF_RULES} rules a month)`, dollars: wafPerMillion() },
     {
       item: 'Lambda requests (one operation invocation each; authorizer calls on cache misses)',
       dollars: prices.lambdaRequestsPerMillion * (1 + units.authorizerInvocations),
@@ -150,7 +193,7 @@ export function bill(): BillLine[] {
       limiter: true,
     },
     {
-      item: `CloudWatch Logs (${logBytesPerRequest()} bytes a request: access log, function line, platform lines)`,
+      item: `CloudWatch Logs (${logBytesPerRequest()} bytes a request: access log, function line, canary metrics, platform lines)`,
       dollars: (logBytesPerRequest() / 1e9) * million * prices.logsIngestionPerGb,
     },
     { item: `X-Ray traces (${(tracedShare() * 100).toFixed(1)} % sampled)`, dollars: tracedShare() * prices.xrayTracesPerMillion },

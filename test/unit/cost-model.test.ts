@@ -26,7 +26,16 @@ it('charges the limiter the units the capacity model takes from the measurement'
 
 it('has a line for every part of the bill, and cites an AWS pricing page for every price', () => {
   const items = bill().map((line) => line.item);
-  for (const part of ['API Gateway', 'Lambda requests', 'Lambda duration', 'DynamoDB', 'CloudWatch Logs', 'X-Ray', 'Data transfer'])
+  for (const part of [
+    'API Gateway',
+    'AWS WAF',
+    'Lambda requests',
+    'Lambda duration',
+    'DynamoDB',
+    'CloudWatch Logs',
+    'X-Ray',
+    'Data transfer',
+  ])
     expect(items.some((item) => item.startsWith(part))).toBe(true);
   const source = readFileSync(join(__dirname, '../../scripts/cost-model.ts'), 'utf8');
   const pricesBlock = source.slice(source.indexOf('export const prices'), source.indexOf('} as const;'));
