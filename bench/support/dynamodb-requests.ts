@@ -64,12 +64,21 @@ export function countingClient(db: DynamoDBDocumentClient, counter: RequestCount
 export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, tables: { pets: string }): DynamoDBDocumentClient {
   const metadata = { httpStatusCode: 200, requestId: 'STUB', attempts: 1, totalRetryDelay: 0 };
   let lastReservedId = 1_000_000;
-  let stripeBlocks = 0;
-  let requestCount = 0;
+  let counterTop = 10_000;
+  let granted = 0;
+  /** The pets table's allocator writes: the block counter (functions/data/block-counter.ts), its copies, or the baselines' allocator. */
+  const allocatorAnswer = (expression: string, values: Record<string, unknown>): Record<string, unknown> => {
+    if (expression.startsWith('ADD #top')) return { from: 10_001, top: ++counterTop };
+    if (values[':top'] !== undefined) return {};
+    lastReservedId += Number(values[':count']);
+    return { lastReservedId };
+  };
   const send: Send = async (command) => {
     const { operation, input } = counter.record(command);
     switch (operation) {
       case 'GetItem': {
+        // The limiter's read of a key's counter item: a key with nothing counted today yet.
+        if (input.TableName !== tables.pets) return { $metadata: metadata };
         const id = Number((input.Key as { id?: unknown } | undefined)?.id);
         return {
           $metadata: metadata,
@@ -104,22 +113,21 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
         };
       }
       case 'UpdateItem': {
-        if (input.TableName === tables.pets) {
-          // A block reserved on an allocator stripe (pet-repository.ts: ADD reserved :one), or on the old allocator (the baselines).
-          const values = input.ExpressionAttributeValues as Record<string, unknown>;
-          if (values[':one'] !== undefined) return { $metadata: metadata, Attributes: { reserved: ++stripeBlocks } };
-          lastReservedId += Number(values[':count']);
-          return { $metadata: metadata, Attributes: { lastReservedId } };
-        }
-        requestCount++;
         const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+        if (input.TableName === tables.pets)
+          return { $metadata: metadata, Attributes: allocatorAnswer(String(input.UpdateExpression), values) };
+        // A lease on the key's counter item (functions/data/rate-limit-repository.ts): the item as it stands after it.
+        granted += Number(values[':take'] ?? 1);
+        const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
         return {
           $metadata: metadata,
           Attributes: {
             pk: (input.Key as { pk?: unknown }).pk,
             minuteStart: values[':minute'],
-            minuteCount: requestCount,
-            dayCount: requestCount,
+            minuteCount: granted,
+            dayCount: granted,
+            spare: Number(values[':spare'] ?? values[':spareDelta'] ?? 0),
+            leases: { [names['#instance'] ?? 'instance']: values[':seq'] },
             lastRequestAt: values[':now'],
           },
         };
