@@ -3,7 +3,7 @@ import { pooledMeteringKey } from '../../definitions/metering-pool';
 import { authorizer, routes } from '../../definitions/routes';
 import { pooledUsagePlan, type UsagePlanSettings } from '../../definitions/usage-plan-limits';
 import { generateApiKey, hashApiKey } from '../../functions/domain/api-keys';
-import { startTestApi, type TestApi } from '../support/api';
+import { revokeInKeyTable, startTestApi, type TestApi } from '../support/api';
 import { TestClock, testInstant } from '../support/dynamo';
 
 /**
@@ -35,18 +35,6 @@ async function banByCalling(api: TestApi, key: string): Promise<void> {
   throw new Error('the key was never suspended');
 }
 
-async function revoke(api: TestApi, key: string): Promise<void> {
-  await api.dependencies.db.send(
-    new UpdateCommand({
-      TableName: api.dependencies.tableNames.apiKeys,
-      Key: { keyHash: hashApiKey(key) },
-      UpdateExpression: 'SET #status = :revoked',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':revoked': 'revoked' },
-    }),
-  );
-}
-
 interface FloodOutcome {
   /** Operation invocations during the flood. */
   operations: number;
@@ -74,7 +62,7 @@ async function flood(plan: UsagePlanSettings): Promise<FloodOutcome> {
     const unknown = generateApiKey({ plan: 'free', owner: 'nobody', now: clock.now }).secret;
     await banByCalling(api, banned);
     await api.call('/pets', { key: revoked });
-    await revoke(api, revoked);
+    await revokeInKeyTable(api.dependencies, revoked);
     clock.now = Date.parse(testInstant(1, '10:00:00'));
     freePlan = plan;
     const outcome: FloodOutcome = {
@@ -176,7 +164,7 @@ describe('a key the authorizer knows to be refused costs no operation Lambda', (
     clock.now = Date.parse(testInstant(3, '09:00:00'));
     const [revoked, expiring] = [await api.issueKey('pro'), await api.issueKey('pro')];
     for (const key of [revoked, expiring]) expect((await api.call('/pets', { key })).status).toBe(200);
-    await revoke(api, revoked);
+    await revokeInKeyTable(api.dependencies, revoked);
     await api.dependencies.db.send(
       new UpdateCommand({
         TableName: api.dependencies.tableNames.apiKeys,

@@ -1,9 +1,8 @@
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { authorizer } from '../../definitions/routes';
 import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
 import { hashApiKey } from '../../functions/domain/api-keys';
-import { postJson, startTestApi, type TestApi } from '../support/api';
+import { postJson, revokeInKeyTable, startTestApi, type TestApi } from '../support/api';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { atInstant, beforeGetPetSunset, TestClock } from '../support/dynamo';
 
@@ -103,15 +102,7 @@ it('checks keys by their hash: a near-miss and a far-miss key cost the same sing
 it(`stops a revoked key within the authorizer cache TTL (${authorizer.resultsCacheTtlSeconds} s), not later`, async () => {
   const key = await api.issueKey('pro');
   expect((await api.call('/pets', { key })).status).toBe(200);
-  await api.dependencies.db.send(
-    new UpdateCommand({
-      TableName: api.dependencies.tableNames.apiKeys,
-      Key: { keyHash: hashApiKey(key) },
-      UpdateExpression: 'SET #status = :revoked',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':revoked': 'revoked' },
-    }),
-  );
+  await revokeInKeyTable(api.dependencies, key);
   const revokedAt = api.clock.now;
   api.clock.now = revokedAt + (authorizer.resultsCacheTtlSeconds - 1) * 1000;
   expect((await api.call('/pets', { key })).status).toBe(200);

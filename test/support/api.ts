@@ -1,6 +1,7 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey, hashApiKey } from '../../functions/domain/api-keys';
 import type { Dependencies, DynamoDbCallBudget } from '../../functions/runtime/dependencies';
 import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../local/local-api';
 import { expectResponseToMatchContract } from './contract';
@@ -68,4 +69,21 @@ export async function issueTestKey(dependencies: Dependencies, plan: PlanName, c
 
 export function postJson(body: unknown): RequestInit {
   return { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+/**
+ * Marks a key revoked in the key table alone, as a revocation the authorizer
+ * has not yet seen would look: no counter item is told (the key tool's revoke
+ * tells both).
+ */
+export async function revokeInKeyTable(dependencies: Dependencies, key: string): Promise<void> {
+  await dependencies.db.send(
+    new UpdateCommand({
+      TableName: dependencies.tableNames.apiKeys,
+      Key: { keyHash: hashApiKey(key) },
+      UpdateExpression: 'SET #status = :revoked',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':revoked': 'revoked' },
+    }),
+  );
 }
