@@ -64,9 +64,35 @@ export function leaseSpare(sizing: LeaseSizing): number {
   const byRate = Math.floor(recentRequests * SPARE_PER_RECENT_REQUEST);
   // Half what the rate would use before the minute ends: a rate can only be guessed, and what is not used by then is lost to the key.
   const byTimeLeft = Math.floor((recentRequests * msLeftInMinute) / LOOKBACK_MS / 2);
-  const left = Math.min(sizing.minuteLeft, sizing.dayLeft) - 1;
-  const byWhatIsLeft = Math.floor((left * SHARE_OF_WHAT_IS_LEFT) / Math.max(1, sizing.instances));
-  return Math.max(0, Math.min(byRate, byTimeLeft, byWhatIsLeft, sizing.spareRoom));
+  return Math.max(0, Math.min(byRate, byTimeLeft, spareByWhatIsLeft(sizing), sizing.spareRoom));
+}
+
+/** What is left of the window as one instance sees it, for the window's end. */
+export interface WhatIsLeft {
+  /** Allowance of the minute and of the day not granted yet (the day's counting what this instance is to give back). */
+  minuteLeft: number;
+  dayLeft: number;
+  /** Instances that leased allowance of the key this minute (at least 1). */
+  instances: number;
+}
+
+/** The spare what is left allows one lease: half of it, less the asking request, shared among the instances leasing. */
+function spareByWhatIsLeft(left: WhatIsLeft): number {
+  const afterThisRequest = Math.min(left.minuteLeft, left.dayLeft) - 1;
+  return Math.floor((afterThisRequest * SHARE_OF_WHAT_IS_LEFT) / Math.max(1, left.instances));
+}
+
+/**
+ * Whether the window is at its end: what is left is too little for a lease to
+ * carry spare, so every request is counted on the item, and an instance still
+ * holding allowance gives it back at its next request (rate-limiter.ts). A key
+ * whose requests keep reaching the instances serving it is then refused only
+ * when nothing of its window is left anywhere: the instances' leases shrink as
+ * the window runs out, and what they hold at its end goes back before the last
+ * grants (docs/clients.md, "The bound").
+ */
+export function windowEnding(left: WhatIsLeft): boolean {
+  return spareByWhatIsLeft(left) < 1;
 }
 
 const MAX_REMEMBERED = 2_000;

@@ -1,5 +1,5 @@
 import type { PlanLimits } from '../../definitions/plans';
-import { leaseSpare, RecentRequests, spareCap } from './allowance-lease';
+import { leaseSpare, RecentRequests, spareCap, type WhatIsLeft, windowEnding } from './allowance-lease';
 import { ApiError } from './errors';
 import {
   BAN_DURATION_SECONDS,
@@ -192,10 +192,13 @@ export class RateLimiter {
       const state = await this.counters.read(key, windows, this.instanceId);
       memory.seen = state;
       learnKeyState(state, memory, windows, nowMs);
+      learnRoom(state, memory, windows);
       const known = rememberedRefusal(memory, windows, nowMs);
       if (known) return { ...(await this.refuse(known, key.countersId, memory, windows, nowMs)), refund: noRefund };
       if (memory.lease.unused > 0 && state.minuteStart === memory.lease.minuteStart) {
-        return this.serve(key, memory, state, windows, nowMs);
+        const decision = this.serve(key, memory, state, windows, nowMs);
+        if (windowEnding(whatIsLeft(state, memory))) await this.giveBackHeld(key, memory, windows, nowMs);
+        return decision;
       }
     }
     return this.leaseAndServe(key, memory, windows, nowMs);
@@ -284,6 +287,44 @@ export class RateLimiter {
     return given !== undefined || memory.lease === lease;
   }
 
+  /**
+   * At the window's end (allowance-lease.ts, windowEnding), gives back what
+   * this instance still holds, of the minute and of ended minutes, with one
+   * lease write: the instances still serving the key are granted it, so the key
+   * is refused only when nothing is left. A failed write keeps it held; an
+   * unknown outcome drops it (never served twice).
+   */
+  private async giveBackHeld(key: CountedKey, memory: KeyMemory, windows: Windows, nowMs: number): Promise<void> {
+    const lease = memory.lease;
+    const held = { unused: lease.unused, recordedSpare: lease.recordedSpare, dayReturn: memory.dayReturn.count };
+    if (held.unused === 0 && held.dayReturn === 0) return;
+    const write: LeaseWrite = {
+      ...leaseWriteFor(key, memory, windows, nowMs, this.instanceId, ++this.seq),
+      minuteStart: lease.minuteStart,
+      shape: 'same_minute',
+      take: -held.unused,
+      spare: 0,
+      releaseSpare: held.recordedSpare,
+    };
+    lease.unused = 0;
+    lease.recordedSpare = 0;
+    memory.dayReturn.count -= write.returnDay;
+    let given: boolean | undefined;
+    try {
+      const { applied, state } = await this.counters.lease(write);
+      memory.seen = state;
+      given = applied || landed(state, write);
+    } catch (error) {
+      // Unknown whether it landed (a late attempt may still): held by no one, so never served twice.
+      this.warn('rate-limit allowance not given back', error);
+    }
+    if (given === false && memory.lease === lease) {
+      lease.unused += held.unused;
+      lease.recordedSpare = held.recordedSpare;
+      memory.dayReturn.count += write.returnDay;
+    }
+  }
+
   private enqueue<T>(memory: KeyMemory, work: () => Promise<T>): Promise<T> {
     const done = memory.queue.then(work);
     memory.queue = done.catch(() => undefined);
@@ -356,6 +397,16 @@ function freshMemory(callerLimits: string, limits: PlanLimits, queue: Promise<un
     suspendedUntil: 0,
     refusals: { minuteStart: 0, recorded: 0, unrecorded: 0 },
     queue,
+  };
+}
+
+/** What is left of the windows as the item shows it and this instance counts it (what it is to give back to the day included). */
+function whatIsLeft(state: CounterItemState, memory: KeyMemory): WhatIsLeft {
+  const { limits } = memory;
+  return {
+    minuteLeft: limits.perMinute - state.minuteGranted,
+    dayLeft: limits.perDay - state.dayGranted + memory.dayReturn.count,
+    instances: Math.max(1, state.leaseHolders),
   };
 }
 
@@ -437,6 +488,14 @@ function learnExhaustion(state: CounterItemState, memory: KeyMemory, windows: Wi
   else if (state.minuteStart >= windows.minuteStart && limits.perMinute - state.minuteGranted < 1) {
     memory.exhaustedMinute = state.minuteStart;
   }
+}
+
+/** Forgets a window seen used up once the item shows room in it again (allowance given back at the window's end, or a 503's). */
+function learnRoom(state: CounterItemState, memory: KeyMemory, windows: Windows): void {
+  if (state.day !== windows.day) return;
+  const left = whatIsLeft(state, memory);
+  if (memory.exhaustedDay === windows.day && left.dayLeft >= 1) memory.exhaustedDay = '';
+  if (memory.exhaustedMinute === state.minuteStart && left.minuteLeft >= 1) memory.exhaustedMinute = 0;
 }
 
 /** Moves the memory to the current windows: a lease of an ended minute gives its unused allowance back to its day. */

@@ -77,6 +77,55 @@ it('gives a key of 1,001 a minute exactly its minute and its day on one item, fr
   expect((await itemCounts('key_large', day)).dayCount).toBe(1_101);
 });
 
+describe("at the window's end, an instance gives back what it holds", () => {
+  const limits = { perMinute: 100, perDay: 10_000 };
+  const minute = Date.parse(testInstant(0, '11:00:00'));
+
+  /** A busy key on one instance (so it holds spare), then another instance alone until it is refused; what the first holds. */
+  async function firstHoldsSpare(keyId: string, held: RateLimiter, other: RateLimiter) {
+    for (let request = 0; request < 10; request++)
+      expect(await outcomeOf(held, own(keyId), limits, minute + request * 500)).toBe('counted');
+    let served = 10;
+    while ((await outcomeOf(other, own(keyId), limits, minute + 9_000)) === 'counted') served++;
+    return limits.perMinute - served;
+  }
+
+  it('with its next request, so the instances still serving the key use it: exactly the limit, refused only with nothing left', async () => {
+    const [held, other] = [new RateLimiter(counters), new RateLimiter(counters)] as [RateLimiter, RateLimiter];
+    const heldUnused = await firstHoldsSpare('key_window_end', held, other);
+    expect(heldUnused).toBeGreaterThan(1);
+    // The holder's next request is served from what it holds, and the rest goes back to the item.
+    expect(await outcomeOf(held, own('key_window_end'), limits, minute + 10_000)).toBe('counted');
+    let more = 0;
+    while ((await outcomeOf(other, own('key_window_end'), limits, minute + 10_000)) === 'counted') more++;
+    expect(more).toBe(heldUnused - 1);
+    expect(await outcomeOf(held, own('key_window_end'), limits, minute + 10_000)).toBe('rate_limited');
+    expect((await itemCounts('key_window_end', windowsAt(minute).day)).minuteCount).toBe(limits.perMinute);
+  });
+
+  it('and when that write fails with its outcome unknown, holds none of it: never served twice, the request still served', async () => {
+    const failGiveBack: RateCounters = {
+      read: counters.read.bind(counters),
+      countRefusals: counters.countRefusals.bind(counters),
+      suspend: counters.suspend.bind(counters),
+      lease: async (write) => {
+        if (write.take < 0) throw new Error('connection reset after the request was sent');
+        return counters.lease(write);
+      },
+    };
+    const warnings: string[] = [];
+    const held = new RateLimiter(failGiveBack, (message) => warnings.push(message));
+    const other = new RateLimiter(counters);
+    await firstHoldsSpare('key_window_end_unknown', held, other);
+    expect(await outcomeOf(held, own('key_window_end_unknown'), limits, minute + 10_000)).toBe('counted');
+    expect(warnings).toEqual(['rate-limit allowance not given back']);
+    // Unknown whether it went back: the holder serves none of it again, and the item never grants past the limit.
+    expect(await outcomeOf(held, own('key_window_end_unknown'), limits, minute + 10_000)).toBe('rate_limited');
+    expect(await outcomeOf(other, own('key_window_end_unknown'), limits, minute + 10_000)).toBe('rate_limited');
+    expect((await itemCounts('key_window_end_unknown', windowsAt(minute).day)).minuteCount).toBe(limits.perMinute);
+  });
+});
+
 it('a revoked key is refused at once, by an instance that holds a lease of it too', async () => {
   const now = Date.parse(testInstant(1, '08:00:00'));
   const limits = { perMinute: 5_000, perDay: 100_000 };

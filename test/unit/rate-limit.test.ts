@@ -5,7 +5,14 @@
  */
 import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
-import { LOOKBACK_MS, leaseSpare, MIN_RECENT_REQUESTS, RecentRequests, spareCap } from '../../functions/domain/allowance-lease';
+import {
+  LOOKBACK_MS,
+  leaseSpare,
+  MIN_RECENT_REQUESTS,
+  RecentRequests,
+  spareCap,
+  windowEnding,
+} from '../../functions/domain/allowance-lease';
 import { ApiError } from '../../functions/domain/errors';
 import {
   BAN_DURATION_SECONDS,
@@ -185,6 +192,17 @@ describe('leases of allowance (functions/domain/allowance-lease.ts)', () => {
         },
       ),
     );
+  });
+
+  it("reach the window's end when what is left would give a lease no spare: fewer than two requests an instance, after the asking one", () => {
+    // 20 instances leasing: spare needs 41 left (the asking request and 40 for two each).
+    expect(windowEnding({ minuteLeft: 41, dayLeft: 90_000, instances: 20 })).toBe(false);
+    expect(leaseSpare({ ...sizing, minuteLeft: 41, instances: 20 })).toBe(1);
+    expect(windowEnding({ minuteLeft: 40, dayLeft: 90_000, instances: 20 })).toBe(true);
+    expect(leaseSpare({ ...sizing, minuteLeft: 40, instances: 20 })).toBe(0);
+    // The day's end as much as the minute's.
+    expect(windowEnding({ minuteLeft: 800, dayLeft: 2, instances: 1 })).toBe(true);
+    expect(windowEnding({ minuteLeft: 800, dayLeft: 3, instances: 1 })).toBe(false);
   });
 
   it('cap the spare of every instance together at a tenth of the minute', () => {
