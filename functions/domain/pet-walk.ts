@@ -11,6 +11,18 @@ export const MAX_PARALLEL_QUERIES = 4;
  * the last block it read (docs/clients.md: a page may hold fewer than `limit`).
  */
 export const MAX_BLOCKS_PER_PAGE = 32;
+/**
+ * A page that has read its blocks to their end stops there, with a `next`
+ * link, once at least this share of the ids it read through are its pets (a
+ * dense list). Reading on would cost another Query for the few pets it still
+ * lacks, and on a dense list every page after it would cross a block's end too
+ * (two Queries, their read units rounded up apart: 3 for a page of 100 against
+ * 2.5). So a page of a dense list reads one block, one Query of at most
+ * limit + 1 pets, whatever the limit, and ends where a block ends at the
+ * latest; a sparse one (a filter few pets match, a block left part-used) reads
+ * on for a fuller page (SCALING.md, "The design").
+ */
+export const DENSE_SHARE = 0.5;
 
 /** Where a page's pets come from: one block at a time (a port: functions/domain/list-views.ts keeps what it read). */
 export interface BlockSource {
@@ -38,7 +50,8 @@ export interface WalkQuery {
  * One page of a walk: up to `limit` pets with ids above `afterId`, ascending,
  * and where the next page starts. Walks the blocks that exist in id order:
  * most pages lie in one block (one read); a page that needs more reads the next
- * blocks at most MAX_PARALLEL_QUERIES at a time and MAX_BLOCKS_PER_PAGE in all.
+ * blocks at most MAX_PARALLEL_QUERIES at a time and MAX_BLOCKS_PER_PAGE in all,
+ * and stops at the end of a block once its pets are dense (DENSE_SHARE).
  * Past the newest block of the view in hand, it asks for a view that serves the
  * walk, so a pet whose create answered before the walk began is found.
  */
@@ -69,8 +82,8 @@ export async function walkPage(query: WalkQuery, source: BlockSource, frontiers:
       blocks = nextBlocks(after, batch, frontier, layout);
     }
     if (blocks.length === 0) break;
-    // More blocks follow, but this page has read its share: the next page goes on after them.
-    if (blocksRead >= MAX_BLOCKS_PER_PAGE) return { pets: found, nextAfterId: after };
+    // More blocks follow, but this page has read its share, or enough of a dense list: the next page goes on after them.
+    if (blocksRead >= MAX_BLOCKS_PER_PAGE || isDense(found.length, after - query.afterId)) return { pets: found, nextAfterId: after };
   }
   return pageOf(found, query.limit);
 }
@@ -83,6 +96,11 @@ export async function walkPage(query: WalkQuery, source: BlockSource, frontiers:
 export function nextBatchSize(lastBatch: number, blocksRead: number): number {
   const doubled = blocksRead === 1 ? 1 : lastBatch * 2;
   return Math.max(1, Math.min(MAX_PARALLEL_QUERIES, doubled, MAX_BLOCKS_PER_PAGE - blocksRead));
+}
+
+/** Whether `pets` found over `ids` ids (a page's, read to a block's end) make a dense list: DENSE_SHARE of them or more. */
+export function isDense(pets: number, ids: number): boolean {
+  return pets > 0 && pets >= ids * DENSE_SHARE;
 }
 
 /** Up to `count` blocks that exist, in order, holding ids above `afterId`. */

@@ -55,7 +55,8 @@ async function walk(limit: number, status?: PetStatus, startsLaterMs = 0): Promi
   do {
     const page = await listPets({ limit, status, cursor }, { pets: reader, clock });
     ids.push(...page.pets.map((pet) => pet.id));
-    // A page may hold fewer than `limit` while more follow: when it read MAX_BLOCKS_PER_PAGE blocks (tested below).
+    // A page may hold fewer than `limit` while more follow: when it read MAX_BLOCKS_PER_PAGE blocks, or reached the end of a
+    // block of a dense list (both tested below).
     expect(page.pets.length).toBeLessThanOrEqual(limit);
     cursor = page.nextCursor;
     pages++;
@@ -218,6 +219,43 @@ it("serves a walk's first and second pages of a sealed block from the cache, how
   for (let i = 0; i < 9; i++) await firstAndSecond();
   // Kept apart, each page's range pushed the other's out: every page read again.
   expect(warm.queriesSent).toBe(firstRound);
+});
+
+describe('a dense list', () => {
+  // Blocks of 10, filled one after another by one instance: every id used.
+  const dense: PetLayout = { ...petLayout, blockSize: 10, shardCount: 8 };
+  let pets: PetRepository;
+  let deps: ReturnType<typeof testDependencies>;
+
+  beforeAll(async () => {
+    deps = testDependencies(await createTestTables());
+    pets = new PetRepository(deps.db, deps.tableNames.pets, { layout: dense });
+    const instance = { pets, ids: new IdAllocator((count) => pets.reserveIds(count), dense.blockSize), clock: deps.clock };
+    for (let i = 0; i < 60; i++) await createPet({ name: `Dense ${i}`, categoryId: 1 }, instance);
+  }, 120_000);
+  afterAll(() => deps.db.destroy());
+
+  it.each([3, 7, 10, 100])(
+    'with limit %i, reads one block a page (one Query, or none from the cache) and ends a page at a block’s end at the latest',
+    async (limit) => {
+      const reader = new PetRepository(deps.db, deps.tableNames.pets, { layout: dense });
+      const context = { pets: reader, clock: deps.clock };
+      const pages: { ids: number[]; queries: number }[] = [];
+      let cursor: string | undefined;
+      do {
+        const before = reader.queriesSent;
+        const page = await listPets({ limit, cursor }, context);
+        pages.push({ ids: page.pets.map((pet) => pet.id), queries: reader.queriesSent - before });
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(pages.flatMap((page) => page.ids)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+      for (const page of pages) {
+        // A range this walk read already may serve the page (a view read after the walk began).
+        expect(page.queries).toBeLessThanOrEqual(1);
+        expect(new Set(page.ids.map((id) => Math.ceil(id / dense.blockSize))).size).toBeLessThanOrEqual(1);
+      }
+    },
+  );
 });
 
 describe('a filter few pets match', () => {
