@@ -1,5 +1,5 @@
 /**
- * `npm run scale [-- --seconds N] [--multiple M] [--burst S] [--single-key] [--mix adversarial] [--strict]`: the scale test at length,
+ * `npm run scale [-- --seconds N] [--multiple M] [--burst S] [--single-key] [--mix adversarial] [--strict] [--through handlers]`: the scale test at length,
  * on its own DynamoDB Local, behind the partition-limit simulator
  * (test/support/partition-limit-proxy.ts). Runs the baseline mix at 100× and
  * 1000× today's traffic (limits and traffic divided by the factor), prints one
@@ -9,8 +9,12 @@
  * first pages of that short list polled, creates from few and from many
  * instances (test/support/scale-run.ts). `--strict`: no burst whatever --burst
  * says (the simulator's default), and the run must last ten of the windows the
- * simulator judges a write unit over (max(1 s, factor ÷ 1,000 s)).
+ * simulator judges a write unit over (max(1 s, factor ÷ 1,000 s)). `--through
+ * handlers`: the requests go through the deployed handlers as Business keys'
+ * API Gateway events (the limiter writes each key's counter item) instead of
+ * the use cases.
  */
+import './middy-for-require';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { shardedDesign, singleListKeyDesign } from '../test/scale/designs';
 import { runScale } from '../test/support/scale-run';
@@ -19,6 +23,10 @@ const argument = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? Number(process.argv[at + 1]) : fallback;
 };
+
+// The handlers' logs and metrics lines are for CloudWatch; here they would bury the report.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   // 10 s by default: the walks under way are then finished at the mix's rate of lists, which takes minutes more.
@@ -48,6 +56,7 @@ async function main(): Promise<void> {
         // None by default, as AWS lends none above a partition's limits; some shows how much a run would lean on it.
         burstSeconds: strict ? 0 : argument('burst', 0),
         mix: process.argv.includes('adversarial') ? 'adversarial' : 'default',
+        through: process.argv.includes('handlers') ? 'handlers' : 'use cases',
         log: (line) => console.log(line),
       });
       console.log(`${report.text}\n`);

@@ -14,7 +14,7 @@ import { recordPetCreated } from '../runtime/metrics';
 
 export function createHandler(dependencies: Dependencies) {
   const { clock, db, tableNames } = dependencies;
-  const pets = new PetRepository(db, tableNames.pets, { clock });
+  const pets = new PetRepository(db, tableNames.pets, { clock, layout: dependencies.petLayout });
   const creation = new PetCreation({
     pets,
     records: new IdempotencyRepository(db, tableNames.idempotency, clock),

@@ -7,7 +7,10 @@ import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 
 export function createHandler(dependencies: Dependencies) {
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { clock: dependencies.clock });
+  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
+    clock: dependencies.clock,
+    layout: dependencies.petLayout,
+  });
   return createApiHandler(
     getPetContract,
     dependencies,

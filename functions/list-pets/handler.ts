@@ -8,7 +8,10 @@ import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 
 export function createHandler(dependencies: Dependencies, env: NodeJS.ProcessEnv = process.env) {
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { clock: dependencies.clock });
+  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
+    clock: dependencies.clock,
+    layout: dependencies.petLayout,
+  });
   const cursorsCarryWalkStart = env[cursorsCarryWalkStartEnvVar] !== 'false';
   return createApiHandler(
     listPetsContract,

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type TableName, tables } from '../../definitions/tables';
+import type { PetLayout } from '../data/pet-layout';
 import { type Clock, systemClock } from './clock';
 
 /** Everything a handler needs from outside: injected, so tests and the local runtime choose. */
@@ -9,6 +10,8 @@ export interface Dependencies {
   db: DynamoDBDocumentClient;
   tableNames: Record<TableName, string>;
   clock: Clock;
+  /** How pets, ids and list shards are laid out: the deployed layout when absent (the scale run scales its blocks down). */
+  petLayout?: PetLayout;
 }
 
 /**

@@ -162,6 +162,34 @@ describe('partition-limit simulator', () => {
     }
   });
 
+  it("judges the tables it is told carry one customer's load at AWS's own limits, the others divided by the factor", async () => {
+    const perCustomer = await PartitionLimitProxy.start(testEndpoint(), keySchemasOf(tables, names), {
+      factor: 100,
+      now: () => now,
+      unscaledTables: [names.rateLimits],
+    });
+    const client = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ endpoint: perCustomer.endpoint, region: 'local', ...localCredentials(), maxAttempts: 1 }),
+    );
+    const outcomes = { counter: 0, pets: 0 };
+    const count = async (where: keyof typeof outcomes, send: () => Promise<unknown>) => {
+      try {
+        await send();
+        outcomes[where]++;
+      } catch (error) {
+        expect((error as Error).name).toBe('ProvisionedThroughputExceededException');
+      }
+    };
+    for (let i = 0; i < 12; i++) {
+      await count('counter', () => client.send(new PutCommand({ TableName: names.rateLimits, Item: { pk: 'key_one#2099-01-01', n: i } })));
+      await count('pets', () => client.send(new PutCommand({ TableName: names.pets, Item: pet(9000 + i, 'scaled') })));
+    }
+    // Within one second: one counter item takes 12 of AWS's 1,000; the pets index key its 10 (1,000 ÷ 100).
+    expect(outcomes).toEqual({ counter: 12, pets: 10 });
+    client.destroy();
+    await perCustomer.close();
+  });
+
   it('sizes items by DynamoDB’s rules: names and values, numbers by their digits', () => {
     expect(itemSize({ id: { N: '12345' }, name: { S: 'Rex' } })).toBe(2 + 4 + 4 + 3);
   });

@@ -15,6 +15,7 @@ export const scaledLayout: PetLayout = { ...petLayout, blockSize: 16 };
 function design(name: string, layout: PetLayout): ScaleDesign {
   return {
     name,
+    layout,
     instance: (dependencies) => {
       const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout, clock: dependencies.clock });
       const ids = new IdAllocator((count) => pets.reserveIds(count), layout.blockSize, {

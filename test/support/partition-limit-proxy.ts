@@ -74,6 +74,13 @@ export interface PartitionLimits {
    * start). Default 0: none, as AWS lends none above a partition's limits.
    */
   burstSeconds?: number;
+  /**
+   * Tables judged at AWS's own limits, not divided by the factor: a key there
+   * carries one customer's requests (the limiter's counter item), a load that
+   * does not grow with the number of customers, so scaling its limit down with
+   * the traffic would make one request's two writes look like a hot partition.
+   */
+  unscaledTables?: string[];
   /** The clock, in ms (injectable for unit tests). */
   now?: () => number;
 }
@@ -362,13 +369,14 @@ export class PartitionLimitProxy {
     return undefined;
   }
 
-  private rateOf(kind: 'write' | 'read'): number {
-    return kind === 'write' ? this.writeRate : this.readRate;
+  private rateOf(kind: 'write' | 'read', resource: string): number {
+    const unscaled = this.limits.unscaledTables?.includes(resource.split('/')[0] as string) ? this.limits.factor : 1;
+    return (kind === 'write' ? this.writeRate : this.readRate) * unscaled;
   }
 
   /** Whether the key can take `units` now: within its window's limit, or (with burst lent) while its bucket holds them. */
   private hasRoom(kind: 'write' | 'read', resource: string, key: string, units: number): boolean {
-    const rate = this.rateOf(kind);
+    const rate = this.rateOf(kind, resource);
     if (this.burstSeconds > 0) return this.level(kind === 'write' ? this.writeBuckets : this.readBuckets, resource, key, rate) >= units;
     const windowMs = PartitionLimitProxy.windowMs(units, rate);
     const since = this.now() - windowMs;
@@ -402,7 +410,7 @@ export class PartitionLimitProxy {
 
   /** Charges units to a key: into its window (kept as long as the widest window a call of its could need), or its bucket. */
   private take(kind: 'write' | 'read', resource: string, key: string, units: number): void {
-    const rate = this.rateOf(kind);
+    const rate = this.rateOf(kind, resource);
     if (this.burstSeconds > 0) {
       const buckets = kind === 'write' ? this.writeBuckets : this.readBuckets;
       this.level(buckets, resource, key, rate);

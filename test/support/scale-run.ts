@@ -1,13 +1,21 @@
 import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { PlanLimits } from '../../definitions/plans';
 import { type TableName, tables } from '../../definitions/tables';
+import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
+import type { PetLayout } from '../../functions/data/pet-layout';
 import type { IdAllocator } from '../../functions/domain/id-allocator';
 import type { Pet, PetStatus } from '../../functions/domain/pet';
 import { createPet } from '../../functions/domain/pet-creation';
 import { findPet, listPets, type PetStore } from '../../functions/domain/pets';
+import { createHandler as getPetHandler } from '../../functions/get-pet/handler';
+import { toAuthorizerContext } from '../../functions/http/caller';
+import { createHandler as listPetsHandler } from '../../functions/list-pets/handler';
 import { createDocumentClient, type Dependencies } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { ensureTables, tableNamesFor } from '../../local/tables';
+import { lambdaContext, type RestRequest, restProxyEvent } from './api-gateway-events';
 import { testDynamoDbClient } from './dynamo';
 import { type KeyUsage, keySchemasOf, PartitionLimitProxy } from './partition-limit-proxy';
 
@@ -28,7 +36,9 @@ import { type KeyUsage, keySchemasOf, PartitionLimitProxy } from './partition-li
 export interface ScaleDesign {
   /** What this design is, for the report. */
   name: string;
-  /** One Lambda instance's pet store and allocator, on that instance's own dependencies (`seeding`: the one that writes the past). */
+  /** The pets' layout the handlers run with (Dependencies.petLayout). */
+  layout: PetLayout;
+  /** The pet store and allocator that write the past (pets created before the run), straight into DynamoDB Local. */
   instance(dependencies: Dependencies, seeding?: boolean): { pets: PetStore; ids: IdAllocator };
   /** How late a new pet may appear in lists (caches of the design), in ms. */
   stalenessMs: number;
@@ -60,6 +70,12 @@ export interface ScaleOptions {
    * instances, half from many (options.instances.createPet × 4).
    */
   mix?: 'default' | 'adversarial';
+  /**
+   * What the requests go through: the use cases (default; light enough for this machine to keep the rate) or the
+   * deployed handlers (functions/<operation>/handler.ts: API Gateway events of Business keys, the limiter writing
+   * each key's counter item; this machine's two cores drive about half the rate through them).
+   */
+  through?: 'use cases' | 'handlers';
   /** Burst the simulator lends each key, in seconds of its rate (default none, as AWS: test/support/partition-limit-proxy.ts). */
   burstSeconds?: number;
   log?: (line: string) => void;
@@ -102,7 +118,12 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const names = tableNamesFor(`scale-${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`);
   const admin = testDynamoDbClient(endpoint);
   await ensureTables(admin, names, { timeToLive: false });
-  const proxy = await PartitionLimitProxy.start(endpoint, keySchemasOf(tables, names), { factor, burstSeconds: options.burstSeconds });
+  // Counter items carry one key's requests each, at every multiple: judged at AWS's own limits.
+  const proxy = await PartitionLimitProxy.start(endpoint, keySchemasOf(tables, names), {
+    factor,
+    burstSeconds: options.burstSeconds,
+    unscaledTables: [names.rateLimits],
+  });
 
   const instance = (caller: string, viaProxy: boolean, clock = () => Date.now(), seeding = false) => {
     const dependencies: Dependencies = {
@@ -124,7 +145,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       },
       { step: 'build', name: 'simulatedCaller' },
     );
-    return { ...design.instance(dependencies, seeding), dependencies };
+    return { ...design.instance(dependencies, seeding), dependencies, handlers: handlersOf({ ...dependencies, petLayout: design.layout }) };
   };
 
   const adversarialMix = options.mix === 'adversarial';
@@ -158,7 +179,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     getPet: { ok: 0, failed: new Map() },
   };
   const fail = (op: Operation, error: unknown) => {
-    const name = error instanceof Error ? `${error.name}: ${error.message.slice(0, 60)}` : String(error);
+    const name = error instanceof Error ? `${error.name}: ${error.message.slice(0, 140)}` : String(error);
     outcomes[op].failed.set(name, (outcomes[op].failed.get(name) ?? 0) + 1);
   };
   const limits = options.limits ?? (options.mix === 'adversarial' ? [100] : [20, 100]);
@@ -167,12 +188,10 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   let walkNumber = 0;
   let listNumber = 0;
 
+  const calls = options.through === 'handlers' ? handlerCalls(60 * multiple) : useCaseCalls;
+
   const page = async (walk: Walk): Promise<void> => {
-    const at = pick(pools.listPets);
-    const result = await listPets(
-      { limit: walk.limit, status: walk.status, cursor: walk.cursor },
-      { pets: at.pets, clock: at.dependencies.clock },
-    );
+    const result = await calls.list(pick(pools.listPets), { limit: walk.limit, status: walk.status, cursor: walk.cursor });
     walk.ids.push(...result.pets.map((pet) => pet.id));
     walk.pages++;
     walk.cursor = result.nextCursor;
@@ -186,19 +205,16 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       const n = known.length;
       // Adversarial: every other create from the many instances (each its own block), the rest from the few.
       const at = pick(adversarial && n % 2 === 1 ? manyCreators : pools.createPet);
-      const pet = await createPet({ name: `Pet ${n}`, categoryId: 2, status: statusOf(n) }, { ...at, clock: at.dependencies.clock });
+      const pet = await calls.create(at, { name: `Pet ${n}`, categoryId: 2, status: statusOf(n) });
       known.push({ pet, at: Date.now() });
     },
     getPet: async () => {
-      const at = pick(pools.getPet);
-      const { pet } = pick(known);
-      await findPet(pet.id, { pets: at.pets, clock: at.dependencies.clock });
+      await calls.get(pick(pools.getPet), pick(known).pet.id);
     },
     listPets: async () => {
       if (adversarial && listNumber++ % 10 === 9) {
         // A client polling the first page of a short filtered list.
-        const at = pick(pools.listPets);
-        await listPets({ limit: 100, status: 'sold' }, { pets: at.pets, clock: at.dependencies.clock });
+        await calls.list(pick(pools.listPets), { limit: 100, status: 'sold' });
         return;
       }
       const idle = active.filter((walk) => walk.cursor !== undefined && !(walk as { busy?: boolean }).busy);
@@ -346,6 +362,61 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     walks: { finished: finished.length, wrong },
     createsStoredOnce,
   };
+}
+
+type SimulatedInstance = { pets: PetStore; ids: IdAllocator; dependencies: Dependencies; handlers: ReturnType<typeof handlersOf> };
+type ListQuery = { limit: number; status?: PetStatus; cursor?: string };
+
+/** The three operations as the run sends them. */
+interface Calls {
+  create(at: SimulatedInstance, input: { name: string; categoryId: number; status: PetStatus }): Promise<Pet>;
+  list(at: SimulatedInstance, query: ListQuery): Promise<{ pets: Pet[]; nextCursor?: string }>;
+  get(at: SimulatedInstance, id: number): Promise<unknown>;
+}
+
+const useCaseCalls: Calls = {
+  create: (at, input) => createPet(input, { ...at, clock: at.dependencies.clock }),
+  list: (at, query) => listPets(query, { pets: at.pets, clock: at.dependencies.clock }),
+  get: (at, id) => findPet(id, { pets: at.pets, clock: at.dependencies.clock }),
+};
+
+const businessLimits: PlanLimits = { perMinute: 1_000, perDay: 100_000 };
+
+/**
+ * The operations through the deployed handlers, each request from one of `keys`
+ * Business keys (60 at 1×, each at its full 1,000 a minute), so each key's
+ * counter item takes one key's requests, as it would at that multiple.
+ */
+function handlerCalls(keys: number): Calls {
+  const call = async (at: SimulatedInstance, operation: Operation, request: RestRequest) => {
+    const keyId = `key_scale_${Math.floor(Math.random() * keys)}`;
+    const caller = { keyId, countersId: keyId, plan: 'business' as const, limits: businessLimits };
+    const event = restProxyEvent({ ...request, headers: { Authorization: 'Bearer psk_scale' }, authorizer: toAuthorizerContext(caller) });
+    const answer = (await at.handlers[operation](event, lambdaContext(operation))) as APIGatewayProxyResult;
+    if (answer.statusCode >= 300)
+      throw new Error(`HTTP ${answer.statusCode}: ${(JSON.parse(answer.body) as { message?: string }).message}`);
+    return answer;
+  };
+  return {
+    create: async (at, input) => {
+      const answer = await call(at, 'createPet', { method: 'POST', resource: '/pets', path: '/pets', body: JSON.stringify(input) });
+      return JSON.parse(answer.body) as Pet;
+    },
+    list: async (at, { limit, status, cursor }) => {
+      const query = { limit: String(limit), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) };
+      const answer = await call(at, 'listPets', { method: 'GET', resource: '/pets', path: '/pets', query });
+      return { pets: JSON.parse(answer.body) as Pet[], nextCursor: answer.headers?.['X-Next-Cursor'] as string | undefined };
+    },
+    get: (at, id) => {
+      const petId = String(id);
+      return call(at, 'getPet', { method: 'GET', resource: '/pets/{petId}', path: `/pets/${petId}`, pathParameters: { petId } });
+    },
+  };
+}
+
+/** One simulated Lambda instance's three functions, as deployed (functions/<operation>/handler.ts), on its own dependencies. */
+function handlersOf(dependencies: Dependencies) {
+  return { createPet: createPetHandler(dependencies), listPets: listPetsHandler(dependencies), getPet: getPetHandler(dependencies) };
 }
 
 function failedCount(outcomes: Record<Operation, { failed: Map<string, number> }>): number {
