@@ -150,7 +150,11 @@ const noRefund = async () => false;
  *   key is counted request by request. A request served from memory reads the
  *   item once (no write), so a revocation, expiry, plan change or ban shows at
  *   the key's next request. A 503's charge goes back to the lease.
- * - A window seen used up refuses with no write (one read, for the same reason).
+ * - A window seen used up refuses with no write (one read, for the same reason),
+ *   until that read shows room given back (learnRoom).
+ * - At the window's end (allowance-lease.ts, windowEnding) every request is
+ *   counted on the item, and what an instance still holds goes back with the
+ *   key's next request it serves (giveBackHeld).
  * - It counts and remembers by the counters' id, so the keys of a rotation
  *   share one memory as they share one set of counters.
  * - The ban rule (decision 9) counts every refusal: each instance records the
