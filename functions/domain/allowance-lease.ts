@@ -35,20 +35,15 @@ export function spareCap(limits: PlanLimits): number {
   return Math.floor(limits.perMinute * SPARE_SHARE);
 }
 
-/** What the sizing of one lease looks at. */
-export interface LeaseSizing {
+/** What the sizing of one lease looks at: what is left (WhatIsLeft, below), and the instance's own pace. */
+export interface LeaseSizing extends WhatIsLeft {
   limits: PlanLimits;
   /** Requests this instance served for the key in the last LOOKBACK_MS. */
   recentRequests: number;
   /** Milliseconds left in the minute. */
   msLeftInMinute: number;
-  /** Allowance of the minute and of the day not granted yet, as the item last said. */
-  minuteLeft: number;
-  dayLeft: number;
   /** Spare the item has room for (spareCap minus what others hold, plus what this instance gives back). */
   spareRoom: number;
-  /** Instances that leased allowance of the key this minute (at least 1: this one). */
-  instances: number;
 }
 
 /**
@@ -67,9 +62,9 @@ export function leaseSpare(sizing: LeaseSizing): number {
   return Math.max(0, Math.min(byRate, byTimeLeft, spareByWhatIsLeft(sizing), sizing.spareRoom));
 }
 
-/** What is left of the window as one instance sees it, for the window's end. */
+/** What is left of the window as one instance sees it. */
 export interface WhatIsLeft {
-  /** Allowance of the minute and of the day not granted yet (the day's counting what this instance is to give back). */
+  /** Allowance of the minute and of the day not granted yet, as the item last said (the day's counting what this instance is to give back). */
   minuteLeft: number;
   dayLeft: number;
   /** Instances that leased allowance of the key this minute (at least 1). */

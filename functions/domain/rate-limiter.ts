@@ -273,15 +273,7 @@ export class RateLimiter {
       if (memory.dayReturn.day === windows.day) memory.dayReturn.count += 1;
       return true;
     }
-    const write: LeaseWrite = {
-      ...leaseWriteFor(key, memory, windows, nowMs, this.instanceId, ++this.seq),
-      minuteStart: lease.minuteStart,
-      shape: 'same_minute',
-      take: -1,
-      spare: 0,
-      releaseSpare: 0,
-      returnDay: 0,
-    };
+    const write = this.givingBack(key, memory, lease, windows, nowMs, { minute: 1, recordedSpare: 0, day: 0 });
     const given = await this.counters
       .lease(write)
       .then(({ applied, state }) => applied || landed(state, write))
@@ -302,14 +294,11 @@ export class RateLimiter {
     const lease = memory.lease;
     const held = { unused: lease.unused, recordedSpare: lease.recordedSpare, dayReturn: memory.dayReturn.count };
     if (held.unused === 0 && held.dayReturn === 0) return;
-    const write: LeaseWrite = {
-      ...leaseWriteFor(key, memory, windows, nowMs, this.instanceId, ++this.seq),
-      minuteStart: lease.minuteStart,
-      shape: 'same_minute',
-      take: -held.unused,
-      spare: 0,
-      releaseSpare: held.recordedSpare,
-    };
+    const write = this.givingBack(key, memory, lease, windows, nowMs, {
+      minute: held.unused,
+      recordedSpare: held.recordedSpare,
+      day: memory.dayReturn.day === windows.day ? held.dayReturn : 0,
+    });
     lease.unused = 0;
     lease.recordedSpare = 0;
     memory.dayReturn.count -= write.returnDay;
@@ -327,6 +316,26 @@ export class RateLimiter {
       lease.recordedSpare = held.recordedSpare;
       memory.dayReturn.count += write.returnDay;
     }
+  }
+
+  /** The lease write that gives allowance back to the lease's minute (a negative take), its recorded spare and the day's. */
+  private givingBack(
+    key: CountedKey,
+    memory: KeyMemory,
+    lease: HeldLease,
+    windows: Windows,
+    nowMs: number,
+    back: { minute: number; recordedSpare: number; day: number },
+  ): LeaseWrite {
+    return {
+      ...leaseWriteFor(key, memory, windows, nowMs, this.instanceId, ++this.seq),
+      minuteStart: lease.minuteStart,
+      shape: 'same_minute',
+      take: -back.minute,
+      spare: 0,
+      releaseSpare: back.recordedSpare,
+      returnDay: back.day,
+    };
   }
 
   private enqueue<T>(memory: KeyMemory, work: () => Promise<T>): Promise<T> {

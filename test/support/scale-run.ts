@@ -145,7 +145,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       },
       { step: 'build', name: 'simulatedCaller' },
     );
-    return { ...design.instance(dependencies, seeding), dependencies, handlers: handlersOf({ ...dependencies, petLayout: design.layout }) };
+    return { ...design.instance(dependencies, seeding), dependencies };
   };
 
   const adversarialMix = options.mix === 'adversarial';
@@ -188,7 +188,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   let walkNumber = 0;
   let listNumber = 0;
 
-  const calls = options.through === 'handlers' ? handlerCalls(60 * multiple) : useCaseCalls;
+  const calls = options.through === 'handlers' ? handlerCalls(60 * multiple, design.layout) : useCaseCalls;
 
   const page = async (walk: Walk): Promise<void> => {
     const result = await calls.list(pick(pools.listPets), { limit: walk.limit, status: walk.status, cursor: walk.cursor });
@@ -364,7 +364,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   };
 }
 
-type SimulatedInstance = { pets: PetStore; ids: IdAllocator; dependencies: Dependencies; handlers: ReturnType<typeof handlersOf> };
+type SimulatedInstance = { pets: PetStore; ids: IdAllocator; dependencies: Dependencies };
 type ListQuery = { limit: number; status?: PetStatus; cursor?: string };
 
 /** The three operations as the run sends them. */
@@ -387,12 +387,18 @@ const businessLimits: PlanLimits = { perMinute: 1_000, perDay: 100_000 };
  * Business keys (60 at 1×, each at its full 1,000 a minute), so each key's
  * counter item takes one key's requests, as it would at that multiple.
  */
-function handlerCalls(keys: number): Calls {
+function handlerCalls(keys: number, layout: PetLayout): Calls {
+  // Each simulated instance's handlers, built at its first request (a run through the use cases builds none).
+  const handlers = new Map<SimulatedInstance, ReturnType<typeof handlersOf>>();
+  const handlersAt = (at: SimulatedInstance) => {
+    if (!handlers.has(at)) handlers.set(at, handlersOf({ ...at.dependencies, petLayout: layout }));
+    return handlers.get(at) as ReturnType<typeof handlersOf>;
+  };
   const call = async (at: SimulatedInstance, operation: Operation, request: RestRequest) => {
     const keyId = `key_scale_${Math.floor(Math.random() * keys)}`;
     const caller = { keyId, countersId: keyId, plan: 'business' as const, limits: businessLimits };
     const event = restProxyEvent({ ...request, headers: { Authorization: 'Bearer psk_scale' }, authorizer: toAuthorizerContext(caller) });
-    const answer = (await at.handlers[operation](event, lambdaContext(operation))) as APIGatewayProxyResult;
+    const answer = (await handlersAt(at)[operation](event, lambdaContext(operation))) as APIGatewayProxyResult;
     if (answer.statusCode >= 300)
       throw new Error(`HTTP ${answer.statusCode}: ${(JSON.parse(answer.body) as { message?: string }).message}`);
     return answer;
