@@ -79,6 +79,14 @@ export class ListViews implements BlockSource, FrontierSource {
   private frontierRead: Promise<BlocksView> | undefined;
   /** Ranges read, per status filter and block, the least recently used first. */
   private readonly ranges = new Map<string, BlockRangeView>();
+  /**
+   * The highest block of the block counter a read proved sealed (a pet of it old
+   * enough), and from when on (service clock). The counter hands blocks out in
+   * order, so every counter block below it was sealed by then too, with or
+   * without a pet to show it: the empty ranges of a filter few pets match are
+   * kept as sealed, not read again by every new walk.
+   */
+  private sealedCounter: SealedCounterBlock = { block: Number.NEGATIVE_INFINITY, since: Number.POSITIVE_INFINITY };
 
   constructor(
     private readonly items: ListItems,
@@ -110,18 +118,19 @@ export class ListViews implements BlockSource, FrontierSource {
     const from = Math.max(afterId + 1, firstIdOf(block, layout));
     const to = lastIdOf(block, layout);
     const key = `${status ?? ''}:${block}`;
-    const kept = this.keptRange(key, from, to, want, walkStartedAt);
+    const kept = this.keptRange(key, block, from, to, want, walkStartedAt);
     if (kept) return kept;
     const readAt = this.readTime();
     const read = await this.items.queryBlock(block, from, to, want, status);
     const end = read.pets.length < want ? to : (read.pets.at(-1)?.id as number);
-    this.remember(key, this.rangeOf(from, end, read, readAt));
+    this.remember(key, this.rangeOf(block, from, end, read, readAt));
     return read.pets;
   }
 
   /** The pets from `from` on of a kept range that still serves the walk and covers the rest of the block, or `want` pets of it. */
-  private keptRange(key: string, from: number, to: number, want: number, walkStartedAt: number): Pet[] | undefined {
+  private keptRange(key: string, block: number, from: number, to: number, want: number, walkStartedAt: number): Pet[] | undefined {
     const cached = this.ranges.get(key);
+    if (cached && !cached.sealed && this.sealedByLaterBlock(block, cached.clockAt)) cached.sealed = true;
     if (!cached || cached.from > from || !this.rangeServes(cached, walkStartedAt)) return undefined;
     const pets = cached.pets.filter((pet) => pet.id >= from);
     if (cached.to !== to && pets.length < want) return undefined;
@@ -131,11 +140,23 @@ export class ListViews implements BlockSource, FrontierSource {
     return pets.slice(0, want);
   }
 
-  private rangeOf(from: number, to: number, read: BlockRead, readAt: ReadTime): BlockRangeView {
+  private rangeOf(block: number, from: number, to: number, read: BlockRead, readAt: ReadTime): BlockRangeView {
     const { clock, layout } = this.options;
-    const sealed =
-      Number.isFinite(read.oldestCreatedAt) && clock() - read.oldestCreatedAt >= sealedAfterMs(layout, functionTimeoutSeconds * 1000);
-    return { from, to, pets: read.pets, sealed, ...readAt };
+    const sealedAt = read.oldestCreatedAt + sealedAfterMs(layout, functionTimeoutSeconds * 1000);
+    const oldEnough = Number.isFinite(read.oldestCreatedAt) && clock() >= sealedAt;
+    if (oldEnough && this.fromCounter(block) && block > this.sealedCounter.block) this.sealedCounter = { block, since: sealedAt };
+    return { from, to, pets: read.pets, sealed: oldEnough || this.sealedByLaterBlock(block, readAt.clockAt), ...readAt };
+  }
+
+  /** Whether a read of `block` at `readAt` (service clock) saw it sealed: a counter block at or below one proved sealed by then. */
+  private sealedByLaterBlock(block: number, readAt: number): boolean {
+    return this.fromCounter(block) && block <= this.sealedCounter.block && readAt >= this.sealedCounter.since;
+  }
+
+  /** Whether the block counter handed `block` out (the early blocks came from stripes, in no such order). */
+  private fromCounter(block: number): boolean {
+    const from = this.frontier?.counter?.from;
+    return from !== undefined && block >= from;
   }
 
   /**
@@ -203,6 +224,12 @@ export class ListViews implements BlockSource, FrontierSource {
   private age(view: ReadTime): number {
     return this.options.cacheClock() - view.at;
   }
+}
+
+/** A block of the block counter known sealed, and since when (ms, the service's clock). */
+interface SealedCounterBlock {
+  block: number;
+  since: number;
 }
 
 /** Two ranges of one block as one: every pet of both, as old as the older. */

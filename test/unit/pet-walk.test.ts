@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { blockOf, type CounterBlocks, type EarlyBlocks, type PetLayout, petLayout } from '../../functions/domain/id-blocks';
+import { functionTimeoutSeconds } from '../../definitions/routes';
+import { blockOf, type CounterBlocks, type EarlyBlocks, type PetLayout, petLayout, sealedAfterMs } from '../../functions/domain/id-blocks';
 import { type BlockRead, type ListItems, ListViews } from '../../functions/domain/list-views';
 import type { Pet, PetStatus } from '../../functions/domain/pet';
 import { DENSE_SHARE, isDense, MAX_BLOCKS_PER_PAGE, nextBatchSize, walkPage } from '../../functions/domain/pet-walk';
@@ -153,6 +154,42 @@ describe('read-after-write, over the views of one warm instance', () => {
     advance(1);
     await walk(100);
     expect(items.frontierReads).toBe(reads + 1);
+  });
+});
+
+describe('sealed blocks of a filter few pets match', () => {
+  /** A block is sealed this long after its first pet (block lifetime, create timeout, margin: id-blocks.ts). */
+  const sealedAfter = sealedAfterMs(layout, functionTimeoutSeconds * 1000);
+
+  it('keeps the empty ranges of blocks below one proved sealed: a new walk of the filter reads them again only after a minute', async () => {
+    const { items, walk, advance, time } = setUp();
+    // Blocks 0–3 hold no sold pet; block 4's sold pet is old, so block 4 is sealed, and every block handed out before it.
+    for (let id = 1; id <= 44; id++) items.add(id, 'available', time.now - sealedAfter);
+    items.add(45, 'sold', time.now - sealedAfter);
+    expect(await walk(100, 'sold')).toEqual([45]);
+    const queries = items.queries;
+    advance(1_000);
+    expect(await walk(100, 'sold')).toEqual([45]);
+    expect(items.queries).toBe(queries);
+    advance(60_000);
+    expect(await walk(100, 'sold')).toEqual([45]);
+    expect(items.queries).toBeGreaterThan(queries);
+  });
+
+  it('does not keep as sealed a range read before its block was: a pet written into it after that read is listed', async () => {
+    const { items, walk, advance, time } = setUp();
+    const firstPets = time.now;
+    items.add(1, 'available', firstPets);
+    items.add(11, 'available', firstPets);
+    // Block 0 read for the filter shortly before block 1 (and so block 0) is sealed; a sold pet lands in block 0 after that read.
+    advance(sealedAfter - 10_000);
+    expect(await walk(100, 'sold')).toEqual([]);
+    advance(5_000);
+    const late = items.add(5, 'sold', time.now);
+    // Block 1 proved sealed (its pet is old enough), 6 s later: the sold range of block 0 read 11 s ago is not whole.
+    advance(6_000);
+    await walk(100);
+    expect(await walk(100, 'sold')).toEqual([late.id]);
   });
 });
 
