@@ -190,7 +190,54 @@ describe('partition-limit simulator', () => {
     await perCustomer.close();
   });
 
+  /**
+   * Scaling the traffic down thins it: at factor F a key takes one request in F
+   * of those it takes in service, at the same moments chance puts them. Judged
+   * over the window of one call, two calls of a key that fall in one window are
+   * refused, however far below its rate the key runs on average, where AWS
+   * judging the whole stream over a second serves them all (SCALING.md,
+   * "Proven on a simulator").
+   */
+  it('refuses thinned traffic a key takes in service: at 40 % of its rate, a third of random calls at factor 10,000, none at factor 10 or when paced', async () => {
+    const writesAt = async (factor: number, gapsMs: number[]) => {
+      const scaled = await PartitionLimitProxy.start(testEndpoint(), keySchemasOf(tables, names), { factor, now: () => now });
+      const client = DynamoDBDocumentClient.from(
+        new DynamoDBClient({ endpoint: scaled.endpoint, region: 'local', ...localCredentials(), maxAttempts: 1 }),
+      );
+      let refused = 0;
+      for (const [i, gap] of gapsMs.entries()) {
+        now += gap;
+        await client
+          .send(new PutCommand({ TableName: names.pets, Item: pet(20_000 + factor + i, `thinned-${factor}`) }))
+          .catch(() => refused++);
+      }
+      client.destroy();
+      await scaled.close();
+      return refused / gapsMs.length;
+    };
+    // 400 calls at 40 % of a key's write rate (1,000 ÷ factor units a second), at random moments (a seeded Poisson stream) or evenly.
+    const random = seededRandom(7);
+    const gaps = (factor: number, paced: boolean) =>
+      Array.from({ length: 400 }, () => (1_000 / ((0.4 * 1_000) / factor)) * (paced ? 1 : -Math.log(1 - random())));
+    expect(await writesAt(10, gaps(10, false))).toBe(0);
+    const thinned = await writesAt(10_000, gaps(10_000, false));
+    expect(thinned).toBeGreaterThan(0.2);
+    expect(thinned).toBeLessThan(0.4);
+    expect(await writesAt(10_000, gaps(10_000, true))).toBe(0);
+  });
+
   it('sizes items by DynamoDB’s rules: names and values, numbers by their digits', () => {
     expect(itemSize({ id: { N: '12345' }, name: { S: 'Rex' } })).toBe(2 + 4 + 4 + 3);
   });
 });
+
+/** A small deterministic generator (mulberry32), so the random moments are the same on every run. */
+function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

@@ -16,11 +16,11 @@ function design(name: string, layout: PetLayout): ScaleDesign {
   return {
     name,
     layout,
-    instance: (dependencies) => {
-      const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout, clock: dependencies.clock });
-      const ids = new IdAllocator((count) => pets.reserveIds(count), layout.blockSize, {
+    instance: (dependencies, ofRun) => {
+      const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: ofRun, clock: dependencies.clock });
+      const ids = new IdAllocator((count) => pets.reserveIds(count), ofRun.blockSize, {
         clock: dependencies.clock,
-        lifetimeMs: layout.blockLifetimeMs,
+        lifetimeMs: ofRun.blockLifetimeMs,
       });
       return { pets, ids };
     },

@@ -28,8 +28,12 @@ import { type KeyUsage, keySchemasOf, PartitionLimitProxy } from './partition-li
  * own SDK client, id allocator and caches (a pet store built by `design`), to
  * the partition-limit simulator in front of DynamoDB Local.
  *
- * Lists are walks: a request either starts a walk (first page) or asks for the
- * next page of a walk under way; walks left at the end are finished afterwards.
+ * Lists are walks: a request asks for the next page of a walk under way (once
+ * WALKERS are) or starts one; walks left at the end are finished afterwards.
+ * The run starts where a service runs: every create instance already holds a
+ * block (warmUp), and the simulator judges from then on. Creates go to the
+ * instances in turn and gets to the pets in turn, as even as the service's
+ * aggregate is (thinning: test/support/partition-limit-proxy.ts).
  * A finished walk must hold, exactly once and in ascending order, every pet
  * whose create had answered `stalenessMs` before the walk began.
  */
@@ -38,8 +42,8 @@ export interface ScaleDesign {
   name: string;
   /** The pets' layout the handlers run with (Dependencies.petLayout). */
   layout: PetLayout;
-  /** The pet store and allocator that write the past (pets created before the run), straight into DynamoDB Local. */
-  instance(dependencies: Dependencies, seeding?: boolean): { pets: PetStore; ids: IdAllocator };
+  /** One simulated instance's pet store and id allocator, on `layout` (the design's, its block lifetime scaled: runLayout). */
+  instance(dependencies: Dependencies, layout: PetLayout): { pets: PetStore; ids: IdAllocator };
   /** How late a new pet may appear in lists (caches of the design), in ms. */
   stalenessMs: number;
 }
@@ -67,7 +71,9 @@ export interface ScaleOptions {
    * What list clients send. `adversarial`: every page of 100, 10 % of new walks
    * on a status few pets have (1 pet in 50 is sold), one list request in ten
    * the first page of that short list polled, and half the creates from a few
-   * instances, half from many (options.instances.createPet × 4).
+   * instances (options.instances.createPet), half from many (as many more as
+   * make one instance for each list shard: their blocks, handed out in turn, lie
+   * on distinct shards).
    */
   mix?: 'default' | 'adversarial';
   /**
@@ -101,6 +107,8 @@ interface Walk {
   cursor?: string;
   ids: number[];
   pages: number;
+  /** A page of it is being asked for. */
+  busy: boolean;
 }
 
 const MIX: [Operation, number][] = [
@@ -111,6 +119,12 @@ const MIX: [Operation, number][] = [
 const BASELINE_RPS = 1_000;
 const LIST_SHARE = (MIX.find(([operation]) => operation === 'listPets') as [Operation, number])[1];
 const MAX_IN_FLIGHT = 64;
+/**
+ * Clients walking lists at once, each asking for its walk's next page when the
+ * last one has answered: a list request goes on with an idle walk once this
+ * many are under way, else starts one. Every walk goes on to the list's end.
+ */
+const WALKERS = 50;
 
 export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const { endpoint, design, multiple, factor, seconds } = options;
@@ -125,7 +139,8 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     unscaledTables: [names.rateLimits],
   });
 
-  const instance = (caller: string, viaProxy: boolean, clock = () => Date.now(), seeding = false) => {
+  const layout = runLayout(design.layout, factor);
+  const instance = (caller: string, viaProxy: boolean, clock = () => Date.now()) => {
     const dependencies: Dependencies = {
       db: createDocumentClient({
         endpoint: viaProxy ? proxy.endpoint : endpoint,
@@ -145,14 +160,14 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       },
       { step: 'build', name: 'simulatedCaller' },
     );
-    return { ...design.instance(dependencies, seeding), dependencies };
+    return { ...design.instance(dependencies, layout), dependencies };
   };
 
   const adversarialMix = options.mix === 'adversarial';
   const seedStatus = adversarialMix ? rareSoldStatus : statusFor;
   // The past: pets created an hour ago, straight into DynamoDB Local.
   const hourAgo = () => Date.now() - 3_600_000;
-  const seeder = instance('seed', false, hourAgo, true);
+  const seeder = instance('seed', false, hourAgo);
   const known: { pet: Pet; at: number }[] = [];
   for (let i = 0; i < options.seedPets; i += 20) {
     const batch = await Promise.all(
@@ -166,7 +181,9 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
 
   const adversarial = adversarialMix;
   const statusOf = seedStatus;
-  const manyCreators = adversarial ? Array.from({ length: options.instances.createPet * 4 }, () => instance('createPet', true)) : [];
+  // The many: as many more as put every instance's block on a shard of its own (blocks are handed out in turn).
+  const manyCount = Math.max(options.instances.createPet, layout.shardCount - options.instances.createPet);
+  const manyCreators = adversarial ? Array.from({ length: manyCount }, () => instance('createPet', true)) : [];
   const pools: Record<Operation, ReturnType<typeof instance>[]> = {
     createPet: Array.from({ length: options.instances.createPet }, () => instance('createPet', true)),
     listPets: Array.from({ length: options.instances.listPets }, () => instance('listPets', true)),
@@ -187,8 +204,16 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const finished: Walk[] = [];
   let walkNumber = 0;
   let listNumber = 0;
+  /** The pet the last get asked for (an index into known, which grows: a sweep, not a modulo that would stall on one pet). */
+  let nextGet = -1;
 
-  const calls = options.through === 'handlers' ? handlerCalls(60 * multiple, design.layout) : useCaseCalls;
+  const calls = options.through === 'handlers' ? handlerCalls(60 * multiple, layout) : useCaseCalls;
+  const inTurn = { few: turns(pools.createPet), many: turns(manyCreators) };
+  // The warm-up is the fleet's past, spread over time in service: the simulator judges the load from here on.
+  proxy.judging = false;
+  known.push(...(await warmUp([...pools.createPet, ...manyCreators], calls)));
+  proxy.reset();
+  proxy.judging = true;
 
   const page = async (walk: Walk): Promise<void> => {
     const result = await calls.list(pick(pools.listPets), { limit: walk.limit, status: walk.status, cursor: walk.cursor });
@@ -203,13 +228,16 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   const run: Record<Operation, () => Promise<void>> = {
     createPet: async () => {
       const n = known.length;
-      // Adversarial: every other create from the many instances (each its own block), the rest from the few.
-      const at = pick(adversarial && n % 2 === 1 ? manyCreators : pools.createPet);
+      // Adversarial: every other create from the many instances, the rest from the few; each pool's instances in turn.
+      const at = adversarial && n % 2 === 1 ? inTurn.many() : inTurn.few();
       const pet = await calls.create(at, { name: `Pet ${n}`, categoryId: 2, status: statusOf(n) });
       known.push({ pet, at: Date.now() });
     },
     getPet: async () => {
-      await calls.get(pick(pools.getPet), pick(known).pet.id);
+      // The pets in turn: in service gets spread over millions of pets, and one pet's key takes a sliver of its limit;
+      // at random over this run's few thousand, chance would put two gets of one pet in one window (thinning).
+      nextGet = nextGet + 1 < known.length ? nextGet + 1 : 0;
+      await calls.get(pick(pools.getPet), (known[nextGet] as { pet: Pet }).pet.id);
     },
     listPets: async () => {
       if (adversarial && listNumber++ % 10 === 9) {
@@ -217,9 +245,9 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
         await calls.list(pick(pools.listPets), { limit: 100, status: 'sold' });
         return;
       }
-      const idle = active.filter((walk) => walk.cursor !== undefined && !(walk as { busy?: boolean }).busy);
+      const idle = active.filter((walk) => walk.cursor !== undefined && !walk.busy);
       let walk: Walk;
-      if (idle.length > 0 && Math.random() < 0.5) walk = pick(idle);
+      if (idle.length > 0 && active.length >= WALKERS) walk = pick(idle);
       else {
         walk = {
           limit: limits[walkNumber % limits.length] as number,
@@ -227,15 +255,16 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
           startedAt: Date.now(),
           ids: [],
           pages: 0,
+          busy: false,
         };
         walkNumber++;
         active.push(walk);
       }
-      (walk as { busy?: boolean }).busy = true;
+      walk.busy = true;
       try {
         await page(walk);
       } finally {
-        (walk as { busy?: boolean }).busy = false;
+        walk.busy = false;
       }
     },
   };
@@ -277,20 +306,32 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   // Finish every walk under way at the mix's rate of list requests, so the run stays at its multiple
   // (unpaced, these pages alone hit the newest blocks faster than any multiple's lists would; throttles still count).
   const listGapMs = 1000 / (rate * LIST_SHARE);
+  let reportedAt = Date.now();
+  const finishing = new Set<Promise<void>>();
   while (active.length > 0) {
-    const batch = active.slice(0, 8);
-    const due = Date.now() + batch.length * listGapMs;
-    await Promise.all(
-      batch.map((walk) =>
-        page(walk).catch((error) => {
-          fail('listPets', error);
-          active.splice(active.indexOf(walk), 1);
-        }),
-      ),
-    );
-    const wait = due - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (Date.now() - reportedAt > 30_000) {
+      reportedAt = Date.now();
+      log(`finishing walks: ${active.length} under way, ${finished.length} finished`);
+    }
+    const walk = active.find((under) => !under.busy);
+    if (!walk) {
+      await Promise.race(finishing);
+      continue;
+    }
+    walk.busy = true;
+    const next = page(walk)
+      .catch((error) => {
+        fail('listPets', error);
+        active.splice(active.indexOf(walk), 1);
+      })
+      .finally(() => {
+        walk.busy = false;
+        finishing.delete(next);
+      });
+    finishing.add(next);
+    await new Promise((resolve) => setTimeout(resolve, listGapMs));
   }
+  await Promise.all(finishing);
 
   const finishSeconds = Math.max((Date.now() - finishStart) / 1000, 1);
 
@@ -327,7 +368,27 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     '',
     `throttled DynamoDB calls: ${proxy.throttles.length} (${throttledDuringLoad} during the load, the rest while finishing walks)`,
   );
-  for (const entry of byKey.slice(0, 8)) lines.push(`  ${entry.count} on ${entry.resource.replace(names.pets, 'pets')} key "${entry.key}"`);
+  // How far below its limits each throttled key ran on average over the run: a wall, or two calls that chance put in one window.
+  const runSeconds = Math.max(loadSeconds + finishSeconds, 1);
+  const shareOf = (resource: string, key: string) => {
+    const usage = proxy.usage.get(`${resource}\u0000${key}`);
+    return {
+      write: (usage?.writeUnits ?? 0) / (proxy.writeRate * runSeconds),
+      read: (usage?.readUnits ?? 0) / (proxy.readRate * runSeconds),
+    };
+  };
+  for (const entry of byKey.slice(0, 8)) {
+    const share = shareOf(entry.resource, entry.key);
+    lines.push(
+      `  ${entry.count} on ${entry.resource.replace(names.pets, 'pets')} key "${entry.key}" (over the run, ${pct(share.write)} of its write and ${pct(share.read)} of its read limit)`,
+    );
+  }
+  if (byKey.length > 0) {
+    const busiest = Math.max(...byKey.map((entry) => Math.max(...Object.values(shareOf(entry.resource, entry.key)))));
+    lines.push(
+      `  ${byKey.length} keys throttled, the busiest of them at ${pct(busiest)} of its limit over the run (one under 100 % was refused calls that chance put in one window, not a wall: partition-limit-proxy.ts, thinning)`,
+    );
+  }
   // Units per second on the hottest keys, during the mix and while the walks were finished (each over its own time).
   const ofFinish = [...proxy.usage].map(([id, u]) => {
     const before = usageOfLoad.get(id);
@@ -379,6 +440,45 @@ const useCaseCalls: Calls = {
   list: (at, query) => listPets(query, { pets: at.pets, clock: at.dependencies.clock }),
   get: (at, id) => findPet(id, { pets: at.pets, clock: at.dependencies.clock }),
 };
+
+/**
+ * The run's layout: the design's, with the block lifetime scaled by the factor
+ * over 1,000. In service at 1000× an instance fills its block in seconds and
+ * renews it by use, well within the lifetime; a simulated instance takes one
+ * create in every several seconds, so at the deployed lifetime every instance
+ * would renew by age, all within moments of each other, far more reservations
+ * than the service makes. Readers judge sealed blocks on the same lifetime.
+ */
+export function runLayout(layout: PetLayout, factor: number): PetLayout {
+  return { ...layout, blockLifetimeMs: layout.blockLifetimeMs * Math.max(1, factor / 1_000) };
+}
+
+/**
+ * The instances of a pool one after another: the creates of a fleet spread over
+ * its blocks (and so over the shards) evenly, as the creates of thousands of
+ * instances do in service. Chosen at random, a scaled-down run would put two
+ * creates on one shard within one write's window far more often than the
+ * service's traffic does (thinning: test/integration/partition-limit-proxy.test.ts).
+ */
+function turns<T>(pool: T[]): () => T {
+  let next = 0;
+  return () => pool[next++ % pool.length] as T;
+}
+
+/**
+ * One create from each create instance before the load, so that each holds a
+ * block, as a fleet in service does: the run starts where the service runs,
+ * not with every instance reserving its first block at once.
+ */
+async function warmUp(creators: SimulatedInstance[], calls: Calls): Promise<{ pet: Pet; at: number }[]> {
+  const warmed: { pet: Pet; at: number }[] = [];
+  for (let i = 0; i < creators.length; i += 16) {
+    const batch = creators.slice(i, i + 16);
+    const pets = await Promise.all(batch.map((at, j) => calls.create(at, { name: `Warm ${i + j}`, categoryId: 2, status: 'available' })));
+    for (const pet of pets) warmed.push({ pet, at: Date.now() });
+  }
+  return warmed;
+}
 
 const businessLimits: PlanLimits = { perMinute: 1_000, perDay: 100_000 };
 
@@ -476,4 +576,5 @@ async function scanPets(client: DynamoDBClient, table: string): Promise<Set<numb
   return ids;
 }
 
+const pct = (share: number) => `${Math.round(share * 100)} %`;
 const fmt = (n: number) => (n >= 10 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n.toFixed(2));
