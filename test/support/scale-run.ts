@@ -31,7 +31,8 @@ import { type KeyUsage, keySchemasOf, PartitionLimitProxy } from './partition-li
  * Lists are walks: a request asks for the next page of a walk under way (once
  * WALKERS are) or starts one; walks left at the end are finished afterwards.
  * The run starts where a service runs: every create instance already holds a
- * block (warmUp), and the simulator judges from then on. Creates go to the
+ * block (warmUp), every list instance has walked the lists once (its sealed
+ * ranges kept), and the simulator judges from then on. Creates go to the
  * instances in turn and gets to the pets in turn, as even as the service's
  * aggregate is (thinning: test/support/partition-limit-proxy.ts).
  * A finished walk must hold, exactly once and in ascending order, every pet
@@ -212,6 +213,9 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   // The warm-up is the fleet's past, spread over time in service: the simulator judges the load from here on.
   proxy.judging = false;
   known.push(...(await warmUp([...pools.createPet, ...manyCreators], calls)));
+  // Each list instance has walked the lists its clients walk, as a warm instance in service has: its sealed ranges are kept.
+  const walked: ListQuery[] = limits.flatMap((limit) => [{ limit }, ...(adversarial ? [{ limit, status: 'sold' as const }] : [])]);
+  for (const at of pools.listPets) for (const query of walked) await walkToEnd(at, query, calls);
   proxy.reset();
   proxy.judging = true;
 
@@ -463,6 +467,13 @@ export function runLayout(layout: PetLayout, factor: number): PetLayout {
 function turns<T>(pool: T[]): () => T {
   let next = 0;
   return () => pool[next++ % pool.length] as T;
+}
+
+/** Every page of a walk, one after the other (the warm-up's: nothing is checked). */
+async function walkToEnd(at: SimulatedInstance, query: ListQuery, calls: Calls): Promise<void> {
+  let cursor: string | undefined;
+  do cursor = (await calls.list(at, { ...query, cursor })).nextCursor;
+  while (cursor);
 }
 
 /**
