@@ -228,9 +228,9 @@ describe('a dense list', () => {
   let deps: ReturnType<typeof testDependencies>;
 
   beforeAll(async () => {
-    deps = testDependencies(await createTestTables());
-    pets = new PetRepository(deps.db, deps.tableNames.pets, { layout: dense });
-    const instance = { pets, ids: new IdAllocator((count) => pets.reserveIds(count), dense.blockSize), clock: deps.clock };
+    const fresh = await tablesOn(dense);
+    ({ deps, pets } = fresh);
+    const { instance } = fresh;
     for (let i = 0; i < 60; i++) await createPet({ name: `Dense ${i}`, categoryId: 1 }, instance);
   }, 120_000);
   afterAll(() => deps.db.destroy());
@@ -266,9 +266,9 @@ describe('a filter few pets match', () => {
   let deps: ReturnType<typeof testDependencies>;
 
   beforeAll(async () => {
-    deps = testDependencies(await createTestTables());
-    pets = new PetRepository(deps.db, deps.tableNames.pets, { layout: sparse });
-    const instance = { pets, ids: new IdAllocator((count) => pets.reserveIds(count), sparse.blockSize), clock: deps.clock };
+    const fresh = await tablesOn(sparse);
+    ({ deps, pets } = fresh);
+    const { instance } = fresh;
     for (let i = 0; i < 100; i++) await createPet({ name: `Available ${i}`, categoryId: 1 }, instance);
     soldId = (await createPet({ name: 'The one sold', categoryId: 1, status: 'sold' }, instance)).id;
   }, 120_000);
@@ -366,3 +366,11 @@ it('ends a page at the newest pets on its recent view of which blocks exist whil
     await proxy.close();
   }
 });
+
+/** Fresh tables, a repository on `layout`, and one instance (its own id allocator) to create pets through. */
+async function tablesOn(layout: PetLayout) {
+  const deps = testDependencies(await createTestTables());
+  const pets = new PetRepository(deps.db, deps.tableNames.pets, { layout });
+  const instance = { pets, ids: new IdAllocator((count) => pets.reserveIds(count), layout.blockSize), clock: deps.clock };
+  return { deps, pets, instance };
+}
