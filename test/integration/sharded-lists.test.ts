@@ -224,12 +224,11 @@ it("serves a walk's first and second pages of a sealed block from the cache, how
 describe('a dense list', () => {
   // Blocks of 10, filled one after another by one instance: every id used.
   const dense: PetLayout = { ...petLayout, blockSize: 10, shardCount: 8 };
-  let pets: PetRepository;
   let deps: ReturnType<typeof testDependencies>;
 
   beforeAll(async () => {
     const fresh = await tablesOn(dense);
-    ({ deps, pets } = fresh);
+    deps = fresh.deps;
     const { instance } = fresh;
     for (let i = 0; i < 60; i++) await createPet({ name: `Dense ${i}`, categoryId: 1 }, instance);
   }, 120_000);
