@@ -9,19 +9,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
-import {
-  type ApiKeyRecord,
-  countersIdOf,
-  generateApiKey,
-  type KeyState,
-  keyState,
-  keyStates,
-  ownerProblem,
-} from '../functions/domain/api-keys';
+import { type ApiKeyRecord, generateApiKey, type KeyState, keyState, keyStates, ownerProblem } from '../functions/domain/api-keys';
 import { DependencyUnavailableError } from '../functions/domain/errors';
 import { windowsAt } from '../functions/domain/rate-limit';
 import { AdminError, describeError } from './errors';
-import type { KeyAdminTarget, MeteringChange } from './targets/target';
+import { type KeyAdminTarget, type MeteringChange, nothingToChange } from './targets/target';
 import { COUNTER_RETENTION_DAYS, type DayUsage } from './usage-counters';
 
 const DAY_MS = 86_400_000;
@@ -180,7 +172,7 @@ export async function showKey(target: KeyAdminTarget, keyId: string, now: number
   return { key: viewOf(record, now, today.suspendedUntilMs), today, ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
 }
 
-/** Requests served per UTC day, oldest day first, today last. */
+/** Requests answered per UTC day to the key's customer (every secret of it), oldest day first, today last. */
 export async function keyUsage(
   target: KeyAdminTarget,
   keyId: string,
@@ -200,9 +192,10 @@ export async function keyUsage(
 }
 
 /**
- * Issues the successor of an active key (same owner, plan and limits, and the
- * same rate-limit counters) and lets the old key work until now + grace. Both
- * happen in one DynamoDB transaction.
+ * Issues a new secret of an active key's customer (whose plan, limits,
+ * counters, ban and usage plan it shares: all are the customer's, so an
+ * Enterprise customer keeps its custom limits) and lets the old secret work
+ * until now + grace. Both happen in one DynamoDB transaction.
  */
 export async function rotateKey(
   target: KeyAdminTarget,
@@ -218,16 +211,11 @@ export async function rotateKey(
   }
   // The successor and the transaction's token exist before the first attempt: every retry makes this same rotation.
   // It counts on the old key's counters (down a chain of rotations, the first key's): both secrets share one set of limits.
-  const { secret, record } = generateApiKey({
-    plan: old.plan,
-    owner: old.owner,
-    customLimits: old.customLimits,
-    countersId: countersIdOf(old),
-    now,
-  });
+  const { secret, record } = generateApiKey({ ...old, now });
   const expiresAt = new Date(now + graceMs).toISOString();
   const token = randomUUID();
-  const { warnings } = await meteredWrite(await target.metering.enrol(record), {
+  // The customer's usage plan and metering key are its own, not the secret's: a rotation changes nothing in API Gateway.
+  const { warnings } = await meteredWrite(nothingToChange, {
     write: () => target.keys.insertSuccessor(record, old, expiresAt, token),
     landed: async () => (await target.keys.findByHash(record.keyHash))?.keyId === record.keyId,
     unknown: `it is unknown whether ${keyId} was rotated. Run \`petstore-keys show ${record.keyId}\`: if that successor is there, its secret is ${secret} (shown only now) and ${keyId} stops working at ${expiresAt}; if not, ${keyId} is unchanged: run the command again`,
@@ -247,7 +235,8 @@ export async function revokeKey(
   now: number,
 ): Promise<{ key: KeyView; alreadyRevoked: boolean; warnings: Warnings }> {
   const record = await requireKey(target, keyId);
-  const change = await target.metering.withdraw(record);
+  // The customer's metering stays while another of its secrets works.
+  const change = (await otherWorkingSecret(target, record, now)) ? nothingToChange : await target.metering.withdraw(record);
   if (record.status === 'revoked') {
     await change.finish();
     return { key: viewOf(record, now), alreadyRevoked: true, warnings: [] };
@@ -274,7 +263,10 @@ export async function setPlan(
 ): Promise<{ key: KeyView; previous: KeyView; unchanged: boolean; warnings: Warnings }> {
   const record = await requireKey(target, keyId);
   const previous = viewOf(record, now);
-  if (record.status === 'revoked') throw new AdminError(`${keyId} is revoked: its plan can no longer change.`);
+  const status = effectiveStatus(record, now);
+  if (status === 'revoked' || status === 'expired') {
+    throw new AdminError(`${keyId} is ${status}: change the plan of customer ${record.customerId} through one of its working keys.`);
+  }
   if (record.plan === choice.plan && sameLimits(record.customLimits, choice.customLimits)) {
     return { key: previous, previous, unchanged: true, warnings: [] };
   }
@@ -283,7 +275,7 @@ export async function setPlan(
   const after: ApiKeyRecord = {
     ...rest,
     plan: choice.plan,
-    updatedAt,
+    customerUpdatedAt: updatedAt,
     ...(choice.customLimits ? { customLimits: choice.customLimits } : {}),
   };
   const token = randomUUID();
@@ -291,11 +283,20 @@ export async function setPlan(
     write: () => target.keys.changePlan(record, choice, updatedAt, token),
     landed: async () => {
       const now = await target.keys.findByHash(record.keyHash);
-      return now?.updatedAt === updatedAt && now.plan === choice.plan && sameLimits(now.customLimits, choice.customLimits) ? after : false;
+      const landed = now?.customerUpdatedAt === updatedAt && now.plan === choice.plan && sameLimits(now.customLimits, choice.customLimits);
+      return landed ? after : false;
     },
     unknown: `it is unknown whether ${keyId} moved to the ${plans[choice.plan].displayName} plan. Run \`petstore-keys show ${keyId}\`, and run the command again if it did not`,
   });
   return { key: viewOf(result, now), previous, unchanged: false, warnings };
+}
+
+/** Whether a secret of the record's customer other than the record itself works at `now`. */
+async function otherWorkingSecret(target: KeyAdminTarget, record: ApiKeyRecord, now: number): Promise<boolean> {
+  const secrets = await target.keys.scanAll();
+  return secrets.some(
+    (other) => other.customerId === record.customerId && other.keyId !== record.keyId && keyState(other, now) === 'active',
+  );
 }
 
 async function requireKey(target: KeyAdminTarget, keyId: string): Promise<ApiKeyRecord> {

@@ -107,7 +107,7 @@ export function showJson(details: KeyDetails): object {
 
 export function usageText(key: KeyView, days: DayUsage[], total: number): string {
   return [
-    `Requests served to ${key.keyId}, on ${planText(key)}, per UTC day:`,
+    `Requests answered to the customer of ${key.keyId} (all its keys), on ${planText(key)}, per UTC day (allowance a function instance holds counts as answered until it is given back):`,
     '',
     table(
       ['DAY', 'REQUESTS', 'LAST REQUEST'],

@@ -238,9 +238,9 @@ function releaseNote(stage: DeployedStage, when: string): string {
   return `Its own API key and usage plan stay until ${when}: then run \`petstore-keys release-metering --stage ${stage}\` (or let its schedule do it).`;
 }
 
-/** usage: requests served per day, from the counters. */
+/** usage: requests answered per day to the key's customer, from its counters. */
 function addUsageCommand({ command, onTarget, print, printJson }: CommandKit): void {
-  command('usage', 'requests served per UTC day, from the rate-limit counters')
+  command('usage', "requests answered per UTC day to the key's customer (all its keys), from the rate-limit counters")
     .argument('<id>', 'key id (key_…)')
     .option('--days <n>', `how many UTC days, today included (at most ${COUNTER_RETENTION_DAYS})`, positiveInteger, 7)
     .option('--json', 'print JSON for scripts')
@@ -252,7 +252,6 @@ function addUsageCommand({ command, onTarget, print, printJson }: CommandKit): v
 }
 
 function addMeteringCommands(kit: CommandKit): void {
-  addMigrateMeteringCommand(kit);
   addReleaseMeteringCommand(kit);
 }
 
@@ -279,27 +278,6 @@ function addReleaseMeteringCommand({ command, onNamedTarget, print }: CommandKit
         (last ? `: run again after ${last}.` : '.'),
     );
   });
-}
-
-/**
- * migrate-metering: retires the per-customer API Gateway API keys of
- * fixed-plan keys enrolled before pooled metering (admin/targets/aws.ts,
- * migrateToPool). Run it after deploying the version with pooled keys; run it
- * again after any failure: it carries on where it stopped.
- */
-function addMigrateMeteringCommand({ command, onNamedTarget, print }: CommandKit): void {
-  command('migrate-metering', "move fixed-plan keys metered by an API key each onto their plan's pooled metering keys (repeatable)").action(
-    async (options: TargetOptions) => {
-      const result = await onNamedTarget(options, async (target, now) =>
-        target.metering.migrateToPool(await target.keys.scanAll(), now, (line) => print(line)),
-      );
-      const recent =
-        result.movedRecently > 0 ? ` ${result.movedRecently} moved off Enterprise just now: release-metering releases theirs.` : '';
-      print(
-        `${result.where}: ${result.retired} key(s) moved to pooled metering; ${result.alreadyPooled} already pooled; ${result.enterprise} Enterprise key(s) keep their own usage plan.${recent}`,
-      );
-    },
-  );
 }
 
 /**

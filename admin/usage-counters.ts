@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoCall } from '../functions/data/dynamo-errors';
 import { COUNTER_RETENTION_DAYS, counterKey } from '../functions/data/rate-limit-repository';
-import { type ApiKeyRecord, countersIdOf } from '../functions/domain/api-keys';
+import type { ApiKeyRecord } from '../functions/domain/api-keys';
 
 /** Counters are kept this long after their day. */
 export { COUNTER_RETENTION_DAYS };
@@ -9,7 +9,7 @@ export { COUNTER_RETENTION_DAYS };
 export interface DayUsage {
   /** The UTC day, `YYYY-MM-DD`. */
   day: string;
-  /** Requests served (refused ones count toward no window). */
+  /** Requests answered (a 429 counts toward no window, a 503 is given back); see UsageCounters for what an instance still holds. */
   requests: number;
   /** Unix seconds of the day's last served request. */
   lastRequestAt?: number;
@@ -18,11 +18,14 @@ export interface DayUsage {
 }
 
 /**
- * Reads the rate limiter's counter items: one GetItem per set of counters and
- * day, never a Scan. The day's count is what the limiter's leases granted: a
- * request served, or allowance an instance held and never used (at most the
- * spare of the instances that went idle: docs/clients.md). A rotation's keys share their counters, so
- * each of them shows the customer's usage: the requests of both secrets.
+ * Reads the rate limiter's counter items: one GetItem per customer and day,
+ * never a Scan. The day's count is what the limiter granted, net of what was
+ * given back: the requests answered, plus allowance a function instance still
+ * holds or held and never used (its spare: at most a tenth of the minute's
+ * limit in all, docs/architecture.md). Exact for a customer whose requests
+ * one instance answers one at a time (the limiter then takes no spare: a
+ * quiet key is counted request by request). The counters are the customer's,
+ * so every secret of it shows the same usage.
  */
 export class UsageCounters {
   constructor(
@@ -30,9 +33,9 @@ export class UsageCounters {
     private readonly tableName: string,
   ) {}
 
-  async day(key: Pick<ApiKeyRecord, 'keyId' | 'countersId' | 'plan' | 'customLimits'>, day: string): Promise<DayUsage> {
+  async day(key: Pick<ApiKeyRecord, 'keyId' | 'customerId' | 'plan' | 'customLimits'>, day: string): Promise<DayUsage> {
     const items = await Promise.all(
-      [counterKey(countersIdOf(key), day)].map((pk) =>
+      [counterKey(key.customerId, day)].map((pk) =>
         dynamoCall(() =>
           this.db.send(
             new GetCommand({

@@ -20,19 +20,12 @@ import { stackOutputNames } from '../../definitions/stack-outputs';
 import { type DeployedStage, stackNames } from '../../definitions/stages';
 import type { TableName } from '../../definitions/tables';
 import { usagePlanLimits } from '../../definitions/usage-plan-limits';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { createDynamoDbClient, documentClientOver } from '../../functions/runtime/dependencies';
 import { AdminError, describeError } from '../errors';
+import { KeyTable } from '../key-table';
 import { UsageCounters } from '../usage-counters';
-import {
-  type KeyAdminTarget,
-  type Metering,
-  type MeteringChange,
-  type MeteringMigration,
-  type MeteringRelease,
-  nothingToChange,
-} from './target';
+import { type KeyAdminTarget, type Metering, type MeteringChange, type MeteringRelease, nothingToChange } from './target';
 
 /** The plans with a usage plan in the stack; Enterprise keys get one each. */
 const fixedPlans = planNames.filter((plan) => plans[plan].limits !== 'custom');
@@ -70,7 +63,7 @@ export async function openAwsTarget(options: { stage: DeployedStage; region?: st
     const db = documentClientOver(clients.dynamoDb);
     return {
       name: `${options.stage} (${deployment.stackName})`,
-      keys: new ApiKeyRepository(db, deployment.tableNames.apiKeys, deployment.tableNames.rateLimits),
+      keys: new KeyTable(db, deployment.tableNames.apiKeys, deployment.tableNames.rateLimits),
       counters: new UsageCounters(db, deployment.tableNames.rateLimits),
       metering: new ApiGatewayMetering(clients.apiGateway, deployment),
       close,
@@ -178,14 +171,12 @@ interface GatewayKey {
 /**
  * A key's metering in API Gateway. A fixed-plan key needs nothing here: the
  * stack's pooled metering keys of its plan meter it (functions/domain/metering.ts).
- * An Enterprise key has an API key named `petstore-<stage>-<keyId>` whose
- * value is the record's meteringKey (the authorizer's usageIdentifierKey), in
- * a usage plan of its own, `petstore-<stage>-enterprise-<keyId>`. Names tie
- * them to the key, so nothing else needs storing and a rerun can find them.
- *
- * Keys enrolled before pooling have such an API key for a fixed plan too
- * ("old-style"): a plan change or revocation retires it, and
- * `petstore-keys migrate-metering` retires all of them.
+ * An Enterprise customer has an API key named `petstore-<stage>-<customerId>`
+ * whose value is the customer's meteringKey (the authorizer's
+ * usageIdentifierKey), in a usage plan of its own,
+ * `petstore-<stage>-enterprise-<customerId>`. Names tie them to the customer,
+ * so nothing else needs storing and a rerun can find them; a rotation keeps
+ * them (the customer's, not the secret's).
  *
  * Usage plans per account and Region: 300 by default, raisable ("Amazon API
  * Gateway quotas", https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html):
@@ -213,14 +204,14 @@ export class ApiGatewayMetering implements Metering {
     await undo.guard(async () => {
       const { id } = await this.gateway.send(
         new CreateApiKeyCommand({
-          name: this.apiKeyName(record.keyId),
-          description: `Meters Pet Store key ${record.keyId}; managed by petstore-keys.`,
+          name: this.apiKeyName(record.customerId),
+          description: `Meters Pet Store customer ${record.customerId}; managed by petstore-keys.`,
           value: record.meteringKey,
           enabled: true,
         }),
       );
       const apiKeyId = required(id, 'CreateApiKey returned no id');
-      undo.add(`delete API key ${this.apiKeyName(record.keyId)}`, () => this.deleteApiKey(apiKeyId));
+      undo.add(`delete API key ${this.apiKeyName(record.customerId)}`, () => this.deleteApiKey(apiKeyId));
       await this.join(apiKeyId, await this.createOwnPlan(record, undo), undo);
     });
     return undo.change();
@@ -231,7 +222,7 @@ export class ApiGatewayMetering implements Metering {
     // authorizer's cached answers keep naming the key's own API key for up to its cache TTL,
     // so that key stays metered until release() lets it go (a 401 for a working key otherwise).
     if (before.plan === 'enterprise' && after.plan !== 'enterprise') return nothingToChange;
-    const apiKey = await this.findApiKey(before.keyId);
+    const apiKey = await this.findApiKey(before.customerId);
     // An old-style key (its own API key in a fixed plan) to another fixed plan: the authorizer
     // already names the pool's key for it, so its own API key retires at once.
     if (after.plan !== 'enterprise') return apiKey ? this.withdraw(before) : nothingToChange;
@@ -239,7 +230,7 @@ export class ApiGatewayMetering implements Metering {
     if (!apiKey) return this.enrol(after);
     const undo = new Undo();
     const current = await this.plansOf(apiKey.id);
-    const ownPlan = current.find((plan) => plan.name === this.ownPlanName(before.keyId));
+    const ownPlan = current.find((plan) => plan.name === this.ownPlanName(before.customerId));
     await undo.guard(async () => {
       if (ownPlan) {
         await this.setLimits(ownPlan, limitsFor('enterprise', after.customLimits), undo);
@@ -256,14 +247,14 @@ export class ApiGatewayMetering implements Metering {
   }
 
   async withdraw(record: ApiKeyRecord): Promise<MeteringChange> {
-    const apiKey = await this.findApiKey(record.keyId);
+    const apiKey = await this.findApiKey(record.customerId);
     const undo = new Undo();
     if (apiKey) {
       const current = await this.plansOf(apiKey.id);
       await undo.guard(async () => {
         if (apiKey.enabled) {
           await this.setEnabled(apiKey.id, false);
-          undo.add(`enable API key ${this.apiKeyName(record.keyId)} again`, () => this.setEnabled(apiKey.id, true));
+          undo.add(`enable API key ${this.apiKeyName(record.customerId)} again`, () => this.setEnabled(apiKey.id, true));
         }
         for (const plan of current) await this.leave(apiKey.id, required(plan.id, 'usage plan without id'), undo);
       });
@@ -271,46 +262,9 @@ export class ApiGatewayMetering implements Metering {
     // Deleting cannot be undone: it waits until DynamoDB says revoked.
     return undo.change(async () => {
       if (apiKey) await this.deleteApiKey(apiKey.id);
-      const ownPlan = await this.findPlanByName(this.ownPlanName(record.keyId));
+      const ownPlan = await this.findPlanByName(this.ownPlanName(record.customerId));
       if (ownPlan) await this.deleteUsagePlan(existingPlan(ownPlan));
     });
-  }
-
-  /**
-   * Retires the API keys of fixed-plan keys enrolled before pooling: the
-   * deployed authorizer already meters those keys with the pool, so each old
-   * key leaves its usage plan and is deleted, one customer key at a time.
-   * Nothing in DynamoDB changes. Idempotent (a key already retired is not
-   * found again) and resumable (a failure stops the run with what is done
-   * counted; the next run carries on). DeleteApiKey is limited to 5 requests
-   * per second per account (limits.html above), so 10,000 keys take about
-   * 35 minutes; the SDK waits and retries when API Gateway says too many.
-   */
-  async migrateToPool(records: ApiKeyRecord[], now: number, progress: (line: string) => void = () => {}): Promise<MeteringMigration> {
-    this.requirePool();
-    const ownKeys = await this.perKeyApiKeys();
-    const result: MeteringMigration = { retired: 0, alreadyPooled: 0, enterprise: 0, movedRecently: 0 };
-    for (const record of records) {
-      if (record.plan === 'enterprise') {
-        result.enterprise++;
-        continue;
-      }
-      const apiKey = ownKeys.get(this.apiKeyName(record.keyId));
-      if (!apiKey) {
-        result.alreadyPooled++;
-        continue;
-      }
-      // Moved off Enterprise within the authorizer's cache TTL: cached answers may still name it (release()).
-      if ((releasableAtOf(record) ?? 0) > now) {
-        result.movedRecently++;
-        continue;
-      }
-      for (const plan of await this.plansOf(apiKey.id)) await this.removeFromPlan(apiKey.id, required(plan.id, 'usage plan without id'));
-      await this.deleteApiKey(apiKey.id);
-      result.retired++;
-      progress(`retired API key ${apiKey.name} (${record.keyId}, ${plans[record.plan].displayName}: metered by the pool now)`);
-    }
-    return result;
   }
 
   /**
@@ -323,19 +277,20 @@ export class ApiGatewayMetering implements Metering {
    */
   async release(records: ApiKeyRecord[], now: number, progress: (line: string) => void = () => {}): Promise<MeteringRelease> {
     this.requirePool();
-    const byId = new Map(records.map((record) => [record.keyId, record]));
+    const byCustomer = Map.groupBy(records, (record) => record.customerId);
     const result: MeteringRelease = { released: 0, waiting: [] };
-    for (const apiKey of (await this.perKeyApiKeys()).values()) {
-      const record = byId.get(apiKey.name.slice(this.apiKeyName('').length));
-      const releasableAt = record && releasableAtOf(record);
+    for (const apiKey of (await this.perCustomerApiKeys()).values()) {
+      const customerId = apiKey.name.slice(this.apiKeyName('').length);
+      const secrets = byCustomer.get(customerId);
+      const releasableAt = secrets && releasableAtOf(secrets, now);
       if (releasableAt === undefined) continue;
       if (releasableAt > now) {
-        result.waiting.push({ keyId: record!.keyId, releasableAt: new Date(releasableAt).toISOString() });
+        result.waiting.push({ keyId: customerId, releasableAt: new Date(releasableAt).toISOString() });
         continue;
       }
-      await this.releaseApiKey(apiKey.id, record!.keyId);
+      await this.releaseApiKey(apiKey.id, customerId);
       result.released++;
-      progress(`released API key ${apiKey.name} and its usage plan (${record!.keyId}: ${releaseReason(record!)})`);
+      progress(`released API key ${apiKey.name} and its usage plan (${customerId}: ${releaseReason(secrets!, now)})`);
     }
     return result;
   }
@@ -355,8 +310,8 @@ export class ApiGatewayMetering implements Metering {
     }
   }
 
-  /** Every API key this tool named after a customer key, by name (one paged listing, not one call per key). */
-  private async perKeyApiKeys(): Promise<Map<string, GatewayKey & { name: string }>> {
+  /** Every API key this tool named after a customer, by name (one paged listing, not one call per key). */
+  private async perCustomerApiKeys(): Promise<Map<string, GatewayKey & { name: string }>> {
     const found = new Map<string, GatewayKey & { name: string }>();
     const prefix = this.apiKeyName('key_');
     let position: string | undefined;
@@ -501,17 +456,25 @@ const AUTHORIZER_CACHE_MS = authorizer.resultsCacheTtlSeconds * 1000;
  * plan: once every answer cached before the move has expired. A revoked key,
  * or a rotated one past its grace: at once (it answers 401 whatever meters it).
  */
-function releasableAtOf(record: ApiKeyRecord): number | undefined {
-  if (record.status === 'revoked') return Date.parse(record.updatedAt);
-  if (record.expiresAt !== undefined) return Date.parse(record.expiresAt);
-  if (record.plan !== 'enterprise') return Date.parse(record.updatedAt) + AUTHORIZER_CACHE_MS;
-  return undefined;
+function releasableAtOf(secrets: ApiKeyRecord[], now: number): number | undefined {
+  const customer = secrets[0] as ApiKeyRecord;
+  if (customer.plan !== 'enterprise') return Date.parse(customer.customerUpdatedAt) + AUTHORIZER_CACHE_MS;
+  const ends = secrets.map(endOf);
+  return ends.some((end) => end === undefined || end > now) ? undefined : Math.max(...(ends as number[]));
 }
 
-function releaseReason(record: ApiKeyRecord): string {
-  if (record.status === 'revoked') return 'revoked';
-  if (record.expiresAt !== undefined) return 'rotated, past its grace';
-  return `${plans[record.plan].displayName} now, metered by the pool`;
+/** When a secret stopped working (revoked, or past its rotation's grace), if it did or will. */
+function endOf(secret: ApiKeyRecord): number | undefined {
+  if (secret.status === 'revoked') return Date.parse(secret.updatedAt);
+  return secret.expiresAt !== undefined ? Date.parse(secret.expiresAt) : undefined;
+}
+
+function releaseReason(secrets: ApiKeyRecord[], now: number): string {
+  const customer = secrets[0] as ApiKeyRecord;
+  if (customer.plan !== 'enterprise') return `${plans[customer.plan].displayName} now, metered by the pool`;
+  return secrets.every((secret) => secret.status === 'revoked')
+    ? 'revoked'
+    : `no working key since ${new Date(Math.min(now, ...secrets.map((s) => endOf(s) ?? now))).toISOString()}`;
 }
 
 function existingPlan(plan: UsagePlan): { id: string; attached: boolean } {

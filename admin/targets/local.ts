@@ -1,12 +1,12 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '../../definitions/tables';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { createDynamoDbClient, type DynamoDbCallBudget, documentClientOver } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { localEndpointFile, localTablePrefix, readLocalEndpoint } from '../../local/local-endpoint';
 import { tableNamesFor } from '../../local/tables';
 import { AdminError } from '../errors';
+import { KeyTable } from '../key-table';
 import { UsageCounters } from '../usage-counters';
 import { type KeyAdminTarget, noMetering } from './target';
 
@@ -30,7 +30,7 @@ export function localTarget(
 ): KeyAdminTarget {
   return {
     name: options.name ?? 'local (npm start)',
-    keys: new ApiKeyRepository(db, tableNames.apiKeys, tableNames.rateLimits),
+    keys: new KeyTable(db, tableNames.apiKeys, tableNames.rateLimits),
     counters: new UsageCounters(db, tableNames.rateLimits),
     metering: noMetering,
     close: options.close ?? (() => {}),

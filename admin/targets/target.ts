@@ -1,5 +1,5 @@
-import type { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import type { KeyTable } from '../key-table';
 import type { UsageCounters } from '../usage-counters';
 
 /**
@@ -10,7 +10,7 @@ import type { UsageCounters } from '../usage-counters';
 export interface KeyAdminTarget {
   /** For messages, e.g. `local (npm start)` or `staging (PetStore-Staging)`. */
   readonly name: string;
-  readonly keys: ApiKeyRepository;
+  readonly keys: KeyTable;
   readonly counters: UsageCounters;
   readonly metering: Metering;
   close(): void;
@@ -30,8 +30,6 @@ export interface Metering {
   changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange>;
   /** Stops metering a key (disables it, leaves its usage plan). Undo restores it; finish deletes it. Repeatable. */
   withdraw(record: ApiKeyRecord): Promise<MeteringChange>;
-  /** Retires the API keys of fixed-plan keys enrolled one API key each, before pooled metering. Idempotent, resumable. */
-  migrateToPool(records: ApiKeyRecord[], now: number, progress?: (line: string) => void): Promise<MeteringMigration>;
   /** Releases API keys and usage plans that no working key needs and no cached authorizer answer names any more. Idempotent. */
   release(records: ApiKeyRecord[], now: number, progress?: (line: string) => void): Promise<MeteringRelease>;
 }
@@ -40,15 +38,6 @@ export interface Metering {
 export interface MeteringRelease {
   released: number;
   waiting: { keyId: string; releasableAt: string }[];
-}
-
-/** What a metering migration found: keys whose own API key it retired, keys metered by the pool already, Enterprise keys (left as they are). */
-export interface MeteringMigration {
-  retired: number;
-  alreadyPooled: number;
-  enterprise: number;
-  /** Keys moved off Enterprise within the authorizer's cache TTL: left to release-metering. */
-  movedRecently: number;
 }
 
 export interface MeteringChange {
@@ -63,9 +52,5 @@ export const noMetering: Metering = {
   enrol: async () => nothingToChange,
   changePlan: async () => nothingToChange,
   withdraw: async () => nothingToChange,
-  migrateToPool: async (records) => {
-    const enterprise = records.filter((record) => record.plan === 'enterprise').length;
-    return { retired: 0, alreadyPooled: records.length - enterprise, enterprise, movedRecently: 0 };
-  },
   release: async () => ({ released: 0, waiting: [] }),
 };

@@ -4,7 +4,7 @@ import { limitsFor } from '../../definitions/plans';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { ApiKeyRepository } from '../data/api-key-repository';
 import { SuspensionReader } from '../data/suspension-reader';
-import { type ApiKeyRecord, bearerToken, countersIdOf, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
+import { type ApiKeyRecord, bearerToken, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
 import { refusedAtGateway } from '../domain/gateway-refusal';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { toAuthorizerContext } from '../http/caller';
@@ -81,7 +81,7 @@ function banReader(dependencies: Dependencies) {
   const bans = new SuspensionReader(dependencies.db, dependencies.tableNames.rateLimits);
   return async (record: ApiKeyRecord, context: TimeBudget): Promise<number | undefined> => {
     try {
-      return await withinTimeBudget(bans.suspendedUntil(countersIdOf(record), dependencies.clock()), context, 'the ban lookup');
+      return await withinTimeBudget(bans.suspendedUntil(record.customerId, dependencies.clock()), context, 'the ban lookup');
     } catch (error) {
       logger.warn('the ban could not be read; the operation limiter decides', { error, keyId: record.keyId });
       return undefined;
@@ -112,7 +112,7 @@ function allowPolicy(record: ApiKeyRecord, methodArn: string, meteringPool: Mete
     principalId: record.keyId,
     policyDocument: wholeApiPolicy('Allow', methodArn),
     // The counters' id: a rotation's old and new key count together (functions/domain/api-keys.ts).
-    context: toAuthorizerContext({ keyId: record.keyId, countersId: countersIdOf(record), plan: record.plan, limits }),
+    context: toAuthorizerContext({ keyId: record.keyId, customerId: record.customerId, plan: record.plan, limits }),
     // Fixed plans: the plan's pooled metering key; Enterprise: the key's own (functions/domain/metering.ts).
     usageIdentifierKey: usageIdentifierKeyOf(record, meteringPool),
   };

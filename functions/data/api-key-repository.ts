@@ -1,19 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  ScanCommand,
-  TransactWriteCommand,
-  type UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { limitsFor, type PlanLimits, type PlanName } from '../../definitions/plans';
-import { authorizer } from '../../definitions/routes';
-import { apiKeyIndexes } from '../../definitions/tables';
-import type { ApiKeyRecord } from '../domain/api-keys';
-import { conditionalPut } from './conditional-check';
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyRecord, Customer, Secret } from '../domain/api-keys';
 import { dynamoCall } from './dynamo-errors';
-import { type KeyStateChange, keyStateUpdates } from './rate-limit-repository';
 
 /**
  * A conditional write found the key gone, or changed since it was read (by
@@ -27,208 +15,48 @@ export class ApiKeyChangedError extends Error {
 }
 
 /**
- * Reads and writes API key records, which are keyed by the hash of the secret.
- *
- * The request path only reads by hash (the authorizer). Everything else here
- * serves key administration (admin/): every update is conditional on the
- * record being as it was read (`updatedAt`), so two administrators can never
- * interleave half of one change with half of another. Every change also
- * reaches the key's rate-limit counters in the same transaction, where the
- * functions see it at the key's next request, whatever the authorizer cached.
+ * The key table holds two kinds of item (decision 14): a secret, keyed by the
+ * SHA-256 hash of the secret, and its customer, keyed by `customer#<id>`
+ * (customerKey): the customer's plan, limits and metering key live once, on
+ * the customer, whichever secret is sent. The request path reads a secret and
+ * its customer (the authorizer); the key tool's writes are in admin/key-table.ts.
  */
 export class ApiKeyRepository {
   constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    /** Needed by the changes (revoke, rotate, plan), which reach the functions through the key's counters. */
-    private readonly rateLimitsTable?: string,
+    protected readonly db: DynamoDBDocumentClient,
+    protected readonly tableName: string,
   ) {}
 
+  /** The secret with this hash, with its customer: two consistent reads, the second keyed by the first. */
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const secret = await this.get<Secret>(keyHash);
+    if (!secret) return undefined;
+    const customer = await this.get<Customer>(customerKey(secret.customerId));
+    return customer ? joined(secret, customer) : undefined;
+  }
+
+  /**
+   * Stores a new customer with its first secret, both or neither. Safe to
+   * repeat: a repeat of a write that landed (the SDK's retry after a lost
+   * answer, or the caller's own) finds this very key and succeeds.
+   */
+  async insert(record: ApiKeyRecord): Promise<void> {
+    const { secret, customer } = itemsOf(record);
+    try {
+      await this.transact(record.keyId, [
+        { Put: { TableName: this.tableName, Item: customer, ConditionExpression: 'attribute_not_exists(keyHash)' } },
+        { Put: { TableName: this.tableName, Item: secret, ConditionExpression: 'attribute_not_exists(keyHash)' } },
+      ]);
+    } catch (error) {
+      if (!(error instanceof ApiKeyChangedError) || (await this.get<Secret>(record.keyHash))?.keyId !== record.keyId) throw error;
+    }
+  }
+
+  protected async get<Item>(keyHash: string): Promise<Item | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(new GetCommand({ TableName: this.tableName, Key: { keyHash }, ConsistentRead: true })),
     );
-    return Item as ApiKeyRecord | undefined;
-  }
-
-  /**
-   * Stores a new key. Safe to repeat: a repeat of a write that landed (the SDK's
-   * retry after a lost answer, or the key tool's own) finds this very key and
-   * succeeds; any other record with this hash is an error.
-   */
-  async insert(record: ApiKeyRecord): Promise<void> {
-    await conditionalPut(
-      this.db,
-      { TableName: this.tableName, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' },
-      (existing) => existing.keyId === record.keyId,
-    );
-  }
-
-  /**
-   * The key with this id. The `byKeyId` index gives its hash (indexes are
-   * eventually consistent); the record itself is then read consistently.
-   */
-  async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const { Items } = await dynamoCall(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: apiKeyIndexes.byKeyId,
-          KeyConditionExpression: 'keyId = :keyId',
-          ExpressionAttributeValues: { ':keyId': keyId },
-          ProjectionExpression: 'keyHash',
-        }),
-      ),
-    );
-    const keyHash = (Items?.[0] as Pick<ApiKeyRecord, 'keyHash'> | undefined)?.keyHash;
-    return keyHash === undefined ? undefined : this.findByHash(keyHash);
-  }
-
-  /**
-   * Every key. A Scan, whose cost grows with the table: for the administrators'
-   * listing only, never on a request path (no function is granted dynamodb:Scan).
-   */
-  async scanAll(): Promise<ApiKeyRecord[]> {
-    const records: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamoCall(() => this.db.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })));
-      records.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return records;
-  }
-
-  /**
-   * Moves a key that is not revoked to another plan (custom limits for
-   * enterprise, none otherwise). The new limits are copied onto the key's
-   * counters in the same transaction: the functions apply them to the next request.
-   */
-  async changePlan(
-    record: ApiKeyRecord,
-    change: { plan: PlanName; customLimits?: PlanLimits },
-    updatedAt: string,
-    requestToken?: string,
-  ): Promise<ApiKeyRecord> {
-    const { customLimits: _previous, ...rest } = record;
-    const after: ApiKeyRecord = {
-      ...rest,
-      plan: change.plan,
-      updatedAt,
-      ...(change.customLimits ? { customLimits: change.customLimits } : {}),
-    };
-    await this.updateWithCounters(
-      record,
-      {
-        UpdateExpression: change.customLimits
-          ? 'SET #plan = :plan, customLimits = :customLimits, updatedAt = :updatedAt'
-          : 'SET #plan = :plan, updatedAt = :updatedAt REMOVE customLimits',
-        ConditionExpression: '#status <> :revoked',
-        ExpressionAttributeNames: { '#plan': 'plan', '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':plan': change.plan,
-          ':revoked': 'revoked',
-          ':updatedAt': updatedAt,
-          ...(change.customLimits ? { ':customLimits': change.customLimits } : {}),
-        },
-      },
-      this.counterUpdates(record, { limits: limitsFor(change.plan, change.customLimits) }, Date.parse(updatedAt)),
-      requestToken,
-    );
-    return after;
-  }
-
-  /** Revokes a key for good: the functions refuse it from its next request on, the authorizer once its cache expires. */
-  async revoke(record: ApiKeyRecord, updatedAt: string, requestToken?: string): Promise<ApiKeyRecord> {
-    await this.updateWithCounters(
-      record,
-      {
-        UpdateExpression: 'SET #status = :revoked, updatedAt = :updatedAt',
-        ConditionExpression: '#status <> :revoked',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':revoked': 'revoked', ':updatedAt': updatedAt },
-      },
-      this.counterUpdates(record, { revoked: true }, Date.parse(updatedAt)),
-      requestToken,
-    );
-    return { ...record, status: 'revoked', updatedAt };
-  }
-
-  /**
-   * Stores a rotated key's successor, sets the predecessor's expiry and copies
-   * that expiry onto the predecessor's counters, in one transaction: all happen
-   * or none. The predecessor must be active and not rotated already.
-   */
-  async insertSuccessor(
-    successor: ApiKeyRecord,
-    predecessor: ApiKeyRecord,
-    predecessorExpiresAt: string,
-    requestToken?: string,
-  ): Promise<void> {
-    const expiresAtMs = Date.parse(predecessorExpiresAt);
-    await this.transact(
-      predecessor.keyId,
-      [
-        { Put: { TableName: this.tableName, Item: successor, ConditionExpression: 'attribute_not_exists(keyHash)' } },
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: { keyHash: predecessor.keyHash },
-            UpdateExpression: 'SET expiresAt = :expiresAt, updatedAt = :updatedAt',
-            ConditionExpression:
-              'attribute_exists(keyHash) AND updatedAt = :seen AND #status = :active AND attribute_not_exists(expiresAt)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':expiresAt': predecessorExpiresAt,
-              ':updatedAt': successor.createdAt,
-              ':seen': predecessor.updatedAt,
-              ':active': 'active',
-            },
-          },
-        },
-        ...this.counterUpdates(predecessor, { expiresAtSeconds: Math.floor(expiresAtMs / 1000) }, expiresAtMs),
-      ],
-      requestToken,
-    );
-  }
-
-  /**
-   * The counter updates that carry a key's new state to the functions: on the
-   * key's counter items of the days from `fromMs` until the authorizer's cache
-   * (which may still hold the old state) has expired.
-   */
-  private counterUpdates(record: ApiKeyRecord, change: KeyStateChange, fromMs: number) {
-    if (!this.rateLimitsTable) throw new Error('ApiKeyRepository needs the rate-limits table to change a key');
-    const fromSeconds = Math.floor(fromMs / 1000);
-    return keyStateUpdates(this.rateLimitsTable, record, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds);
-  }
-
-  /** Updates the record only if it is still as it was read, together with its counters. */
-  private async updateWithCounters(
-    record: ApiKeyRecord,
-    update: Required<
-      Pick<UpdateCommand['input'], 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>
-    >,
-    counterUpdates: ReturnType<ApiKeyRepository['counterUpdates']>,
-    requestToken: string | undefined,
-  ): Promise<void> {
-    await this.transact(
-      record.keyId,
-      [
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: { keyHash: record.keyHash },
-            UpdateExpression: update.UpdateExpression,
-            ConditionExpression: `attribute_exists(keyHash) AND updatedAt = :seen AND (${update.ConditionExpression})`,
-            ExpressionAttributeNames: update.ExpressionAttributeNames,
-            ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': record.updatedAt },
-          },
-        },
-        ...counterUpdates,
-      ],
-      requestToken,
-    );
+    return Item as Item | undefined;
   }
 
   /**
@@ -239,7 +67,7 @@ export class ApiKeyRepository {
    * ("TransactWriteItems", Amazon DynamoDB API Reference,
    * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html).
    */
-  private async transact(
+  protected async transact(
     keyId: string,
     items: NonNullable<TransactWriteCommand['input']['TransactItems']>,
     requestToken: string = randomUUID(),
@@ -251,4 +79,37 @@ export class ApiKeyRepository {
       throw error;
     }
   }
+}
+
+/** The key of a customer's item in the key table: no SHA-256 hash (64 hex digits) can take this form. */
+export function customerKey(customerId: string): string {
+  return `customer#${customerId}`;
+}
+
+/** A secret with its customer, as readers see it. */
+export function joined(secret: Secret, customer: Customer): ApiKeyRecord {
+  const { createdAt: _customerCreatedAt, ...ofCustomer } = customer;
+  return { ...ofCustomer, ...secretOf(secret) };
+}
+
+/** The stored items of a record: its secret, and its customer (created with its first secret). */
+export function itemsOf(record: ApiKeyRecord): { secret: Secret & { keyHash: string }; customer: Customer & { keyHash: string } } {
+  return {
+    secret: secretOf(record),
+    customer: {
+      keyHash: customerKey(record.customerId),
+      customerId: record.customerId,
+      plan: record.plan,
+      owner: record.owner,
+      ...(record.customLimits ? { customLimits: record.customLimits } : {}),
+      meteringKey: record.meteringKey,
+      createdAt: record.createdAt,
+      customerUpdatedAt: record.customerUpdatedAt,
+    },
+  };
+}
+
+function secretOf(record: Secret): Secret {
+  const { keyHash, keyId, customerId, displayPrefix, status, createdAt, updatedAt, expiresAt } = record;
+  return { keyHash, keyId, customerId, displayPrefix, status, createdAt, updatedAt, ...(expiresAt !== undefined ? { expiresAt } : {}) };
 }

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
-import { type ApiKeyRecord, countersIdOf } from '../domain/api-keys';
+import type { ApiKeyRecord } from '../domain/api-keys';
 import { DependencyUnavailableError } from '../domain/errors';
 import type { Windows } from '../domain/rate-limit';
 import type { CountedKey, CounterItemState, LeaseWrite, RateCounters } from '../domain/rate-limiter';
@@ -16,9 +16,9 @@ const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
  * granted in the day and in the current minute, the spare the instances were
  * recorded to hold (domain/allowance-lease.ts), each instance's last lease
  * sequence number of the minute, the refusals of the current minute and any
- * suspension. A set of counters is a customer's: a key's own, which its
- * rotation's successors inherit (domain/api-keys.ts, countersIdOf), so the old
- * and the new secret share one set of limits. The limiter decides; this only
+ * suspension. Counters are the customer's (domain/api-keys.ts, Customer):
+ * every secret of it counts on them, so the old and the new secret of a
+ * rotation share one set of limits. The limiter decides; this only
  * reads and writes.
  *
  * Each lease is one conditional UpdateItem, so granting is atomic under any
@@ -63,15 +63,12 @@ interface CounterItem {
 }
 
 /**
- * The names of a key's revocation and expiry marks on the counter items it
- * counts on. The key whose id the counters carry keeps the plain names (those
- * of every item before rotations shared counters); a key counting on another
- * key's counters (a rotation's successor) has names of its own, so that
- * revoking or expiring one key of a rotation never stops the other.
+ * The names of a secret's revocation and expiry marks on its customer's counter
+ * items: marks of its own, so that revoking or expiring one secret of a
+ * rotation never stops the other.
  */
-export function keyStateNames(key: { keyId: string; countersId: string }): { revoked: string; expiresAt: string } {
-  const own = key.keyId === key.countersId;
-  return { revoked: own ? 'keyRevoked' : `keyRevoked#${key.keyId}`, expiresAt: own ? 'keyExpiresAt' : `keyExpiresAt#${key.keyId}` };
+export function keyStateNames(key: { keyId: string }): { revoked: string; expiresAt: string } {
+  return { revoked: `keyRevoked#${key.keyId}`, expiresAt: `keyExpiresAt#${key.keyId}` };
 }
 
 /** Each failed attempt means the minute moved on (and so progress was made); the bound only guards against a bug looping forever. */
@@ -93,23 +90,23 @@ export class RateLimitRepository implements RateCounters {
   async read(key: CountedKey, windows: Windows, instanceId: string): Promise<CounterItemState> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
-        new GetCommand({ TableName: this.tableName, Key: { pk: counterKey(key.countersId, windows.day) }, ConsistentRead: true }),
+        new GetCommand({ TableName: this.tableName, Key: { pk: counterKey(key.customerId, windows.day) }, ConsistentRead: true }),
       ),
     );
     return stateOf(Item as CounterItem | undefined, key, windows.day, instanceId);
   }
 
   async lease(write: LeaseWrite): Promise<{ applied: boolean; state: CounterItemState }> {
-    const result = await this.conditionalUpdate(counterKey(write.key.countersId, write.windows.day), leaseUpdate(write));
+    const result = await this.conditionalUpdate(counterKey(write.key.customerId, write.windows.day), leaseUpdate(write));
     return { applied: result.updated, state: stateOf(result.item, write.key, write.windows.day, write.instanceId) };
   }
 
-  async countRefusals(countersId: string, windows: Windows, refusals: number, batchId: string): Promise<number> {
+  async countRefusals(customerId: string, windows: Windows, refusals: number, batchId: string): Promise<number> {
     let minute = windows.minuteStart;
     let sameMinute = true;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const result = await this.conditionalUpdate(
-        counterKey(countersId, windows.day),
+        counterKey(customerId, windows.day),
         refusalUpdate(minute, sameMinute, refusals, batchId),
       );
       if (result.updated) return Number(result.item?.refusedCount);
@@ -124,7 +121,7 @@ export class RateLimitRepository implements RateCounters {
   }
 
   /** Suspends the keys counting on these counters until `until` (Unix seconds), on every day item the suspension touches: the ban is the customer's. */
-  async suspend(countersId: string, windows: Windows, until: number): Promise<void> {
+  async suspend(customerId: string, windows: Windows, until: number): Promise<void> {
     const days = [windows.day];
     if (until > windows.dayEnd) days.push(new Date(windows.dayEnd * 1000).toISOString().slice(0, 10));
     for (const day of days) {
@@ -132,10 +129,10 @@ export class RateLimitRepository implements RateCounters {
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: { pk: counterKey(countersId, day) },
+            Key: { pk: counterKey(customerId, day) },
             UpdateExpression: 'SET suspendedUntil = :until, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)',
             ExpressionAttributeNames: { '#day': 'day' },
-            ExpressionAttributeValues: { ':until': until, ':keyId': countersId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
+            ExpressionAttributeValues: { ':until': until, ':keyId': customerId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
           }),
         ),
       );
@@ -211,7 +208,6 @@ function stateOf(item: CounterItem | undefined, key: CountedKey, day: string, in
     minuteGranted: Number(item?.minuteCount ?? 0),
     dayGranted: Number(item?.dayCount ?? 0),
     spare: Number(item?.spare ?? 0),
-    keepsLeases: item?.leases !== undefined,
     leaseHolders: Object.keys(item?.leases ?? {}).length,
     ...(leaseSeq !== undefined ? { leaseSeq: Number(leaseSeq) } : {}),
     ...(item?.keyPerMinute !== undefined ? { keyLimits: { perMinute: Number(item.keyPerMinute), perDay: Number(item.keyPerDay) } } : {}),
@@ -259,7 +255,6 @@ function leaseUpdate(write: LeaseWrite) {
     always: `${notSuspended} AND ${keyUsable} AND ${samePlan}`,
   };
   if (write.shape === 'same_minute') return sameMinuteLease(write, common);
-  if (write.shape === 'adopt_minute') return adoptMinuteLease(write, common);
   return newMinuteLease(write, common);
 }
 
@@ -286,28 +281,12 @@ function sameMinuteLease(write: LeaseWrite, { names, values, always }: LeaseComm
   };
 }
 
-/** An item of this minute written before leases: keep its counts, start the sequence numbers. */
-function adoptMinuteLease(write: LeaseWrite, { names, values, always }: LeaseCommon) {
-  return {
-    UpdateExpression:
-      'SET minuteCount = minuteCount + :take, dayCount = dayCount + :dayDelta, spare = :spare, leases = :leases, lastRequestAt = :now REMOVE countIds, refundedIds',
-    ConditionExpression: `minuteStart = :minute AND attribute_not_exists(leases) AND minuteCount <= :minuteMax AND dayCount <= :dayMax AND ${always}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: {
-      ...values,
-      ':minuteMax': write.limits.perMinute - write.take,
-      ':spare': write.spare,
-      ':leases': { [write.instanceId]: write.seq },
-    },
-  };
-}
-
-/** The minute's first lease: the item's minute, spare and sequence numbers start again (the request ids of items before leases go). */
+/** The minute's first lease: the item's minute, spare and sequence numbers start again. */
 function newMinuteLease(write: LeaseWrite, { names, values, always }: LeaseCommon) {
   const { windows } = write;
   return {
     UpdateExpression:
-      'SET minuteStart = :minute, minuteCount = :take, dayCount = if_not_exists(dayCount, :zero) + :dayDelta, spare = :spare, leases = :leases, lastRequestAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt REMOVE countIds, refundedIds, lastCountId',
+      'SET minuteStart = :minute, minuteCount = :take, dayCount = if_not_exists(dayCount, :zero) + :dayDelta, spare = :spare, leases = :leases, lastRequestAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
     ConditionExpression: `(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayCount) OR dayCount <= :dayMax) AND ${always}`,
     ExpressionAttributeNames: { ...names, '#day': 'day' },
     ExpressionAttributeValues: {
@@ -315,7 +294,7 @@ function newMinuteLease(write: LeaseWrite, { names, values, always }: LeaseCommo
       ':zero': 0,
       ':spare': write.spare,
       ':leases': { [write.instanceId]: write.seq },
-      ':keyId': write.key.countersId,
+      ':keyId': write.key.customerId,
       ':day': windows.day,
       ':expiresAt': windows.dayEnd + RETENTION_SECONDS,
     },
@@ -336,13 +315,13 @@ export type KeyStateChange = { revoked: true } | { expiresAtSeconds: number } | 
  */
 export function keyStateUpdates(
   tableName: string,
-  key: Pick<ApiKeyRecord, 'keyId' | 'countersId'>,
+  key: Pick<ApiKeyRecord, 'keyId' | 'customerId'>,
   change: KeyStateChange,
   fromSeconds: number,
   untilSeconds: number,
 ) {
-  const countersId = countersIdOf(key);
-  const marks = keyStateNames({ keyId: key.keyId, countersId });
+  const { customerId } = key;
+  const marks = keyStateNames(key);
   const set: { expression: string; names: Record<string, string>; values: Record<string, unknown> } =
     'revoked' in change
       ? { expression: '#mark = :true', names: { '#mark': marks.revoked }, values: { ':true': true } }
@@ -356,12 +335,12 @@ export function keyStateUpdates(
   return daysBetween(fromSeconds, untilSeconds).map((day) => ({
     Update: {
       TableName: tableName,
-      Key: { pk: counterKey(countersId, day.day) },
+      Key: { pk: counterKey(customerId, day.day) },
       UpdateExpression: `SET ${set.expression}, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)`,
       ExpressionAttributeNames: { ...set.names, '#day': 'day' },
       ExpressionAttributeValues: {
         ...set.values,
-        ':keyId': countersId,
+        ':keyId': customerId,
         ':day': day.day,
         ':expiresAt': day.endSeconds + RETENTION_SECONDS,
       },
@@ -378,6 +357,6 @@ function daysBetween(fromSeconds: number, untilSeconds: number): { day: string; 
 }
 
 /** The key of a set of counters' item of one UTC day (leases keep one item enough for any limit: no shards). */
-export function counterKey(countersId: string, day: string): string {
-  return `${countersId}#${day}`;
+export function counterKey(customerId: string, day: string): string {
+  return `${customerId}#${day}`;
 }

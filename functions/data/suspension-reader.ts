@@ -17,13 +17,13 @@ export class SuspensionReader {
     private readonly tableName: string,
   ) {}
 
-  /** Until when (Unix seconds) the customer whose counters are `countersId` is banned, or undefined. */
-  async suspendedUntil(countersId: string, nowMs: number): Promise<number | undefined> {
+  /** Until when (Unix seconds) the customer whose counters are `customerId` is banned, or undefined. */
+  async suspendedUntil(customerId: string, nowMs: number): Promise<number | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
         new GetCommand({
           TableName: this.tableName,
-          Key: { pk: counterKey(countersId, windowsAt(nowMs).day) },
+          Key: { pk: counterKey(customerId, windowsAt(nowMs).day) },
           ProjectionExpression: 'suspendedUntil',
         }),
       ),

@@ -18,9 +18,11 @@ export function checkKeyFromSecret(secretValue: string): string {
 export function checkKeyRecord(key: string, meteringKey: string, now: number): ApiKeyRecord {
   const timestamp = new Date(now).toISOString();
   const keyHash = hashApiKey(key);
+  const keyId = deploymentCheckKeyId(keyHash);
   return {
     keyHash,
-    keyId: deploymentCheckKeyId(keyHash),
+    keyId,
+    customerId: keyId,
     displayPrefix: key.slice(0, API_KEY_PREFIX.length + 8),
     plan: 'enterprise',
     owner: deploymentCheckKey.owner,
@@ -29,6 +31,7 @@ export function checkKeyRecord(key: string, meteringKey: string, now: number): A
     meteringKey,
     createdAt: timestamp,
     updatedAt: timestamp,
+    customerUpdatedAt: timestamp,
   };
 }
 
@@ -48,7 +51,7 @@ export async function ensureCheckKey(
   await keys.insert(record);
   return toAuthorizerContext({
     keyId: record.keyId,
-    countersId: record.keyId,
+    customerId: record.keyId,
     plan: record.plan,
     limits: { ...deploymentCheckKey.limits },
   });

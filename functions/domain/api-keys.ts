@@ -11,35 +11,48 @@ const API_KEY_PATTERN = /^psk_[A-Za-z0-9_-]{43}$/;
 /** How much of a key is shown in listings: enough to recognise, useless to attack. */
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
-export type ApiKeyStatus = 'active' | 'revoked' | 'suspended';
+export type ApiKeyStatus = 'active' | 'revoked';
 
-export interface ApiKeyRecord {
-  keyHash: string;
-  keyId: string;
-  /** The first characters of the secret, for people to recognise a key. */
-  displayPrefix: string;
+/**
+ * The customer: the unit of a plan (decision 14). One record per customer holds
+ * its plan, its limits and the usage plan that meters it; its rate-limit
+ * counters and ban are kept under its id (data/rate-limit-repository.ts). Its
+ * secrets (one, two during a rotation's grace) are credentials of it and carry
+ * nothing of their own but their state.
+ */
+export interface Customer {
+  /** The id of the customer's first secret: the name its counters and its Enterprise usage plan already carry. */
+  customerId: string;
   plan: PlanName;
   owner: string;
-  status: ApiKeyStatus;
-  /** Enterprise keys carry their own limits. */
+  /** Enterprise customers carry their own limits. */
   customLimits?: PlanLimits;
   /**
-   * The value of the API Gateway API key that meters this key in its usage plan
-   * (returned by the authorizer as usageIdentifierKey). Not the client's secret.
+   * The value of the API Gateway API key that meters this customer in its usage
+   * plan (returned by the authorizer as usageIdentifierKey). Not a client's secret.
    */
   meteringKey: string;
   createdAt: string;
-  updatedAt: string;
-  /** After this instant the key no longer works (set when a key is rotated). */
-  expiresAt?: string;
-  /**
-   * The key id whose rate-limit counters this key counts on; absent: its own.
-   * A rotation's successor inherits its predecessor's, so that the old and the
-   * new secret share one set of limits during the grace: the limits (and a
-   * ban) are the customer's, not the secret's.
-   */
-  countersId?: string;
+  /** The customer's own last change (a plan): a change is conditional on it, so two administrators never interleave. */
+  customerUpdatedAt: string;
 }
+
+/** One secret of a customer: its hash, its state and its times. */
+export interface Secret {
+  keyHash: string;
+  keyId: string;
+  customerId: string;
+  /** The first characters of the secret, for people to recognise a key. */
+  displayPrefix: string;
+  status: ApiKeyStatus;
+  createdAt: string;
+  updatedAt: string;
+  /** After this instant the secret no longer works (set when it is rotated). */
+  expiresAt?: string;
+}
+
+/** A secret as the authorizer and the key tool read it: with its customer's plan, limits and metering key. */
+export type ApiKeyRecord = Secret & Omit<Customer, 'createdAt'>;
 
 export interface NewApiKey {
   secret: string;
@@ -54,39 +67,39 @@ export function isWellFormedApiKey(value: string): boolean {
   return API_KEY_PATTERN.test(value);
 }
 
-/** The key id whose rate-limit counters a key counts on (see ApiKeyRecord.countersId). */
-export function countersIdOf(record: Pick<ApiKeyRecord, 'keyId' | 'countersId'>): string {
-  return record.countersId ?? record.keyId;
-}
-
 /**
- * A fresh key: the secret (show it once) and the record to store. `countersId`
- * is for a rotation's successor: the counters of the key it replaces.
+ * A fresh key: the secret (show it once) and the record to store. A new
+ * customer's first key names the customer; a rotation's successor passes the
+ * customer it is a credential of (`customerId`), whose plan it then has.
  */
 export function generateApiKey(input: {
   plan: PlanName;
   owner: string;
   customLimits?: PlanLimits;
-  countersId?: string;
+  customerId?: string;
+  meteringKey?: string;
+  customerUpdatedAt?: string;
   now: number;
 }): NewApiKey {
   const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
   const timestamp = new Date(input.now).toISOString();
+  const keyId = `key_${randomBytes(8).toString('hex')}`;
   return {
     secret,
     record: {
       keyHash: hashApiKey(secret),
-      keyId: `key_${randomBytes(8).toString('hex')}`,
+      keyId,
       displayPrefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
       plan: input.plan,
       owner: input.owner,
       status: 'active',
       ...(input.customLimits ? { customLimits: input.customLimits } : {}),
-      ...(input.countersId !== undefined ? { countersId: input.countersId } : {}),
+      customerId: input.customerId ?? keyId,
       // API Gateway wants 20-128 alphanumeric characters.
-      meteringKey: randomBytes(24).toString('hex'),
+      meteringKey: input.meteringKey ?? randomBytes(24).toString('hex'),
       createdAt: timestamp,
       updatedAt: timestamp,
+      customerUpdatedAt: input.customerUpdatedAt ?? timestamp,
     },
   };
 }
@@ -104,8 +117,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * What a key is at `now`, one word per state, the same in the key tool and the docs:
  * `active`; `expired`, a rotated key past its grace (401); `revoked` (401);
  * `suspended`, banned by the rate limiter for calling on after its 429s
- * (429 `key_suspended`) until `suspendedUntilMs`. A stored status other than
- * active (the legacy `suspended`, 401) is reported as it is stored.
+ * (429 `key_suspended`) until `suspendedUntilMs`.
  */
 export const keyStates = ['active', 'expired', 'revoked', 'suspended'] as const;
 export type KeyState = (typeof keyStates)[number];

@@ -13,14 +13,14 @@ import {
 } from './rate-limit';
 
 /**
- * A caller as the limiter counts it: the key it came with (whose revocation or
- * expiry refuses it) and whose counters it counts on (api-keys.ts,
- * countersIdOf). The keys of a rotation share their counters: one set of
- * limits, refusals and bans for the customer, whichever secret it sends.
+ * A caller as the limiter counts it: the secret it came with (whose revocation
+ * or expiry refuses it) and its customer, whose counters it counts on
+ * (api-keys.ts, Customer): one set of limits, refusals and bans for the
+ * customer, whichever secret it sends.
  */
 export interface CountedKey {
   keyId: string;
-  countersId: string;
+  customerId: string;
 }
 
 /** A key's counter item of one UTC day as one read or write found it: plain facts, the limiter decides. */
@@ -35,8 +35,6 @@ export interface CounterItemState {
   dayGranted: number;
   /** Spare the instances were recorded to hold in that minute (allowance-lease.ts). */
   spare: number;
-  /** Whether the item keeps its minute's lease sequence numbers (an item last written before leases does not). */
-  keepsLeases: boolean;
   /** The last lease sequence number of the asking instance applied in that minute. */
   leaseSeq?: number;
   /** How many instances leased allowance in that minute. */
@@ -55,12 +53,10 @@ export interface CounterItemState {
 
 /** How a lease write brings the item to its minute. */
 export type LeaseShape =
-  /** The item counts this minute already, with lease sequence numbers. */
+  /** The item counts this minute already. */
   | 'same_minute'
   /** The item counts an earlier minute, or none: the lease starts this one. */
-  | 'new_minute'
-  /** The item counts this minute, written before leases (no sequence numbers): the lease adds them. */
-  | 'adopt_minute';
+  | 'new_minute';
 
 /** One conditional write of a lease: take `take` of the window, record `spare` of it as held, give back what was held before. */
 export interface LeaseWrite {
@@ -91,9 +87,9 @@ export interface RateCounters {
   /** Writes a lease unless its conditions fail; either way, the item as it is after. */
   lease(write: LeaseWrite): Promise<{ applied: boolean; state: CounterItemState }>;
   /** Adds `refusals` refused requests to this minute's (once per batchId) and returns the minute's refusals so far. */
-  countRefusals(countersId: string, windows: Windows, refusals: number, batchId: string): Promise<number>;
+  countRefusals(customerId: string, windows: Windows, refusals: number, batchId: string): Promise<number>;
   /** Suspends the counters' keys until `until` (Unix seconds): on the day's item, and the next day's if the ban reaches it. */
-  suspend(countersId: string, windows: Windows, until: number): Promise<void>;
+  suspend(customerId: string, windows: Windows, until: number): Promise<void>;
 }
 
 export interface RateLimitDecision extends Verdict {
@@ -113,9 +109,7 @@ interface HeldLease {
 
 /** What one instance knows of one set of counters. */
 interface KeyMemory {
-  /** The caller's limits (from the authorizer) this was learnt under: a change forgets everything. */
-  callerLimits: string;
-  /** The key's limits as the counters last said (a plan change the authorizer's cache does not show yet). */
+  /** The customer's limits: as the counters last said (a plan change the authorizer's cache does not show yet), else the caller's. */
   limits: PlanLimits;
   lease: HeldLease;
   /** Allowance of ended minutes of `day` this instance never used: given back with its next lease. */
@@ -176,15 +170,15 @@ export class RateLimiter {
   }
 
   /** Whether this instance already knows the request will be refused: no other work need start for it. */
-  knowsRefusal(countersId: string, callerLimits: PlanLimits, nowMs: number): boolean {
-    const memory = this.memoryOf(countersId, callerLimits);
+  knowsRefusal(customerId: string, callerLimits: PlanLimits, nowMs: number): boolean {
+    const memory = this.memoryOf(customerId, callerLimits, nowMs);
     const windows = windowsAt(nowMs);
     forgetEndedWindows(memory, windows);
     return rememberedRefusal(memory, windows, nowMs) !== undefined;
   }
 
   enforce(key: CountedKey, callerLimits: PlanLimits, nowMs: number): Promise<RateLimitDecision> {
-    const memory = this.memoryOf(key.countersId, callerLimits);
+    const memory = this.memoryOf(key.customerId, callerLimits, nowMs);
     return this.enqueue(memory, () => this.decide(key, memory, nowMs));
   }
 
@@ -198,11 +192,16 @@ export class RateLimiter {
       learnKeyState(state, memory, windows, nowMs);
       learnRoom(state, memory, windows);
       const known = rememberedRefusal(memory, windows, nowMs);
-      if (known) return { ...(await this.refuse(known, key.countersId, memory, windows, nowMs)), refund: noRefund };
+      if (known) return { ...(await this.refuse(known, key.customerId, memory, windows, nowMs)), refund: noRefund };
       if (memory.lease.unused > 0 && state.minuteStart === memory.lease.minuteStart) {
-        const decision = this.serve(key, memory, state, windows, nowMs);
-        if (windowEnding(whatIsLeft(state, memory))) await this.giveBackHeld(key, memory, windows, nowMs);
-        return decision;
+        if (!servedUpToLimits(state, memory)) {
+          const decision = this.serve(key, memory, state, windows, nowMs);
+          if (windowEnding(whatIsLeft(state, memory))) await this.giveBackHeld(key, memory, windows, nowMs);
+          return decision;
+        }
+        // Limits lowered under what was granted: what is held goes back to the day with the next lease.
+        memory.dayReturn.count += memory.lease.unused;
+        memory.lease.unused = 0;
       }
     }
     return this.leaseAndServe(key, memory, windows, nowMs);
@@ -221,7 +220,7 @@ export class RateLimiter {
       learnKeyState(state, memory, windows, nowMs);
       learnExhaustion(state, memory, windows);
       const refusal = rememberedRefusal(memory, windows, nowMs);
-      if (refusal) return { ...(await this.refuse(refusal, key.countersId, memory, windows, nowMs)), refund: noRefund };
+      if (refusal) return { ...(await this.refuse(refusal, key.customerId, memory, windows, nowMs)), refund: noRefund };
     }
     throw new Error('Rate-limit counter kept changing under us');
   }
@@ -345,7 +344,7 @@ export class RateLimiter {
   }
 
   /** A refused request's verdict; it counts toward the ban of the counters' keys (unless they are suspended already). */
-  private async refuse(refusal: Refusal, countersId: string, memory: KeyMemory, windows: Windows, nowMs: number): Promise<Verdict> {
+  private async refuse(refusal: Refusal, customerId: string, memory: KeyMemory, windows: Windows, nowMs: number): Promise<Verdict> {
     const { limits, refusals } = memory;
     if (refusal === 'suspended') return refusedVerdict('suspended', limits, windows, nowMs, memory.suspendedUntil);
     refusals.unrecorded += 1;
@@ -353,11 +352,11 @@ export class RateLimiter {
     if (refusals.unrecorded < refusalBatch(limits) && refusals.recorded + refusals.unrecorded < threshold) {
       return refusedVerdict(refusal, limits, windows, nowMs);
     }
-    const recorded = await this.recordRefusals(countersId, memory, windows);
+    const recorded = await this.recordRefusals(customerId, memory, windows);
     if (recorded < threshold) return refusedVerdict(refusal, limits, windows, nowMs);
     const until = Math.floor(nowMs / 1000) + BAN_DURATION_SECONDS;
     try {
-      await this.counters.suspend(countersId, windows, until);
+      await this.counters.suspend(customerId, windows, until);
     } catch (error) {
       // The next refusal recorded tries again.
       this.warn('rate-limit suspension not written', error);
@@ -368,14 +367,14 @@ export class RateLimiter {
   }
 
   /** Writes the refusals answered here since the last batch; returns the minute's refusals as recorded (or as last known). */
-  private async recordRefusals(countersId: string, memory: KeyMemory, windows: Windows): Promise<number> {
+  private async recordRefusals(customerId: string, memory: KeyMemory, windows: Windows): Promise<number> {
     const refusals = memory.refusals;
     // Taken before the write: requests refused meanwhile start the next batch.
     const batch = refusals.unrecorded;
     refusals.unrecorded = 0;
     try {
       const batchId = `${this.instanceId}.${++this.seq}`;
-      refusals.recorded = Math.max(refusals.recorded, await this.counters.countRefusals(countersId, windows, batch, batchId));
+      refusals.recorded = Math.max(refusals.recorded, await this.counters.countRefusals(customerId, windows, batch, batchId));
     } catch (error) {
       // Kept for the next batch; this request's answer is decided already.
       refusals.unrecorded += batch;
@@ -385,22 +384,27 @@ export class RateLimiter {
     return refusals.recorded;
   }
 
-  private memoryOf(countersId: string, callerLimits: PlanLimits): KeyMemory {
-    const caller = `${callerLimits.perMinute}/${callerLimits.perDay}`;
-    let memory = this.memory.get(countersId);
-    if (!memory || memory.callerLimits !== caller) {
-      memory = freshMemory(caller, callerLimits, memory?.queue);
-      this.memory.delete(countersId);
-      this.memory.set(countersId, memory);
+  /**
+   * The customer's memory, its limits brought up to date: the counters' copy of
+   * a plan change while it holds for today, else the caller's (the authorizer
+   * reads the customer's record). A change of limits keeps what is held: the
+   * item counts it, and serving stops at the new limits (servedUpToLimits).
+   */
+  private memoryOf(customerId: string, callerLimits: PlanLimits, nowMs: number): KeyMemory {
+    let memory = this.memory.get(customerId);
+    if (!memory) {
+      memory = freshMemory(callerLimits);
+      this.memory.set(customerId, memory);
       if (this.memory.size > MEMORY_KEYS) this.memory.delete(this.memory.keys().next().value as string);
     }
+    const copied = memory.seen?.day === windowsAt(nowMs).day ? memory.seen.keyLimits : undefined;
+    changeLimits(memory, copied ?? callerLimits);
     return memory;
   }
 }
 
-function freshMemory(callerLimits: string, limits: PlanLimits, queue: Promise<unknown> = Promise.resolve()): KeyMemory {
+function freshMemory(limits: PlanLimits): KeyMemory {
   return {
-    callerLimits,
     limits,
     lease: { minuteStart: 0, unused: 0, recordedSpare: 0 },
     dayReturn: { day: '', count: 0 },
@@ -409,7 +413,7 @@ function freshMemory(callerLimits: string, limits: PlanLimits, queue: Promise<un
     exhaustedDay: '',
     suspendedUntil: 0,
     refusals: { minuteStart: 0, recorded: 0, unrecorded: 0 },
-    queue,
+    queue: Promise.resolve(),
   };
 }
 
@@ -469,8 +473,7 @@ function leaseWriteFor(key: CountedKey, memory: KeyMemory, windows: Windows, now
 /** How the write reaches the minute. Never seen (an instance's first request of the key today): guess the key is busy and another instance started the minute. */
 function shapeFor(seen: CounterItemState | undefined, minuteStart: number): LeaseShape {
   if (!seen) return 'same_minute';
-  if (seen.minuteStart < minuteStart) return 'new_minute';
-  return seen.keepsLeases ? 'same_minute' : 'adopt_minute';
+  return seen.minuteStart < minuteStart ? 'new_minute' : 'same_minute';
 }
 
 /** Applies what the item says of the key: revoked or expired (401), a plan changed by the key tool, a ban. */
@@ -479,17 +482,32 @@ function learnKeyState(state: CounterItemState, memory: KeyMemory, windows: Wind
   if (state.keyRevoked || (state.keyExpiresAt !== undefined && state.keyExpiresAt <= nowSeconds)) {
     throw new ApiError('unauthorized', 'This API key was revoked or has expired.');
   }
-  const limits = state.keyLimits;
-  if (limits && (limits.perMinute !== memory.limits.perMinute || limits.perDay !== memory.limits.perDay)) {
-    // What was held or seen used up was under the old limits: drop it (the item keeps the grants).
-    if (memory.lease.unused > 0 && memory.dayReturn.day === windows.day) memory.dayReturn.count += memory.lease.unused;
-    memory.lease = { ...memory.lease, unused: 0 };
-    memory.exhaustedMinute = 0;
-    memory.exhaustedDay = '';
-    memory.limits = limits;
-  }
+  if (state.keyLimits) changeLimits(memory, state.keyLimits);
   memory.suspendedUntil = Math.max(memory.suspendedUntil, state.suspendedUntil);
   if (state.refusedMinute === windows.minuteStart) memory.refusals.recorded = Math.max(memory.refusals.recorded, state.refusedCount);
+}
+
+/**
+ * Moves the memory to new limits (a plan change). What this instance holds
+ * stays held: the item counts it as granted, so dropping it would lose it to
+ * the minute and the day; a window seen used up is looked at again.
+ */
+function changeLimits(memory: KeyMemory, limits: PlanLimits): void {
+  if (limits.perMinute === memory.limits.perMinute && limits.perDay === memory.limits.perDay) return;
+  memory.exhaustedMinute = 0;
+  memory.exhaustedDay = '';
+  memory.limits = limits;
+}
+
+/**
+ * Whether the customer has been served all its limits allow, as the item and
+ * this instance count it (granted, less what this instance holds): only after
+ * a plan lowered the limits under what was granted, since a grant never takes
+ * a window past its limit. Then what is held is served no more.
+ */
+function servedUpToLimits(state: CounterItemState, memory: KeyMemory): boolean {
+  const left = whatIsLeft(state, memory);
+  return left.minuteLeft + memory.lease.unused < 1 || left.dayLeft + memory.lease.unused < 1;
 }
 
 /** Remembers a window the item shows used up for one more request (what a failed lease write means when nothing else explains it). */

@@ -268,7 +268,7 @@ function rateLimit(
       internal(request).caller = caller;
       const now = dependencies.clock();
       // A refusal this instance already knows of: no read is sent for it.
-      const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller.countersId, caller.limits, now);
+      const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller.customerId, caller.limits, now);
       const counting = limiter.enforce(caller, caller.limits, now);
       if (!overlap) return applyDecision(request, await counting);
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.

@@ -4,8 +4,8 @@ import { isPlanName, type PlanLimits, type PlanName } from '../../definitions/pl
 /** Who is calling: what the authorizer found for the API key. */
 export interface Caller {
   keyId: string;
-  /** Whose rate-limit counters the key counts on: its own id, or the first key of its rotations (domain/api-keys.ts). */
-  countersId: string;
+  /** The customer the key is a secret of, whose plan, limits and counters it uses (domain/api-keys.ts). */
+  customerId: string;
   plan: PlanName;
   limits: PlanLimits;
 }
@@ -17,7 +17,7 @@ export interface Caller {
 export function toAuthorizerContext(caller: Caller): Record<string, string> {
   return {
     keyId: caller.keyId,
-    countersId: caller.countersId,
+    customerId: caller.customerId,
     plan: caller.plan,
     perMinute: String(caller.limits.perMinute),
     perDay: String(caller.limits.perDay),
@@ -32,7 +32,7 @@ export function callerFrom(event: APIGatewayProxyEvent): Caller | undefined {
   const perDay = Number(context.perDay);
   if (typeof keyId !== 'string' || !keyId || !isPlanName(plan)) return undefined;
   if (!(perMinute > 0) || !(perDay > 0)) return undefined;
-  // An answer the gateway cached from an authorizer before counters were shared has none: the key's own.
-  const countersId = typeof context.countersId === 'string' && context.countersId ? context.countersId : keyId;
-  return { keyId, countersId, plan, limits: { perMinute, perDay } };
+  const customerId = context.customerId;
+  if (typeof customerId !== 'string' || !customerId) return undefined;
+  return { keyId, customerId, plan, limits: { perMinute, perDay } };
 }

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { freePort } from '../../local/dynamodb-local';
 import { writeLocalEndpoint } from '../../local/local-endpoint';
 import { startTestApi, type TestApi } from '../support/api';
@@ -164,7 +164,11 @@ it('never shows a secret, its hash or the metering key in listings or show; only
   clock.set(testInstant(2, '09:00:00'));
   const issued = JSON.parse(await succeeds(['issue', '--plan', 'business', '--owner', 'Globex', '--json'])) as IssuedJson;
   expect((await call(issued.secret)).status).toBe(200);
-  const record = (await new ApiKeyRepository(api.dependencies.db, api.dependencies.tableNames.apiKeys).findById(issued.keyId))!;
+  const record = (await new KeyTable(
+    api.dependencies.db,
+    api.dependencies.tableNames.apiKeys,
+    api.dependencies.tableNames.rateLimits,
+  ).findById(issued.keyId))!;
 
   const outputs = [
     await succeeds(['list']),

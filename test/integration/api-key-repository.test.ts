@@ -1,6 +1,7 @@
-import { ApiKeyChangedError, ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { KeyTable } from '../../admin/key-table';
+import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
 import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
-import { type ApiKeyRecord, countersIdOf, generateApiKey } from '../../functions/domain/api-keys';
+import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
 import { RateLimiter } from '../../functions/domain/rate-limiter';
 import type { Dependencies } from '../../functions/runtime/dependencies';
@@ -12,12 +13,12 @@ import { createTestTables, testDependencies } from '../support/dynamo';
  * two administrators at once never leave half of one change and half of another.
  */
 let dependencies: Dependencies;
-let keys: ApiKeyRepository;
+let keys: KeyTable;
 const at = (iso: string) => Date.parse(iso);
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
-  keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
 });
 afterAll(() => dependencies.db.destroy());
 
@@ -89,7 +90,7 @@ describe('key changes reach the functions through the counters, across midnight'
   const count = async (record: ApiKeyRecord, iso: string, limits = { perMinute: 300, perDay: 10_000 }) => {
     try {
       const { window, refusal } = await new RateLimiter(counters()).enforce(
-        { keyId: record.keyId, countersId: countersIdOf(record) },
+        { keyId: record.keyId, customerId: record.customerId },
         limits,
         at(iso),
       );
@@ -117,7 +118,7 @@ describe('key changes reach the functions through the counters, across midnight'
 
   it('the keys of a rotation count on one item; revoking either one stops that one only', async () => {
     const record = await stored();
-    const { record: successor } = generateApiKey({ plan: 'pro', owner: 'Acme', countersId: record.keyId, now: at('2029-06-01T12:00:00Z') });
+    const { record: successor } = generateApiKey({ plan: 'pro', owner: 'Acme', customerId: record.keyId, now: at('2029-06-01T12:00:00Z') });
     await keys.insertSuccessor(successor, record, `${day(4)}T00:00:00.000Z`);
     expect(await count(record, `${day(3)}T10:00:01Z`)).toMatchObject({ kind: 'counted', minuteCount: 1 });
     expect(await count(successor, `${day(3)}T10:00:02Z`)).toMatchObject({ kind: 'counted', minuteCount: 2 });
@@ -127,7 +128,7 @@ describe('key changes reach the functions through the counters, across midnight'
 
     // The other way round: the old key revoked during its grace, its successor goes on.
     const other = await stored();
-    const { record: next } = generateApiKey({ plan: 'pro', owner: 'Acme', countersId: other.keyId, now: at('2029-06-01T12:00:00Z') });
+    const { record: next } = generateApiKey({ plan: 'pro', owner: 'Acme', customerId: other.keyId, now: at('2029-06-01T12:00:00Z') });
     await keys.insertSuccessor(next, other, `${day(4)}T00:00:00.000Z`);
     await keys.revoke((await keys.findById(other.keyId))!, `${day(3)}T11:00:00.000Z`);
     expect(await count(other, `${day(3)}T11:00:01Z`)).toMatchObject({ kind: 'key_unusable' });
@@ -140,7 +141,7 @@ describe('key changes reach the functions through the counters, across midnight'
     await keys.changePlan(record, { plan: 'free' }, `${day(0)}T12:00:02.000Z`);
     // The counter tells the caller's stale limits from the key's new ones, and the limiter counts the request under them.
     const verdict = await new RateLimiter(counters()).enforce(
-      { keyId: record.keyId, countersId: record.keyId },
+      { keyId: record.keyId, customerId: record.keyId },
       { perMinute: 300, perDay: 10_000 },
       at(`${day(0)}T12:00:04Z`),
     );

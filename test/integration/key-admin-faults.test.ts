@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AdminError } from '../../admin/errors';
 import { issueKey, revokeKey, rotateKey, setPlan } from '../../admin/key-admin';
+import { KeyTable } from '../../admin/key-table';
 import { LOCAL_KEY_TOOL_CALL_BUDGET, localTarget } from '../../admin/targets/local';
 import type { KeyAdminTarget } from '../../admin/targets/target';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { hashApiKey } from '../../functions/domain/api-keys';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
@@ -20,7 +20,7 @@ import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 let proxy: DynamoDbFaultProxy;
 let target: KeyAdminTarget;
-let keys: ApiKeyRepository;
+let keys: KeyTable;
 let viaProxy: DynamoDBDocumentClient;
 let direct: DynamoDBDocumentClient;
 
@@ -35,7 +35,7 @@ beforeAll(async () => {
   });
   direct = testDocumentClient();
   target = localTarget(viaProxy, tableNames);
-  keys = new ApiKeyRepository(direct, tableNames.apiKeys, tableNames.rateLimits);
+  keys = new KeyTable(direct, tableNames.apiKeys, tableNames.rateLimits);
 });
 afterAll(async () => {
   viaProxy.destroy();

@@ -11,6 +11,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { WRITE_RETRY_DELAYS_MS } from '../../admin/key-admin';
+import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { openAwsTarget } from '../../admin/targets/aws';
 import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
@@ -18,7 +19,6 @@ import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { customersPerPooledKey, usagePlanLimits } from '../../definitions/usage-plan-limits';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { type ApiKeyRecord, generateApiKey, keyState } from '../../functions/domain/api-keys';
 import { type MeteringPool, meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { documentClientOver } from '../../functions/runtime/dependencies';
@@ -42,7 +42,7 @@ const pooledPlans = planNames.filter((plan) => plans[plan].limits !== 'custom') 
 let clock: TestClock;
 let tableNames: Record<TableName, string>;
 let dynamoDb: DynamoDBClient;
-let keysTable: ApiKeyRepository;
+let keysTable: KeyTable;
 let cloudFormation: CloudFormationClient;
 let cloudFormationMock: AwsClientStub<CloudFormationClient>;
 let gateway: FakeApiGateway;
@@ -77,7 +77,7 @@ beforeEach(async () => {
     },
     { step: 'initialize', name: 'injectFaults' },
   );
-  keysTable = new ApiKeyRepository(documentClientOver(dynamoDb), tableNames.apiKeys);
+  keysTable = new KeyTable(documentClientOver(dynamoDb), tableNames.apiKeys, tableNames.rateLimits);
 
   cloudFormation = new CloudFormationClient({ region: 'eu-west-1', ...fakeCredentials });
   cloudFormationMock = mockClient(cloudFormation);

@@ -69,7 +69,7 @@ afterAll(() => dependencies.db.destroy());
 const business: PlanLimits = { perMinute: 1_000, perDay: 100_000 };
 const newKey = () => {
   const keyId = `key_${randomBytes(8).toString('hex')}`;
-  return { keyId, countersId: keyId };
+  return { keyId, customerId: keyId };
 };
 const limiters = (count: number) =>
   Array.from({ length: count }, () => new RateLimiter(new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits)));

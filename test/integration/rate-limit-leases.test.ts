@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { KeyTable } from '../../admin/key-table';
 import type { PlanLimits } from '../../definitions/plans';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { counterKey, RateLimitRepository } from '../../functions/data/rate-limit-repository';
-import { countersIdOf, generateApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
 import { windowsAt } from '../../functions/domain/rate-limit';
 import { type CountedKey, type RateCounters, RateLimiter } from '../../functions/domain/rate-limiter';
@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => dependencies.db.destroy());
 
 /** A key counted on counters of its own, as every key not made by a rotation. */
-const own = (keyId: string): CountedKey => ({ keyId, countersId: keyId });
+const own = (keyId: string): CountedKey => ({ keyId, customerId: keyId });
 
 /** What a request got: `counted`, or the code of its 429. */
 async function outcomeOf(limiter: RateLimiter, key: CountedKey, limits: PlanLimits, nowMs: number): Promise<string> {
@@ -130,7 +130,7 @@ it('a revoked key is refused at once, by an instance that holds a lease of it to
   const now = Date.parse(testInstant(1, '08:00:00'));
   const limits = { perMinute: 5_000, perDay: 100_000 };
   const { record } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, now });
-  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  const keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
   await keys.insert(record);
   const holder = new RateLimiter(counters);
   expect(await sendMany([holder], [own(record.keyId)], limits, now, 20, 1)).toEqual({ counted: 20 });
@@ -142,13 +142,13 @@ it('a revoked key is refused at once, by an instance that holds a lease of it to
 it('counts a rotated key and its successor together on one item: exactly the limit for both; the old key’s expiry stops only the old key', async () => {
   const limits = { perMinute: 1_001, perDay: 10_000 };
   const now = Date.parse(testInstant(1, '09:00:05'));
-  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  const keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
   const { record: old } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, now });
   await keys.insert(old);
-  const { record: successor } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, countersId: old.keyId, now });
+  const { record: successor } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, customerId: old.keyId, now });
   const expiresAt = now + 60_000;
   await keys.insertSuccessor(successor, old, new Date(expiresAt).toISOString());
-  const counted = (record: typeof old): CountedKey => ({ keyId: record.keyId, countersId: countersIdOf(record) });
+  const counted = (record: typeof old): CountedKey => ({ keyId: record.keyId, customerId: record.customerId });
 
   const instances = Array.from({ length: 4 }, () => new RateLimiter(counters));
   expect(await sendMany(instances, [counted(old), counted(successor)], limits, now, 1_101)).toEqual({ counted: 1_001, rate_limited: 100 });

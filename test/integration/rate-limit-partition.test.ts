@@ -53,7 +53,7 @@ async function send(instance: RateLimiter, key: CountedKey, nowMs: number, outco
 
 /** The item's units on the simulator (one second of one partition's capacity for the whole test) and no throttle. */
 function expectWithinOnePartitionSecond(key: CountedKey): void {
-  const item = proxy.usage.get(`${rateLimits}\u0000${counterKey(key.countersId, windowsAt(second).day)}`);
+  const item = proxy.usage.get(`${rateLimits}\u0000${counterKey(key.customerId, windowsAt(second).day)}`);
   expect(item?.writeUnits).toBeLessThanOrEqual(1_000);
   expect(item?.readUnits).toBeLessThanOrEqual(3_000);
   expect(proxy.throttles).toEqual([]);
@@ -68,7 +68,7 @@ function expectWithinOnePartitionSecond(key: CountedKey): void {
  */
 it("serves a Business key's 1,000 requests sent within one second, 20 at a time, by 20 instances: 1,000 answered 200, 0 answered 503, the 1,001st 429", async () => {
   const { db, instances } = instancesOnTheSimulator();
-  const key = { keyId: 'key_burst', countersId: 'key_burst' };
+  const key = { keyId: 'key_burst', customerId: 'key_burst' };
   const outcomes: Outcomes = { served: 0, unavailable: 0, refused: 0 };
   for (let wave = 0; wave < 50; wave++)
     await Promise.all(instances.map((instance, index) => send(instance, key, second + Math.floor((wave * 20 + index) * 0.999), outcomes)));
@@ -89,7 +89,7 @@ it("serves a Business key's 1,000 requests sent within one second, 20 at a time,
  */
 it('taken by 20 instances as each frees up: none answered 503, at least 99 % served in the burst, exactly 1,000 in all', async () => {
   const { db, instances } = instancesOnTheSimulator();
-  const key = { keyId: 'key_burst_queue', countersId: 'key_burst_queue' };
+  const key = { keyId: 'key_burst_queue', customerId: 'key_burst_queue' };
   const outcomes: Outcomes = { served: 0, unavailable: 0, refused: 0 };
   let sent = 0;
   await Promise.all(

@@ -71,7 +71,7 @@ function keyMinute(perMinute: number, instances: number, lateEvery: number) {
   const state = { keyId, net: 0, refusedWithLeft: [] as number[] };
   /** One request to one instance at `at` ms into the minute; whether it was served. */
   const send = async (instance: number, at: number, refunded: boolean) => {
-    const decision = await (limiters[instance % instances] as RateLimiter).enforce({ keyId, countersId: keyId }, limits, minute + at);
+    const decision = await (limiters[instance % instances] as RateLimiter).enforce({ keyId, customerId: keyId }, limits, minute + at);
     if (decision.refusal) {
       state.refusedWithLeft.push(perMinute - state.net);
       return false;

@@ -129,7 +129,7 @@ async function linesOf(version: string, call: () => Promise<unknown>): Promise<{
 
 const customer = {
   keyId: 'key_rollback00000001',
-  countersId: 'key_rollback00000001',
+  customerId: 'key_rollback00000001',
   plan: 'enterprise',
   perMinute: '100000',
   perDay: '10000000',

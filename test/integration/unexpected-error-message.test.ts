@@ -18,7 +18,7 @@ beforeAll(async () => {
   dependencies = testDependencies(await createTestTables(), () => beforeGetPetSunset);
 });
 
-const caller = { keyId: 'key_unexpected0001', countersId: 'key_unexpected0001', plan: 'free', perMinute: '60', perDay: '1000' };
+const caller = { keyId: 'key_unexpected0001', customerId: 'key_unexpected0001', plan: 'free', perMinute: '60', perDay: '1000' };
 
 /** The real client, whose `send` throws a TypeError once `breaks` matched a call that DynamoDB answered. */
 function breakingAfter(breaks: (command: object) => boolean): Dependencies {

@@ -507,7 +507,7 @@ function handlerCalls(keys: number, layout: PetLayout): Calls {
   };
   const call = async (at: SimulatedInstance, operation: Operation, request: RestRequest) => {
     const keyId = `key_scale_${Math.floor(Math.random() * keys)}`;
-    const caller = { keyId, countersId: keyId, plan: 'business' as const, limits: businessLimits };
+    const caller = { keyId, customerId: keyId, plan: 'business' as const, limits: businessLimits };
     const event = restProxyEvent({ ...request, headers: { Authorization: 'Bearer psk_scale' }, authorizer: toAuthorizerContext(caller) });
     const answer = (await handlersAt(at)[operation](event, lambdaContext(operation))) as APIGatewayProxyResult;
     if (answer.statusCode >= 300)

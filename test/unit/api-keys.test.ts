@@ -28,7 +28,6 @@ describe('API keys', () => {
     const { record } = generateApiKey({ plan: 'free', owner: 'x', now: 0 });
     expect(isUsable(record, 1)).toBe(true);
     expect(isUsable({ ...record, status: 'revoked' }, 1)).toBe(false);
-    expect(isUsable({ ...record, status: 'suspended' }, 1)).toBe(false);
     expect(isUsable({ ...record, expiresAt: new Date(1000).toISOString() }, 999)).toBe(true);
     expect(isUsable({ ...record, expiresAt: new Date(1000).toISOString() }, 1000)).toBe(false);
   });

@@ -15,7 +15,7 @@ const targets: CheckTargets = {
 const secret = `psk_${'A'.repeat(43)}`;
 const context = {
   keyId: `${deploymentCheckKey.keyIdPrefix}0123456789ab`,
-  countersId: `${deploymentCheckKey.keyIdPrefix}0123456789ab`,
+  customerId: `${deploymentCheckKey.keyIdPrefix}0123456789ab`,
   plan: 'enterprise',
   perMinute: '120',
   perDay: '5000',
