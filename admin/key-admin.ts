@@ -61,7 +61,8 @@ export function viewOf(record: ApiKeyRecord, now: number, suspendedUntilMs?: num
     status,
     limits: limitsFor(record.plan, record.customLimits),
     createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
+    // The key's or its customer's last change, whichever is later.
+    updatedAt: record.customerUpdatedAt > record.updatedAt ? record.customerUpdatedAt : record.updatedAt,
     ...(record.expiresAt !== undefined ? { expiresAt: record.expiresAt } : {}),
     ...(status === 'suspended' && suspendedUntilMs !== undefined ? { suspendedUntil: new Date(suspendedUntilMs).toISOString() } : {}),
   };

@@ -195,7 +195,7 @@ function addIssueAndInspectCommands({ command, onTarget, onNamedTarget, print, p
 
 /** rotate, revoke and set-plan: each takes effect at the key's next request. */
 function addChangingCommands({ command, onNamedTarget, print, printJson, warn }: CommandKit): void {
-  command('rotate', 'issue a successor key (same owner, plan and limits) and let the old key work for a grace period')
+  command('rotate', "issue a new key of the same customer (its plan, limits, usage and metering are the customer's) and let the old key work for a grace period")
     .argument('<id>', 'key id (key_…)')
     .option('--grace <duration>', 'how long the old key keeps working: 0, or e.g. 90s, 30m, 24h, 7d (at most 30d)', '24h')
     .option('--json', 'print JSON (with the secret) for scripts')
@@ -204,8 +204,6 @@ function addChangingCommands({ command, onNamedTarget, print, printJson, warn }:
       const result = await onNamedTarget(options, (target, now) => rotateKey(target, id, graceMs, now));
       if (options.json) printJson({ ...output.newKeyJson(result.successor, result.secret), replaces: result.predecessor });
       else print(output.rotatedText(result.predecessor, result.successor, result.secret, result.where));
-      if (!options.json && options.stage && result.predecessor.plan === 'enterprise')
-        print(releaseNote(options.stage, `the grace ends (${result.predecessor.expiresAt})`));
       warn(result.warnings);
     });
 
@@ -218,7 +216,7 @@ function addChangingCommands({ command, onNamedTarget, print, printJson, warn }:
     });
 
   limitOptions(
-    command('set-plan', 'move a key to another plan (its next request gets the new limits)')
+    command('set-plan', "move a key's customer to another plan (the next request of every key of it gets the new limits)")
       .argument('<id>', 'key id (key_…)')
       .addArgument(new Argument('<plan>', 'the new plan').choices(planNames)),
   ).action(async (id: string, plan: PlanName, options: TargetOptions & { perMinute?: number; perDay?: number }) => {

@@ -37,9 +37,9 @@ export function meteringSlot(keyId: string, keysPerPlan: number): number {
  * own limits) the value of its own API key. Without a pool (the local gateway,
  * which has no usage plans) the record's own metering key.
  */
-export function usageIdentifierKeyOf(record: Pick<ApiKeyRecord, 'keyId' | 'plan' | 'meteringKey'>, pool: MeteringPool | undefined): string {
+export function usageIdentifierKeyOf(record: Pick<ApiKeyRecord, 'customerId' | 'plan' | 'meteringKey'>, pool: MeteringPool | undefined): string {
   if (!pool || record.plan === 'enterprise') return record.meteringKey;
-  return pooledMeteringKey(pool.prefix, record.plan, meteringSlot(record.keyId, pool.keysPerPlan));
+  return pooledMeteringKey(pool.prefix, record.plan, meteringSlot(record.customerId, pool.keysPerPlan));
 }
 
 /** The pool the stack describes to the authorizer, if any. */

@@ -48,7 +48,7 @@ it('lists every key', async () => {
 it('changes a plan, sets or removes custom limits, and refuses a record changed since it was read', async () => {
   const record = await stored('enterprise');
   const moved = await keys.changePlan(record, { plan: 'pro' }, '2029-06-01T12:01:00.000Z');
-  expect(moved).toMatchObject({ plan: 'pro', updatedAt: '2029-06-01T12:01:00.000Z' });
+  expect(moved).toMatchObject({ plan: 'pro', customerUpdatedAt: '2029-06-01T12:01:00.000Z' });
   expect(moved.customLimits).toBeUndefined();
   await expect(keys.changePlan(record, { plan: 'free' }, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
   expect(await keys.findById(record.keyId)).toEqual(moved);
@@ -70,13 +70,13 @@ it('revokes once; a revoked key cannot change plan', async () => {
 
 it('stores a successor and the predecessor expiry together, or neither', async () => {
   const record = await stored();
-  const first = generateApiKey({ plan: 'pro', owner: 'Acme', now: at('2029-06-01T12:05:00Z') }).record;
+  const first = generateApiKey({ ...record, now: at('2029-06-01T12:05:00Z') }).record;
   await keys.insertSuccessor(first, record, '2029-06-02T12:05:00.000Z');
   expect(await keys.findById(first.keyId)).toEqual(first);
   expect(await keys.findById(record.keyId)).toMatchObject({ expiresAt: '2029-06-02T12:05:00.000Z', updatedAt: first.createdAt });
 
   // Rotating the same (now stale) record again writes nothing at all.
-  const second = generateApiKey({ plan: 'pro', owner: 'Acme', now: at('2029-06-01T12:06:00Z') }).record;
+  const second = generateApiKey({ ...record, now: at('2029-06-01T12:06:00Z') }).record;
   await expect(keys.insertSuccessor(second, record, '2029-06-02T12:06:00.000Z')).rejects.toThrow(ApiKeyChangedError);
   expect(await keys.findById(second.keyId)).toBeUndefined();
   expect((await keys.findById(record.keyId))!.expiresAt).toBe('2029-06-02T12:05:00.000Z');
@@ -110,7 +110,7 @@ describe('key changes reach the functions through the counters, across midnight'
 
   it('a rotated key is served until its expiry, refused from then on', async () => {
     const record = await stored();
-    const { record: successor } = generateApiKey({ plan: 'pro', owner: 'Acme', now: at('2029-06-01T12:00:00Z') });
+    const { record: successor } = generateApiKey({ ...record, now: at('2029-06-01T12:00:00Z') });
     await keys.insertSuccessor(successor, record, `${day(2)}T09:00:00.000Z`);
     expect(await count(record, `${day(2)}T08:59:59Z`)).toMatchObject({ kind: 'counted' });
     expect(await count(record, `${day(2)}T09:00:00Z`)).toMatchObject({ kind: 'key_unusable' });

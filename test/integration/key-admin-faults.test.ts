@@ -47,11 +47,12 @@ afterEach(() => proxy.clear());
 const anActiveKey = async () => (await issueKey(target, { plan: 'pro', owner: 'Acme Ltd' }, NOW)).key.keyId;
 
 it('issue: the answer to the write is lost — retried, the same key written once, its secret shown', async () => {
-  proxy.inject({ kind: 'drop', operation: 'PutItem' });
+  // A new key is its customer's record and its secret, written in one transaction.
+  proxy.inject({ kind: 'drop', operation: 'TransactWriteItems' });
   const issued = await issueKey(target, { plan: 'free', owner: 'Lost Answer Ltd' }, NOW);
   const stored = await keys.findByHash(hashApiKey(issued.secret));
   expect(stored?.keyId).toBe(issued.key.keyId);
-  expect(proxy.forwarded('PutItem')).toHaveLength(2);
+  expect(proxy.forwarded('TransactWriteItems')).toHaveLength(2);
 });
 
 it('rotate: the answer to the transaction is lost — the successor is stored once and its secret shown', async () => {
@@ -65,17 +66,18 @@ it('rotate: the answer to the transaction is lost — the successor is stored on
 
 it('rotate: every try unanswered after the first landed — read back, the successor secret shown', async () => {
   const keyId = await anActiveKey();
+  const callsBefore = proxy.calls.length;
   proxy.inject({ kind: 'drop', operation: 'TransactWriteItems', times: 1 }, { kind: 'reset', operation: 'TransactWriteItems', times: 2 });
   const rotated = await rotateKey(target, keyId, 0, NOW);
   expect((await keys.findByHash(hashApiKey(rotated.secret)))?.keyId).toBe(rotated.successor.keyId);
-  expect(proxy.calls.filter((call) => call.operation === 'TransactWriteItems')).toHaveLength(3);
+  expect(proxy.calls.slice(callsBefore).filter((call) => call.operation === 'TransactWriteItems')).toHaveLength(3);
 });
 
 it('rotate: tries and read-back all unanswered — says it is unknown, names the successor and shows its secret', async () => {
   const keyId = await anActiveKey();
   proxy.inject({ kind: 'drop', operation: 'TransactWriteItems', times: 1 }, { kind: 'reset', operation: 'TransactWriteItems', times: 2 });
-  // The first GetItem is the command's own read of the key; the second, the read-back.
-  proxy.inject({ kind: 'reset', operation: 'GetItem', skip: 1, times: 1 });
+  // The first two GetItems are the command's own read of the key (its secret, its customer); the third, the read-back.
+  proxy.inject({ kind: 'reset', operation: 'GetItem', skip: 2, times: 1 });
   const failure = await rotateKey(target, keyId, 0, NOW).then(
     () => undefined,
     (error: unknown) => error,

@@ -19,6 +19,7 @@ import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { customersPerPooledKey, usagePlanLimits } from '../../definitions/usage-plan-limits';
+import { itemsOf } from '../../functions/data/api-key-repository';
 import { type ApiKeyRecord, generateApiKey, keyState } from '../../functions/domain/api-keys';
 import { type MeteringPool, meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { documentClientOver } from '../../functions/runtime/dependencies';
@@ -158,8 +159,9 @@ function expectOneLineError(run: Run, message: RegExp): void {
   expect(run.stderr).toMatch(message);
 }
 
-const apiKeyName = (record: ApiKeyRecord) => `petstore-staging-${record.keyId}`;
-const ownPlanName = (record: ApiKeyRecord) => `petstore-staging-enterprise-${record.keyId}`;
+// An Enterprise customer's API key and usage plan are named after the customer (every secret of it is metered by them).
+const apiKeyName = (record: ApiKeyRecord) => `petstore-staging-${record.customerId}`;
+const ownPlanName = (record: ApiKeyRecord) => `petstore-staging-enterprise-${record.customerId}`;
 
 /** The stack's pooled keys: the API keys there are with no customer key enrolled. */
 const POOLED_KEYS = 3 * pool.keysPerPlan;
@@ -193,7 +195,7 @@ async function expectAgreement(stored?: ApiKeyRecord[], awaitingRelease: ApiKeyR
         quota: { limit: derived.dailyQuota, period: 'DAY' },
       });
     } else {
-      expect(apiKey!.name).toBe(pooledKeyName('staging', record.plan, meteringSlot(record.keyId, pool.keysPerPlan)));
+      expect(apiKey!.name).toBe(pooledKeyName('staging', record.plan, meteringSlot(record.customerId, pool.keysPerPlan)));
       expect(plans[0]!.id).toBe(fixedPlanIds[record.plan]);
     }
   }
@@ -201,24 +203,22 @@ async function expectAgreement(stored?: ApiKeyRecord[], awaitingRelease: ApiKeyR
   const enterprise = [...metered.filter((record) => record.plan === 'enterprise'), ...awaitingRelease];
   const names = [...gateway.apiKeys.values()].map((key) => key.name);
   expect(names.filter(isPooled)).toHaveLength(POOLED_KEYS);
-  expect(names.filter((name) => !isPooled(name)).sort()).toEqual(enterprise.map(apiKeyName).sort());
+  const unique = (values: string[]) => [...new Set(values)].sort();
+  expect(names.filter((name) => !isPooled(name)).sort()).toEqual(unique(enterprise.map(apiKeyName)));
   const ownPlans = [...gateway.usagePlans.values()].filter((plan) => !Object.values(fixedPlanIds).includes(plan.id));
-  expect(ownPlans.map((plan) => plan.name).sort()).toEqual(enterprise.map(ownPlanName).sort());
-}
-
-/** A fixed-plan key as the key tool enrolled it before pooling: an API key of its own (value = meteringKey) in its plan's usage plan. */
-function enrolOldStyle(record: ApiKeyRecord): void {
-  gateway.addKey(apiKeyName(record), record.meteringKey, fixedPlanIds[record.plan]!);
+  expect(ownPlans.map((plan) => plan.name).sort()).toEqual(unique(enterprise.map(ownPlanName)));
 }
 
 /** Stores records 25 to a BatchWriteItem, several batches at a time: the fast way to fill DynamoDB Local with thousands of keys. */
 async function storeAll(records: ApiKeyRecord[]): Promise<void> {
   const db = documentClientOver(dynamoDb);
   const batches: ApiKeyRecord[][] = [];
-  for (let i = 0; i < records.length; i += 25) batches.push(records.slice(i, i + 25));
+  for (let i = 0; i < records.length; i += 12) batches.push(records.slice(i, i + 12));
   const worker = async () => {
     for (let batch = batches.shift(); batch; batch = batches.shift()) {
-      let requests = { [tableNames.apiKeys]: batch.map((Item) => ({ PutRequest: { Item } })) };
+      // Each record is a customer of its own: its customer item and its secret.
+      const items = batch.flatMap((record) => Object.values(itemsOf(record)));
+      let requests = { [tableNames.apiKeys]: items.map((Item) => ({ PutRequest: { Item } })) };
       while (requests[tableNames.apiKeys]?.length) {
         const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: requests }));
         requests = (UnprocessedItems ?? {}) as typeof requests;
@@ -249,7 +249,8 @@ describe('issue', () => {
   it('a fixed-plan key is metered by a pooled key of its plan: only the DynamoDB record is written', async () => {
     await issue('pro');
     expect(cloudFormationMock.commandCalls(DescribeStacksCommand)[0]!.args[0].input).toEqual({ StackName: 'PetStore-Staging' });
-    expect(writes).toEqual(['PutItemCommand']);
+    // The customer and its first secret, in one transaction.
+    expect(writes).toEqual(['TransactWriteItemsCommand']);
     expect(gateway.apiKeys.size).toBe(POOLED_KEYS);
     await expectAgreement();
   });
@@ -267,7 +268,7 @@ describe('issue', () => {
       keyId: apiKey.id,
       keyType: 'API_KEY',
     });
-    expect(writes).toEqual(['CreateApiKeyCommand', 'CreateUsagePlanCommand', 'CreateUsagePlanKeyCommand', 'PutItemCommand']);
+    expect(writes).toEqual(['CreateApiKeyCommand', 'CreateUsagePlanCommand', 'CreateUsagePlanKeyCommand', 'TransactWriteItemsCommand']);
     await expectAgreement();
   });
 
@@ -297,13 +298,13 @@ describe('issue', () => {
       /CreateUsagePlanKey failed/,
     );
     expect(gateway.mock.commandCalls(DeleteApiKeyCommand)).toHaveLength(1);
-    expect(writes).not.toContain('PutItemCommand');
+    expect(writes).not.toContain('TransactWriteItemsCommand');
     expect(await keysTable.scanAll()).toEqual([]);
     await expectAgreement();
   });
 
   it('deletes the API Gateway key and usage plan again when the DynamoDB write fails', async () => {
-    failDynamo('PutItemCommand');
+    failDynamo('TransactWriteItemsCommand');
     expectOneLineError(
       await keys(['issue', '--plan', 'enterprise', '--owner', 'Acme Ltd', '--per-minute', '100', '--per-day', '1000']),
       /DynamoDB did not answer .*nothing was written/,
@@ -314,7 +315,7 @@ describe('issue', () => {
   });
 
   it('names what is left to do by hand when even the undo fails', async () => {
-    failDynamo('PutItemCommand');
+    failDynamo('TransactWriteItemsCommand');
     gateway.failNext(DeleteApiKeyCommand);
     const run = await keys(['issue', '--plan', 'enterprise', '--owner', 'Acme Ltd', '--per-minute', '100', '--per-day', '1000']);
     expectOneLineError(
@@ -331,16 +332,6 @@ describe('set-plan', () => {
     expect((await keys(['set-plan', record.keyId, 'business'])).code).toBe(0);
     expect(writes).toEqual(['TransactWriteItemsCommand']);
     expect((await keysTable.findById(record.keyId))!.plan).toBe('business');
-    await expectAgreement();
-  });
-
-  it('an old-style key (an API key of its own) is retired when it changes plan', async () => {
-    const record = newRecord('pro', 1);
-    await keysTable.insert(record);
-    enrolOldStyle(record);
-    writes = [];
-    expect((await keys(['set-plan', record.keyId, 'business'])).code).toBe(0);
-    expect(writes).toEqual(['UpdateApiKeyCommand', 'DeleteUsagePlanKeyCommand', 'TransactWriteItemsCommand', 'DeleteApiKeyCommand']);
     await expectAgreement();
   });
 
@@ -396,17 +387,17 @@ describe('no working key answers 401 while the authorizer caches answers', () =>
     expect(moved.code).toBe(0);
     const after = (await keysTable.findById(before.keyId))!;
     expect(moved.stdout).toContain(
-      `Its own API key and usage plan stay until the authorizer's cached answers have expired (${new Date(Date.parse(after.updatedAt) + ttlMs).toISOString()}): then run \`petstore-keys release-metering --stage staging\``,
+      `Its own API key and usage plan stay until the authorizer's cached answers have expired (${new Date(Date.parse(after.customerUpdatedAt) + ttlMs).toISOString()}): then run \`petstore-keys release-metering --stage staging\``,
     );
     for (const elapsed of [0, ttlMs - 1]) {
-      clock.now = Date.parse(after.updatedAt) + elapsed;
+      clock.now = Date.parse(after.customerUpdatedAt) + elapsed;
       expect([meters(before), meters(after)]).toEqual([true, true]);
       const early = await keys(['release-metering']);
       expect(early.stdout).toContain(
-        `0 API key(s) released; 1 still named by cached authorizer answers: run again after ${new Date(Date.parse(after.updatedAt) + ttlMs).toISOString()}.`,
+        `0 API key(s) released; 1 still named by cached authorizer answers: run again after ${new Date(Date.parse(after.customerUpdatedAt) + ttlMs).toISOString()}.`,
       );
     }
-    clock.now = Date.parse(after.updatedAt) + ttlMs;
+    clock.now = Date.parse(after.customerUpdatedAt) + ttlMs;
     const released = await keys(['release-metering']);
     expect(released.stdout).toContain(
       `released API key ${apiKeyName(before)} and its usage plan (${before.keyId}: Pro now, metered by the pool)`,
@@ -427,19 +418,33 @@ describe('no working key answers 401 while the authorizer caches answers', () =>
     await expectAgreement();
   });
 
-  it("a rotation's old Enterprise key keeps its API key and usage plan through its grace, and releases them when the grace ends", async () => {
+  it("a rotation keeps the Enterprise customer's API key and usage plan: both secrets are metered by them, through the grace and after it", async () => {
+    const old = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
+    writes = [];
+    const run = await keys(['rotate', old.keyId, '--grace', '1h']);
+    expect(run.code).toBe(0);
+    expect(writes).toEqual(['TransactWriteItemsCommand']);
+    const successor = (await keysTable.findById(/its successor (key_\w+)/.exec(run.stdout)![1]!))!;
+    expect(usageIdentifierKeyOf(successor, pool)).toBe(usageIdentifierKeyOf(old, pool));
+    clock.advance(3_600_000);
+    expect((await keys(['release-metering'])).stdout).toContain('0 API key(s) released; 0 still named');
+    expect([meters(old), meters(successor)]).toEqual([true, true]);
+    await expectAgreement();
+  });
+
+  it("releases an Enterprise customer's API key and usage plan once none of its secrets works", async () => {
     const old = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
     const run = await keys(['rotate', old.keyId, '--grace', '1h']);
-    expect(run.stdout).toContain(
-      `Its own API key and usage plan stay until the grace ends (${new Date(clock.now + 3_600_000).toISOString()}): then run \`petstore-keys release-metering --stage staging\``,
-    );
-    const successor = (await keysTable.findById(/its successor (key_\w+)/.exec(run.stdout)![1]!))!;
+    const successorId = /its successor (key_\w+)/.exec(run.stdout)![1]!;
+    // Revoking one secret while the other works leaves the customer metered.
+    expect((await keys(['revoke', successorId])).code).toBe(0);
+    expect(meters(old)).toBe(true);
     clock.advance(3_600_000 - 1);
-    expect((await keys(['release-metering'])).stdout).toContain('0 API key(s) released; 1 still named');
-    expect([meters(old), meters(successor)]).toEqual([true, true]);
+    expect((await keys(['release-metering'])).stdout).toContain('0 API key(s) released; 0 still named');
     clock.advance(1);
-    expect((await keys(['release-metering'])).stdout).toContain(`${old.keyId}: rotated, past its grace`);
-    expect([meters(old), meters(successor)]).toEqual([false, true]);
+    expect((await keys(['release-metering'])).stdout).toContain(
+      `released API key ${apiKeyName(old)} and its usage plan (${old.customerId}: no working key`,
+    );
     expect(gateway.planNamed(ownPlanName(old))).toBeUndefined();
     await expectAgreement();
   });
@@ -459,18 +464,24 @@ describe('no working key answers 401 while the authorizer caches answers', () =>
 });
 
 describe('rotate', () => {
-  it("meters an Enterprise successor with an API key of its own in a usage plan of its own; the old one's stays through the grace", async () => {
+  it("gives an Enterprise successor the customer's plan and limits, metered by the customer's own API key and usage plan", async () => {
     const record = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
     const run = await keys(['rotate', record.keyId, '--grace', '1h', '--json']);
     expect(run.code).toBe(0);
     const successor = (await keysTable.findById((JSON.parse(run.stdout) as { keyId: string }).keyId))!;
-    expect(successor).toMatchObject({ plan: 'enterprise', owner: 'Acme Ltd', status: 'active' });
-    expect(gateway.plansOf(gateway.keyNamed(apiKeyName(successor))!.id).map((plan) => plan.name)).toEqual([ownPlanName(successor)]);
+    expect(successor).toMatchObject({
+      plan: 'enterprise',
+      owner: 'Acme Ltd',
+      status: 'active',
+      customLimits: { perMinute: 600, perDay: 50_000 },
+    });
+    expect(successor.customerId).toBe(record.customerId);
+    expect(gateway.plansOf(gateway.keyNamed(apiKeyName(successor))!.id).map((plan) => plan.name)).toEqual([ownPlanName(record)]);
     expect((await keysTable.findById(record.keyId))!.expiresAt).toBe(new Date(clock.now + 3_600_000).toISOString());
     await expectAgreement();
   });
 
-  it('deletes the successor API key when the DynamoDB transaction fails, and leaves the old key untouched', async () => {
+  it('leaves the old key untouched when the DynamoDB transaction fails', async () => {
     const record = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
     failDynamo('TransactWriteItemsCommand');
     expectOneLineError(await keys(['rotate', record.keyId]), /DynamoDB did not answer/);
@@ -559,7 +570,8 @@ describe('pooled metering', () => {
     }
 
     expect(gateway.apiKeys.size).toBe(pool.keysPerPlan * pooledPlans.length + 3);
-    expect(await countItems(tableNames.apiKeys)).toBe(12_003);
+    // A customer's record and its secret: two items each.
+    expect(await countItems(tableNames.apiKeys)).toBe(2 * 12_003);
     await expectAgreement(records);
     // The hash spreads them as the pooled usage plans are sized for (definitions/usage-plan-limits.ts).
     const perPooledKey = new Map<string, number>();
@@ -570,84 +582,6 @@ describe('pooled metering', () => {
     expect(perPooledKey.size).toBe(pool.keysPerPlan * pooledPlans.length);
     expect(Math.max(...perPooledKey.values())).toBeLessThanOrEqual(customersPerPooledKey(12_000 / pooledPlans.length, pool.keysPerPlan));
   }, 120_000);
-
-  it('migrate-metering moves 50 old-style keys onto the pool without touching DynamoDB; a second run changes nothing', async () => {
-    const oldStyle = Array.from({ length: 50 }, (_, i) => newRecord(pooledPlans[i % pooledPlans.length]!, i));
-    await storeAll(oldStyle);
-    for (const record of oldStyle) enrolOldStyle(record);
-    // As documented: deploy the pool, wait out the authorizer's cache, then migrate.
-    clock.advance(authorizer.resultsCacheTtlSeconds * 1000);
-    const enterprise = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
-    expect(gateway.apiKeys.size).toBe(POOLED_KEYS + 50 + 1);
-    const before = await keysTable.scanAll();
-
-    writes = [];
-    const first = await keys(['migrate-metering']);
-    expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain(
-      'staging (PetStore-Staging): 50 key(s) moved to pooled metering; 0 already pooled; 1 Enterprise key(s) keep their own usage plan.',
-    );
-    expect(writes.filter((write) => write === 'DeleteApiKeyCommand')).toHaveLength(50);
-    expect(writes.filter((write) => !write.endsWith('ApiKeyCommand') && write !== 'DeleteUsagePlanKeyCommand')).toEqual([]);
-    expect(gateway.apiKeys.size).toBe(POOLED_KEYS + 1);
-    expect(gateway.keyNamed(apiKeyName(enterprise))).toBeDefined();
-    expect(await keysTable.scanAll()).toEqual(before);
-    await expectAgreement();
-
-    writes = [];
-    const second = await keys(['migrate-metering']);
-    expect(second.stdout).toContain('0 key(s) moved to pooled metering; 50 already pooled; 1 Enterprise key(s)');
-    expect(writes).toEqual([]);
-  });
-
-  it('leaves a key updated within the authorizer cache TTL (e.g. moved off Enterprise) to release-metering', async () => {
-    const record = newRecord('pro', 1);
-    await keysTable.insert(record);
-    enrolOldStyle(record);
-    const run = await keys(['migrate-metering']);
-    expect(run.stdout).toContain(
-      '0 key(s) moved to pooled metering; 0 already pooled; 0 Enterprise key(s) keep their own usage plan. 1 moved off Enterprise just now',
-    );
-    expect(gateway.keyNamed(apiKeyName(record))).toBeDefined();
-    clock.advance(authorizer.resultsCacheTtlSeconds * 1000);
-    expect((await keys(['migrate-metering'])).stdout).toContain('1 key(s) moved to pooled metering');
-    await expectAgreement();
-  });
-
-  it('resumes where a failure stopped it', async () => {
-    const oldStyle = Array.from({ length: 5 }, (_, i) => newRecord('free', i));
-    await storeAll(oldStyle);
-    for (const record of oldStyle) enrolOldStyle(record);
-    clock.advance(authorizer.resultsCacheTtlSeconds * 1000);
-    gateway.failNext(DeleteApiKeyCommand);
-    expectOneLineError(await keys(['migrate-metering']), /DeleteApiKey failed/);
-    expect(gateway.apiKeys.size).toBe(POOLED_KEYS + 5);
-    const second = await keys(['migrate-metering']);
-    expect(second.stdout).toContain('5 key(s) moved to pooled metering');
-    await expectAgreement();
-  });
-
-  it('refuses while the deployed stack has no pooled keys (the authorizer still returns per-key values)', async () => {
-    const outputs = (await cloudFormation.send(new DescribeStacksCommand({ StackName: 'PetStore-Staging' }))).Stacks![0]!.Outputs!;
-    cloudFormationMock.on(DescribeStacksCommand, { StackName: 'PetStore-Staging' }).resolves({
-      Stacks: [
-        {
-          StackName: 'PetStore-Staging',
-          StackStatus: 'UPDATE_COMPLETE',
-          CreationTime: new Date(),
-          Outputs: outputs.filter((output) => output.OutputKey !== 'MeteringKeysPerPlan'),
-        },
-      ],
-    });
-    const record = newRecord('pro', 1);
-    await keysTable.insert(record);
-    enrolOldStyle(record);
-    expectOneLineError(
-      await keys(['migrate-metering']),
-      /has no pooled metering keys yet \(output MeteringKeysPerPlan\): deploy the current version/,
-    );
-    expect(gateway.keyNamed(apiKeyName(record))).toBeDefined();
-  });
 });
 
 describe('errors an operator can act on', () => {

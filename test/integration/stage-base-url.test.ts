@@ -43,7 +43,7 @@ const viaCustomDomain = (resourcePathWithValues: string): Arrival => ({
 
 /** Headers a client controls: none of them may end up in a URL we build. */
 const forgedHeaders = { Host: 'evil.example', 'X-Forwarded-Proto': 'javascript', 'X-Forwarded-Host': 'evil.example' };
-const caller = { keyId: 'key_1', plan: 'business', perMinute: '600', perDay: '100000', principalId: 'key_1' };
+const caller = { keyId: 'key_1', customerId: 'key_1', plan: 'business', perMinute: '600', perDay: '100000', principalId: 'key_1' };
 
 function awsEvent(arrival: Arrival, resource: string, request: Pick<RestRequest, 'pathParameters' | 'query'> = {}): APIGatewayProxyEvent {
   return restProxyEvent({

@@ -17,7 +17,7 @@ import { EXECUTE_API_DOMAIN, lambdaContext, type RestRequest, restProxyEvent } f
 
 const beforeSunset = Date.parse('2029-06-01T12:00:00Z');
 const afterSunset = Date.parse('2031-01-01T00:00:00Z');
-const proCaller = { keyId: 'key-1', plan: 'pro', perMinute: '300', perDay: '10000' };
+const proCaller = { keyId: 'key-1', customerId: 'key-1', plan: 'pro', perMinute: '300', perDay: '10000' };
 const createPet = (request: Pick<RestRequest, 'body' | 'headers' | 'authorizer'>) =>
   restProxyEvent({ method: 'POST', resource: '/pets', path: '/pets', ...request });
 const getPet7 = (request: Pick<RestRequest, 'authorizer'> = {}) =>

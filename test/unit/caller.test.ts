@@ -13,4 +13,3 @@ it('refuses a context that names no customer: the limiter would count it on noth
   const withoutCustomer = { keyId: 'key_1', plan: 'free', perMinute: '60', perDay: '1000' };
   expect(callerFrom(eventWith(withoutCustomer))).toBeUndefined();
 });
-});

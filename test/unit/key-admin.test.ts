@@ -186,9 +186,8 @@ describe('rotation', () => {
     expect(third.successor).not.toHaveProperty('customerId');
   });
 
-  it('leaves a newly issued key on counters of its own', () => {
+  it('makes a newly issued key a customer of its own, named by the key’s id', () => {
     const { record } = generateApiKey({ plan: 'free', owner: 'Acme', now: 0 });
-    expect(record).not.toHaveProperty('customerId');
     expect(record.customerId).toBe(record.keyId);
   });
 });

@@ -9,12 +9,12 @@ const record = (plan: 'free' | 'pro' | 'business' | 'enterprise') =>
   generateApiKey({ plan, owner: 'Acme', now: 0, ...(plan === 'enterprise' ? { customLimits: { perMinute: 10, perDay: 100 } } : {}) })
     .record;
 
-describe('the pooled key of a customer key', () => {
-  test('is stable: the same key id always gets the same slot, whatever its plan', () => {
-    const { keyId } = record('free');
-    expect(meteringSlot(keyId, 10)).toBe(meteringSlot(keyId, 10));
-    const free = usageIdentifierKeyOf({ keyId, plan: 'free', meteringKey: 'x' }, pool);
-    const pro = usageIdentifierKeyOf({ keyId, plan: 'pro', meteringKey: 'x' }, pool);
+describe('the pooled key of a customer', () => {
+  test('is stable: the same customer always gets the same slot, whatever its plan', () => {
+    const { customerId } = record('free');
+    expect(meteringSlot(customerId, 10)).toBe(meteringSlot(customerId, 10));
+    const free = usageIdentifierKeyOf({ customerId, plan: 'free', meteringKey: 'x' }, pool);
+    const pro = usageIdentifierKeyOf({ customerId, plan: 'pro', meteringKey: 'x' }, pool);
     expect(free.slice(-3)).toBe(pro.slice(-3));
     expect(free).not.toBe(pro);
   });
