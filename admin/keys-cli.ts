@@ -195,7 +195,10 @@ function addIssueAndInspectCommands({ command, onTarget, onNamedTarget, print, p
 
 /** rotate, revoke and set-plan: each takes effect at the key's next request. */
 function addChangingCommands({ command, onNamedTarget, print, printJson, warn }: CommandKit): void {
-  command('rotate', "issue a new key of the same customer (its plan, limits, usage and metering are the customer's) and let the old key work for a grace period")
+  command(
+    'rotate',
+    "issue a new key of the same customer (its plan, limits, usage and metering are the customer's) and let the old key work for a grace period",
+  )
     .argument('<id>', 'key id (key_…)')
     .option('--grace <duration>', 'how long the old key keeps working: 0, or e.g. 90s, 30m, 24h, 7d (at most 30d)', '24h')
     .option('--json', 'print JSON (with the secret) for scripts')

@@ -37,7 +37,10 @@ export function meteringSlot(keyId: string, keysPerPlan: number): number {
  * own limits) the value of its own API key. Without a pool (the local gateway,
  * which has no usage plans) the record's own metering key.
  */
-export function usageIdentifierKeyOf(record: Pick<ApiKeyRecord, 'customerId' | 'plan' | 'meteringKey'>, pool: MeteringPool | undefined): string {
+export function usageIdentifierKeyOf(
+  record: Pick<ApiKeyRecord, 'customerId' | 'plan' | 'meteringKey'>,
+  pool: MeteringPool | undefined,
+): string {
   if (!pool || record.plan === 'enterprise') return record.meteringKey;
   return pooledMeteringKey(pool.prefix, record.plan, meteringSlot(record.customerId, pool.keysPerPlan));
 }

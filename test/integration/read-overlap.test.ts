@@ -71,7 +71,11 @@ function event(
   request: Pick<RestRequest, 'path' | 'resource' | 'pathParameters' | 'query'>,
   perMinute = PER_MINUTE,
 ): APIGatewayProxyEvent {
-  return restProxyEvent({ method: 'GET', ...request, authorizer: { keyId, customerId: keyId, plan: 'free', perMinute: String(perMinute), perDay: '1000' } });
+  return restProxyEvent({
+    method: 'GET',
+    ...request,
+    authorizer: { keyId, customerId: keyId, plan: 'free', perMinute: String(perMinute), perDay: '1000' },
+  });
 }
 
 const operations: { name: string; handler: () => Handler; request: Parameters<typeof event>[1] }[] = [
