@@ -162,6 +162,73 @@ it('issues, re-plans, rotates and revokes a key, each taking effect on the API a
   ]);
 });
 
+describe('the customer is the unit of a plan: every secret of it has one plan, whichever is named', () => {
+  /** The plan as `show` and `list` print it for a key, and the limit its next answer carries. */
+  const planOf = async (keyId: string) => /^Plan\s+(.+)$/m.exec(await succeeds(['show', keyId]))?.[1];
+  const listedPlan = async (keyId: string) =>
+    (JSON.parse(await succeeds(['list', '--json'])) as { keyId: string; plan: string }[]).find((key) => key.keyId === keyId)?.plan;
+  const answerLimit = async (secret: string) => {
+    clock.advance(1_000);
+    const response = await call(secret);
+    return { status: response.status, limit: limitOf(response) };
+  };
+
+  it('set-plan on either secret of a rotation, in both directions, during the grace: show, list and both secrets’ answers agree', async () => {
+    clock.set(testInstant(4, '10:00:00'));
+    const old = JSON.parse(
+      await succeeds(['issue', '--plan', 'enterprise', '--owner', 'Wayne', '--per-minute', '1000', '--per-day', '20000', '--json']),
+    ) as IssuedJson;
+    const rotated = JSON.parse(await succeeds(['rotate', old.keyId, '--grace', '30m', '--json'])) as IssuedJson;
+    const both = [
+      { keyId: old.keyId, secret: old.secret },
+      { keyId: rotated.keyId, secret: rotated.secret },
+    ];
+    const steps: { via: string; plan: string[]; shown: string; limit: number }[] = [
+      { via: old.keyId, plan: ['free'], shown: 'Free (60/min, 1,000/day)', limit: 60 },
+      { via: rotated.keyId, plan: ['pro'], shown: 'Pro (300/min, 10,000/day)', limit: 300 },
+      {
+        via: old.keyId,
+        plan: ['enterprise', '--per-minute', '1000', '--per-day', '20000'],
+        shown: 'Enterprise (1,000/min, 20,000/day)',
+        limit: 1_000,
+      },
+    ];
+    for (const step of steps) {
+      await succeeds(['set-plan', step.via, ...step.plan]);
+      for (const key of both) {
+        expect(await planOf(key.keyId)).toBe(step.shown);
+        expect(await listedPlan(key.keyId)).toBe(step.plan[0]);
+        expect(await answerLimit(key.secret)).toEqual({ status: 200, limit: step.limit });
+      }
+    }
+  });
+
+  it('after the grace, the expired secret cannot change the plan (nothing changes); the working one can, for the customer', async () => {
+    clock.set(testInstant(5, '10:00:00'));
+    const old = JSON.parse(
+      await succeeds(['issue', '--plan', 'enterprise', '--owner', 'Stark', '--per-minute', '1000', '--per-day', '20000', '--json']),
+    ) as IssuedJson;
+    const rotated = JSON.parse(await succeeds(['rotate', old.keyId, '--grace', '30m', '--json'])) as IssuedJson;
+    clock.advance(30 * 60_000);
+    expectOneLineError(
+      await keys(['set-plan', old.keyId, 'free']),
+      new RegExp(`${old.keyId} is expired: change the plan of customer ${old.keyId} through one of its working keys`),
+    );
+    expect(await planOf(rotated.keyId)).toBe('Enterprise (1,000/min, 20,000/day)');
+    expect(await answerLimit(rotated.secret)).toEqual({ status: 200, limit: 1_000 });
+
+    await succeeds(['set-plan', rotated.keyId, 'pro']);
+    expect(await planOf(old.keyId)).toBe('Pro (300/min, 10,000/day)');
+    expect(await answerLimit(rotated.secret)).toEqual({ status: 200, limit: 300 });
+    expect((await answerLimit(old.secret)).status).toBe(401);
+
+    // A revoked secret cannot change it either.
+    await succeeds(['revoke', rotated.keyId]);
+    expectOneLineError(await keys(['set-plan', rotated.keyId, 'business']), new RegExp(`${rotated.keyId} is revoked`));
+    expect(await planOf(rotated.keyId)).toBe('Pro (300/min, 10,000/day)');
+  });
+});
+
 it('never shows a secret, its hash or the metering key in listings or show; only the display prefix', async () => {
   clock.set(testInstant(2, '09:00:00'));
   const issued = JSON.parse(await succeeds(['issue', '--plan', 'business', '--owner', 'Globex', '--json'])) as IssuedJson;
