@@ -1,5 +1,6 @@
 import type { PlanLimits } from './plans';
 import type { TableAccess } from './table-grants';
+import type { UsagePlanSettings } from './usage-plan-limits';
 
 /**
  * The API key of the pre-traffic check (functions/deployment-check/): one per
@@ -20,6 +21,8 @@ export const deploymentCheckKey = {
   owner: 'Pre-traffic deployment check (CodeDeploy BeforeAllowTraffic hook)',
   /** A few calls per deployment (four deployment groups, four calls each, plus comparisons with the live version). */
   limits: { perMinute: 120, perDay: 5_000 } satisfies PlanLimits,
+  /** Its own usage plan (the stack's DeploymentCheckUsagePlan): the check calls the new versions directly, never through it; it caps the key should it ever be used through the API. */
+  usagePlan: { throttle: { rateLimit: 2, burstLimit: 10 }, quota: { limit: 5_000 } } satisfies UsagePlanSettings,
   /** Name of the pet its create makes, status sold: the only trace a check leaves in the product. */
   petName: 'deployment-check',
 } as const;

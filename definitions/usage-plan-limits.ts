@@ -6,8 +6,6 @@ export interface UsagePlanLimits {
   rateLimit: number;
   /** Token bucket size: requests accepted at once. */
   burstLimit: number;
-  /** Requests per day. */
-  dailyQuota: number;
 }
 
 /**
@@ -30,16 +28,19 @@ export interface UsagePlanLimits {
  * - rateLimit = ⌈2 × perMinute / 60⌉ per second: twice the refill that needs,
  *   so that the client's own refused retries (which API Gateway counts too,
  *   until our temporary ban stops them) do not drain the bucket.
- * - dailyQuota = 2 × perDay: API Gateway's quota day need not line up with our
- *   UTC day, and any of its days overlaps at most two of ours; the factor also
- *   covers requests we refuse, which API Gateway counts as well. A client that
- *   loops on refused requests all day can still spend it: it is its own.
+ * - no quota: a quota is spent by every request the plan meters, and AWS does
+ *   not say whether the requests its throttle or our own 429s refuse count
+ *   (the local gateway counts them: the stricter side), so a client looping on
+ *   refused requests, or flooding until it is banned, could spend any finite
+ *   quota before its contract's day is used up, and the usage plan would then
+ *   refuse what the contract allows. A throttle cannot be spent that way: its
+ *   bucket refills within a minute (burstLimit ÷ rateLimit = 60 s), so by the
+ *   end of a ban (15 minutes) it is full again. Our counters enforce the day.
  */
 export function usagePlanLimits(limits: PlanLimits): UsagePlanLimits {
   return {
     rateLimit: Math.ceil((2 * limits.perMinute) / 60),
     burstLimit: 2 * limits.perMinute,
-    dailyQuota: 2 * limits.perDay,
   };
 }
 
@@ -93,8 +94,7 @@ export interface UsagePlanSettings {
   quota?: { limit: number };
 }
 
-/** One customer's usage plan (usagePlanLimits) as settings. */
+/** One customer's usage plan (usagePlanLimits) as settings: a throttle, no quota. */
 export function customerUsagePlan(limits: PlanLimits): UsagePlanSettings {
-  const { rateLimit, burstLimit, dailyQuota } = usagePlanLimits(limits);
-  return { throttle: { rateLimit, burstLimit }, quota: { limit: dailyQuota } };
+  return { throttle: usagePlanLimits(limits) };
 }

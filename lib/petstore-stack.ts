@@ -242,8 +242,8 @@ export class PetStoreStack extends Stack {
     const usagePlan = this.api.addUsagePlan('DeploymentCheckUsagePlan', {
       name: `petstore-${config.stage}-deployment-check`,
       description: `The pre-traffic deployment check's own key: ${deploymentCheckKey.limits.perMinute} requests per minute, ${deploymentCheckKey.limits.perDay} per day. Never a customer.`,
-      throttle: { rateLimit: 2, burstLimit: 10 },
-      quota: { limit: deploymentCheckKey.limits.perDay, period: Period.DAY },
+      throttle: deploymentCheckKey.usagePlan.throttle,
+      quota: { limit: deploymentCheckKey.usagePlan.quota.limit, period: Period.DAY },
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
     usagePlan.addApiKey(

@@ -43,11 +43,12 @@ export interface LocalGatewayOptions {
   /** The functions' Lambda timeout (functionTimeoutSeconds) unless a test needs a shorter wait. */
   functionTimeoutMs?: number;
   /**
-   * The usage plan of an API key (the authorizer's usageIdentifierKey), which
-   * the gateway applies per key as API Gateway does (usagePlanMeter). Unset,
-   * no usage plans (npm start: our own limiter answers first anyway).
+   * The usage plan of an API key (the authorizer's usageIdentifierKey, with
+   * the context the authorizer answered beside it), which the gateway applies
+   * per key as API Gateway does (usagePlanMeter). Unset, none; npm start
+   * passes the plans as the stack and the key tool make them (local/usage-plans.ts).
    */
-  usagePlanOf?: (apiKey: string) => UsagePlanSettings | undefined;
+  usagePlanOf?: (apiKey: string, context: Record<string, unknown>) => UsagePlanSettings | undefined;
   /** Sees every answer a function gave, e.g. for the load test's bookkeeping. */
   onFunctionResponse?: (event: APIGatewayProxyEvent, result: APIGatewayProxyResult) => void;
   /**
@@ -129,7 +130,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
     const authorization = await authorize(authorizerEvent(routed), identity);
     if (typeof authorization === 'string') return sendGateway(response, authorization);
-    const metered = meter(authorization.usageIdentifierKey ?? undefined);
+    const metered = meter(authorization.usageIdentifierKey ?? undefined, authorization.context ?? {});
     if (metered) return sendGateway(response, metered);
     const event = proxyEvent(routed, authorization, body);
     // Lambda refuses the invocation itself; API Gateway answers a 500 and no function runs.
@@ -207,9 +208,9 @@ function cachingAuthorizer(options: LocalGatewayOptions) {
  */
 function usagePlanMeter(options: LocalGatewayOptions) {
   const buckets = new Map<string, { tokens: number; at: number; day: string; used: number }>();
-  return (apiKey: string | undefined): GatewayResponseType | undefined => {
+  return (apiKey: string | undefined, context: Record<string, unknown>): GatewayResponseType | undefined => {
     if (apiKey === undefined) return undefined;
-    const plan = options.usagePlanOf?.(apiKey);
+    const plan = options.usagePlanOf?.(apiKey, context);
     if (!plan) return undefined;
     const now = options.clock();
     const day = new Date(now).toISOString().slice(0, 10);

@@ -9,6 +9,7 @@ import { createDocumentClient, type Dependencies, type DynamoDbCallBudget } from
 import { ensureFunctionBundles } from './function-bundles';
 import { createLocalGateway, type LocalGatewayOptions } from './gateway';
 import { type LocalFunction, startLocalFunction } from './lambda-runtime';
+import { usagePlanAsSynthesized } from './usage-plans';
 
 export interface LocalApiOptions {
   dynamoEndpoint: string;
@@ -24,7 +25,7 @@ export interface LocalApiOptions {
   logLevel?: string;
   /** Pooled metering keys for the authorizer, as the stack gives it; unset, each key's own metering key. */
   meteringPool?: MeteringPool;
-  /** The usage plan of each API key, applied by the gateway (LocalGatewayOptions.usagePlanOf); unset, none. */
+  /** The usage plan of each API key, applied by the gateway (LocalGatewayOptions.usagePlanOf); unset, as the stack and the key tool make them. */
   usagePlanOf?: LocalGatewayOptions['usagePlanOf'];
 }
 
@@ -64,7 +65,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     authorizer: (event) => functions.authorizer!.invoke(event) as Promise<APIGatewayAuthorizerResult>,
     clock: dependencies.clock,
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
-    usagePlanOf: options.usagePlanOf,
+    usagePlanOf: options.usagePlanOf ?? usagePlanAsSynthesized,
     onFunctionResponse: options.onFunctionResponse,
   });
   await new Promise<void>((resolve, reject) => {

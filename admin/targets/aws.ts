@@ -330,14 +330,13 @@ export class ApiGatewayMetering implements Metering {
     const limits = limitsFor('enterprise', record.customLimits);
     const derived = usagePlanLimits(limits);
     const { id } = await this.createUsagePlan({
-      name: this.ownPlanName(record.keyId),
-      description: `Enterprise key ${record.keyId}: ${limits.perMinute} requests per minute, ${limits.perDay} per day (enforced exactly by the API; this is the backstop).`,
+      name: this.ownPlanName(record.customerId),
+      description: `Enterprise customer ${record.customerId}: ${limits.perMinute} requests per minute, ${limits.perDay} per day (enforced exactly by the API; this is the backstop, a throttle with no quota: definitions/usage-plan-limits.ts).`,
       apiStages: [{ apiId: this.deployment.restApiId, stage: stageName }],
       throttle: { rateLimit: derived.rateLimit, burstLimit: derived.burstLimit },
-      quota: { limit: derived.dailyQuota, period: 'DAY' },
     });
     const planId = required(id, 'CreateUsagePlan returned no id');
-    undo.add(`delete usage plan ${this.ownPlanName(record.keyId)}`, () => this.deleteUsagePlan({ id: planId, attached: true }));
+    undo.add(`delete usage plan ${this.ownPlanName(record.customerId)}`, () => this.deleteUsagePlan({ id: planId, attached: true }));
     return planId;
   }
 
@@ -356,20 +355,19 @@ export class ApiGatewayMetering implements Metering {
 
   private async setLimits(plan: UsagePlan, limits: PlanLimits, undo: Undo): Promise<void> {
     const planId = required(plan.id, 'usage plan without id');
-    const patch = (values: { rateLimit?: number; burstLimit?: number; dailyQuota?: number }) =>
+    const patch = (values: { rateLimit?: number; burstLimit?: number }) =>
       this.gateway.send(
         new UpdateUsagePlanCommand({
           usagePlanId: planId,
           patchOperations: [
             { op: 'replace', path: '/throttle/rateLimit', value: String(values.rateLimit) },
             { op: 'replace', path: '/throttle/burstLimit', value: String(values.burstLimit) },
-            { op: 'replace', path: '/quota/limit', value: String(values.dailyQuota) },
           ],
         }),
       );
     await patch(usagePlanLimits(limits));
     undo.add(`restore the limits of usage plan ${plan.name}`, async () => {
-      await patch({ rateLimit: plan.throttle?.rateLimit, burstLimit: plan.throttle?.burstLimit, dailyQuota: plan.quota?.limit });
+      await patch({ rateLimit: plan.throttle?.rateLimit, burstLimit: plan.throttle?.burstLimit });
     });
   }
 

@@ -222,8 +222,12 @@ describe('set-plan while the gateway still caches the authorizer answer: every a
       clock.now,
     );
     const key = issued.secret;
-    // Its minute, then another full minute's worth of refusals: banned.
-    for (let index = 0; index < 2 * 5; index++) await api.call('/pets', { key });
+    // Its minute, then another full minute's worth of refusals: banned. A second apart, as its usage plan's
+    // throttle (a bucket of 10, 1 a second: definitions/usage-plan-limits.ts) lets every one of them reach the API.
+    for (let index = 0; index < 2 * 5; index++) {
+      await api.call('/pets', { key });
+      clock.advance(1_000);
+    }
     const banned = await api.call('/pets', { key });
     expect(await errorCode(banned)).toBe('key_suspended');
     expect(headersOf(banned).limit).toBe(5);
@@ -251,5 +255,39 @@ describe('set-plan while the gateway still caches the authorizer answer: every a
     const next = await api.call('/pets', { key });
     expect(next.status).toBe(200);
     expect(headersOf(next)).toMatchObject({ limit: 300, remaining: 300 - 61 });
+  });
+});
+
+describe("an Enterprise customer's own usage plan never refuses what its contract allows (#37)", () => {
+  it('a key of 20/min and 100/day that loops 300 requests in one second is banned, and after the ban is served until its day’s 100', async () => {
+    // npm start's gateway applies the usage plan as the key tool makes it: a throttle from the limits, no quota.
+    const start = Date.parse(testInstant(6, '09:00:00'));
+    clock.now = start;
+    const key = await api.issueKey('enterprise', { perMinute: 20, perDay: 100 });
+    const flood: string[] = [];
+    for (let request = 0; request < 300; request++) {
+      clock.now = start + request * 3;
+      const response = await api.call('/pets', { key });
+      flood.push(response.status === 200 ? 'served' : await errorCode(response));
+    }
+    expect(flood.filter((outcome) => outcome === 'served')).toHaveLength(20);
+    // Our limiter refuses the rest of the minute and bans the key at its 20th refusal; the usage plan's throttle
+    // (a bucket of 40, 1 a second) refuses the flood's remainder at the gateway, as AWS would.
+    expect(flood.indexOf('key_suspended')).toBe(39);
+    expect(flood.every((outcome) => ['served', 'rate_limited', 'key_suspended'].includes(outcome))).toBe(true);
+
+    // The ban ends; the client sends its contract's 20 a minute until the day's 100 are used.
+    let served = 20;
+    for (let minute = 16; served < 100; minute++) {
+      for (let request = 0; request < 20; request++) {
+        clock.now = start + minute * 60_000 + request * 1_000;
+        const response = await api.call('/pets', { key });
+        expect({ minute, request, status: response.status }).toEqual({ minute, request, status: 200 });
+        served++;
+      }
+    }
+    const over = await api.call('/pets', { key });
+    expect(over.status).toBe(429);
+    expect(await errorCode(over)).toBe('quota_exceeded');
   });
 });

@@ -78,14 +78,12 @@ describe('sizing a pooled key', () => {
     expect(Math.max(...counts)).toBeLessThanOrEqual(customersPerPooledKey(4_000, 10));
   });
 
-  test("a pooled key's usage plan limits nothing; one customer's own carries the per-customer limits", () => {
+  test("a pooled key's usage plan limits nothing; one customer's own is a throttle with no quota, full again a minute after it is emptied", () => {
     expect(pooledUsagePlan).toEqual({});
     const limits = { perMinute: 300, perDay: 10_000 };
     const one = usagePlanLimits(limits);
-    expect(customerUsagePlan(limits)).toEqual({
-      throttle: { rateLimit: one.rateLimit, burstLimit: one.burstLimit },
-      quota: { limit: one.dailyQuota },
-    });
+    expect(customerUsagePlan(limits)).toEqual({ throttle: { rateLimit: one.rateLimit, burstLimit: one.burstLimit } });
+    expect(one.burstLimit / one.rateLimit).toBeLessThanOrEqual(60);
   });
 });
 
