@@ -161,7 +161,13 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
 /**
  * The REQUEST authorizer behind API Gateway's result cache, keyed by the
- * identity source (the Authorization value) for the authorizer's TTL. Answers
+ * identity source, the exact Authorization value, case and spaces included,
+ * for the authorizer's TTL: the identity source's values "will be used to
+ * derive the authorization caching key" (CreateAuthorizer, identitySource,
+ * https://docs.aws.amazon.com/apigateway/latest/api/API_CreateAuthorizer.html),
+ * and AWS documents no normalisation of them. So `bearer K` and `Bearer K` are
+ * two entries, which is why the authorizer accepts only the latter (decision 7).
+ * WAF's rate rules, which do normalise the key, are not imitated. Answers
  * the authorizer's policy, or the gateway response API Gateway would send
  * instead: "Unauthorized" → UNAUTHORIZED (401), any other failure →
  * AUTHORIZER_FAILURE (503), a policy that does not allow the method → ACCESS_DENIED.
