@@ -162,7 +162,13 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
 
 /**
  * The REQUEST authorizer behind API Gateway's result cache, keyed by the
- * identity source (the Authorization value) for the authorizer's TTL. Answers
+ * identity source, the exact Authorization value, case and spaces included,
+ * for the authorizer's TTL: the identity source's values "will be used to
+ * derive the authorization caching key" (CreateAuthorizer, identitySource,
+ * https://docs.aws.amazon.com/apigateway/latest/api/API_CreateAuthorizer.html),
+ * and AWS documents no normalisation of them. So `bearer K` and `Bearer K` are
+ * two entries, which is why the authorizer accepts only the latter (decision 7).
+ * WAF's rate rules, which do normalise the key, are not imitated. Answers
  * the authorizer's policy, or the gateway response API Gateway would send
  * instead: "Unauthorized" → UNAUTHORIZED (401), any other failure →
  * AUTHORIZER_FAILURE (503), a policy that does not allow the method → ACCESS_DENIED.
@@ -473,31 +479,34 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
 }
 
 /**
- * The body, or 'too_large' as soon as it passes the limit (the firewall's, or
- * API Gateway's payload limit without it). Past the limit the rest is read and
- * dropped (not left unread, which would stall the client's upload and leave
- * the connection hanging).
+ * The body, or 'too_large' when it is over the limit (the firewall's, or API
+ * Gateway's payload limit without it). A body over the limit is still read to
+ * its end, and dropped, before the answer, up to API Gateway's 10 MB payload
+ * limit (API_GATEWAY_MAX_PAYLOAD_BYTES; "Quotas for configuring and running a
+ * REST API in API Gateway",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html): an answer mid-upload, then a close,
+ * resets the connection under a client that sends its whole body before it
+ * reads (Node's fetch got EPIPE and no status at all). Past 10 MB the answer
+ * comes at once, and the rest is read and dropped until the client stops: what
+ * API Gateway does with the bytes past its limit is not documented, and it
+ * answers past that limit only (docs/api-gateway-behaviour.md, "Request bodies").
  */
 function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | 'too_large'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
-      if (size > maxBytes) return;
       size += chunk.length;
-      if (size > maxBytes) {
-        chunks.length = 0;
-        resolve('too_large');
-      } else {
-        chunks.push(chunk);
-      }
+      if (size <= maxBytes) chunks.push(chunk);
+      else chunks.length = 0;
+      if (size > API_GATEWAY_MAX_PAYLOAD_BYTES) resolve('too_large');
     });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('end', () => resolve(size > maxBytes ? 'too_large' : Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }
 
-/** 413 at once, then the connection closes once the client has finished sending (its remaining bytes are dropped). */
+/** 413, then the connection closes once the client has sent its whole body (at once for a body read to its end). */
 function refuseTooLarge(request: IncomingMessage, response: ServerResponse, answer: APIGatewayProxyResult): void {
   response.shouldKeepAlive = false;
   send(response, answer);

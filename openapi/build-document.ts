@@ -84,7 +84,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'psk_ followed by 43 random characters',
-          description: `\`Authorization: Bearer <API_KEY>\` on every operation; the scheme is matched case-insensitively. A missing, empty, malformed, unknown or revoked key (or a rotated one past its grace period) gets 401 with \`WWW-Authenticate: Bearer\`. API Gateway caches the authorizer's answer per Authorization value for ${authorizer.resultsCacheTtlSeconds} seconds: a revoked key, or a key moved to another plan, takes effect within that time.`,
+          description: `\`Authorization: Bearer <API_KEY>\` on every operation, in exactly that form: \`Bearer\` as written, one space, the key. Any other case or spacing of the scheme is refused with 401, as API Gateway caches the authorizer's answer per exact Authorization value. A missing, empty, malformed, unknown or revoked key (or a rotated one past its grace period) gets 401 with \`WWW-Authenticate: Bearer\`. API Gateway caches the authorizer's answer per Authorization value for ${authorizer.resultsCacheTtlSeconds} seconds: a revoked key, or a key moved to another plan, takes effect within that time.`,
         },
       },
     },

@@ -4,9 +4,10 @@ import { limitsFor } from '../../definitions/plans';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { ApiKeyRepository } from '../data/api-key-repository';
 import { SuspensionReader } from '../data/suspension-reader';
-import { type ApiKeyRecord, bearerToken, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
+import { type ApiKeyRecord, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
 import { refusedAtGateway } from '../domain/gateway-refusal';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
+import { bearerToken } from '../http/bearer-token';
 import { toAuthorizerContext } from '../http/caller';
 import { header } from '../http/request';
 import { type Dependencies, dependenciesFromEnvironment, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
@@ -31,7 +32,9 @@ const answerCache = { ttlSeconds: authorizer.resultsCacheTtlSeconds, answeredWit
  *   (domain/gateway-refusal.ts): the ACCESS_DENIED gateway response, 429
  *   key_suspended (definitions/gateway-responses.ts), with no operation Lambda;
  * - the exact message "Unauthorized", for a missing, unknown, revoked or expired
- *   key: the UNAUTHORIZED gateway response (401 with WWW-Authenticate).
+ *   key: the UNAUTHORIZED gateway response (401 with WWW-Authenticate); a
+ *   header in any form but `Bearer <key>` (http/bearer-token.ts) or a malformed
+ *   key is refused so before any DynamoDB read.
  * Any other error becomes AUTHORIZER_CONFIGURATION_ERROR or AUTHORIZER_FAILURE,
  * both 503. Since answers are cached for the whole API, the policy names every method.
  */

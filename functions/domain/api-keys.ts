@@ -105,15 +105,6 @@ export function generateApiKey(input: {
 }
 
 /**
- * The token of an `Authorization: Bearer <token>` header (scheme matched
- * case-insensitively, RFC 6750), or undefined when the header is anything else.
- */
-export function bearerToken(authorization: string | undefined): string | undefined {
-  const match = /^bearer +([^\s]+) *$/i.exec(authorization ?? '');
-  return match?.[1];
-}
-
-/**
  * What a key is at `now`, one word per state, the same in the key tool and the docs:
  * `active`; `expired`, a rotated key past its grace (401); `revoked` (401);
  * `suspended`, banned by the rate limiter for calling on after its 429s

@@ -26,6 +26,30 @@ export interface FirewallRuleMetricNames {
   perIpRate?: string;
 }
 
+/**
+ * What WAF does to the Authorization value before counting it (the per-key
+ * rule's custom key): every white-space character (tab, CR, LF, …) becomes a
+ * space and runs of spaces become one (COMPRESS_WHITE_SPACE), then letters are
+ * lowercased (LOWERCASE); WAF applies them from the lowest priority up ("Text
+ * transformation options",
+ * https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-transformation.html;
+ * "AWS::WAFv2::WebACL RateLimitHeader": text transformations also "transform
+ * request components before using them as custom aggregation keys",
+ * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-wafv2-webacl-ratelimitheader.html).
+ * So `bearer K`, `BEARER  K` and `Bearer\tK` count in the bucket of `Bearer K`:
+ * a key cannot multiply its edge cap by varying case and spaces (decision 7;
+ * the authorizer refuses those forms, each for an authorizer invocation and no
+ * DynamoDB read). Leading and trailing white space is not part of a header's
+ * value (RFC 9110, section 5.5). Lowercasing the key itself merges only keys
+ * that differ in case alone: among 43 random base64url characters, no two
+ * issued keys do in practice. Changing a rate rule's key resets its counts
+ * for up to a minute (AWS::WAFv2::WebACL RateBasedStatement): once, at deploy.
+ */
+const perKeyTextTransformations: CfnWebACL.TextTransformationProperty[] = [
+  { priority: 0, type: 'COMPRESS_WHITE_SPACE' },
+  { priority: 1, type: 'LOWERCASE' },
+];
+
 /** Block with our 429 Error object (the named custom body) and Retry-After of one window. */
 function blockWith429(bodyKey: string): CfnWebACL.RuleActionProperty {
   return {
@@ -58,7 +82,8 @@ function blockWith429(bodyKey: string): CfnWebACL.RuleActionProperty {
  *   "Supported status codes for custom responses",
  *   https://docs.aws.amazon.com/waf/latest/developerguide/customizing-the-response-status-codes.html).
  * - a rate-based rule per API key, aggregated on the Authorization header's
- *   value (a custom key: each distinct value is its own count,
+ *   value with case and white space normalised (perKeyTextTransformations; a
+ *   custom key: each distinct value is its own count,
  *   "AWS::WAFv2::WebACL RateLimitHeader",
  *   https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-wafv2-webacl-ratelimitheader.html):
  *   the edge cap of one customer, above its contract, so that one key's flood
@@ -136,7 +161,7 @@ export class ApiFirewall extends Construct {
       statement: {
         rateBasedStatement: {
           aggregateKeyType: 'CUSTOM_KEYS',
-          customKeys: [{ header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] } }],
+          customKeys: [{ header: { name: 'authorization', textTransformations: perKeyTextTransformations } }],
           limit,
           evaluationWindowSec: WINDOW_SECONDS,
         },

@@ -220,9 +220,14 @@ describe('authentication', () => {
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
   });
 
-  it('matches the Bearer scheme case-insensitively', async () => {
+  it('accepts the key only as `Bearer <key>`: another case or spacing of the scheme is a 401 (decision 7)', async () => {
     const key = await api.issueKey();
-    expect((await api.call('/pets', { key: null, headers: { Authorization: `bEaReR ${key}` } })).status).toBe(200);
+    expect((await api.call('/pets', { key: null, headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+    for (const authorization of [`bEaReR ${key}`, `bearer ${key}`, `Bearer  ${key}`]) {
+      const response = await api.call('/pets', { key: null, headers: { Authorization: authorization } });
+      await expectError(response, 401, 'unauthorized');
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    }
   });
 });
 

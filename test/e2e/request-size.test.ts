@@ -10,9 +10,10 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gatewayResponse } from '../../definitions/gateway-responses';
-import { maxRequestBodyBytes } from '../../definitions/request-size-limits';
+import { maxRequestBodyBytes, oversizeBodyAnswer } from '../../definitions/request-size-limits';
 import { routes } from '../../definitions/routes';
 import { type AuthorizerHandler, createLocalGateway, type ProxyHandler } from '../../local/gateway';
+import { startTestApi, type TestApi } from '../support/api';
 
 const MB = 1024 * 1024;
 let invocations: { authorizer: number; functions: number };
@@ -120,4 +121,79 @@ describe('without the firewall (what API Gateway and Lambda alone do)', () => {
     expect(answer.body).toBe(gatewayResponse('REQUEST_TOO_LARGE').body);
     expect(invocations).toEqual({ authorizer: 0, functions: 0 });
   });
+});
+
+/**
+ * What a client sees from `npm start` (the whole local API, as startLocalApi
+ * runs it, on DynamoDB Local): Node's own fetch (undici) sends its whole body
+ * before it reads an answer, so a gateway that answered mid-upload and closed
+ * gave it EPIPE and no status at all. The gateway reads a body up to API
+ * Gateway's 10 MB to its end, then answers 413 and closes. On loopback a body
+ * can sit whole in the sockets' buffers before the gateway reads a byte (the
+ * race then seldom shows); over a real network it arrives over time, which
+ * the second form imitates.
+ */
+function arrivingOverTime(body: Buffer): ReadableStream<Uint8Array> {
+  const CHUNK = 64 * 1024;
+  let offset = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      // One turn of the event loop between chunks: the gateway reads and answers meanwhile.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (offset >= body.length) return controller.close();
+      controller.enqueue(body.subarray(offset, offset + CHUNK));
+      offset += CHUNK;
+    },
+  });
+}
+
+describe('Node fetch against the whole local API', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi();
+  });
+  afterAll(() => api.close());
+
+  const functionInvocations = () => routes.reduce((sum, route) => sum + api.functions[route.operationId]!.invocations, 0);
+  const bodyForms = {
+    'in one piece': (body: Buffer) => ({ body }),
+    'arriving over time': (body: Buffer) => ({
+      body: arrivingOverTime(body),
+      duplex: 'half',
+      headers: { 'Content-Length': String(body.length) },
+    }),
+  };
+
+  it.each([
+    [5, 'in one piece'],
+    [7, 'in one piece'],
+    [5, 'arriving over time'],
+    [7, 'arriving over time'],
+  ] as const)(
+    'POST /v1/pets with %i MB %s, five times: a 413 with the Error object every time, and no function runs',
+    async (megabytes, form) => {
+      const key = await api.issueKey('pro');
+      const before = { functions: functionInvocations(), authorizer: api.functions.authorizer!.invocations };
+      const outcomes: string[] = [];
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const { headers, ...sent } = bodyForms[form](bodyOf(megabytes * MB)) as {
+          headers?: Record<string, string>;
+          body: RequestInit['body'];
+        };
+        try {
+          const response = await fetch(`${api.url}/pets`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
+            ...sent,
+          } as RequestInit);
+          outcomes.push(`${response.status} ${response.headers.get('connection')} ${await response.text()}`);
+        } catch (error) {
+          // What the gateway gave before: no status, the connection reset under the upload.
+          outcomes.push(`no answer: ${String((error as Error).cause ?? error)}`);
+        }
+      }
+      expect(outcomes).toEqual(Array(5).fill(`413 close ${oversizeBodyAnswer.body}`));
+      expect({ functions: functionInvocations(), authorizer: api.functions.authorizer!.invocations }).toEqual(before);
+    },
+  );
 });

@@ -37,6 +37,12 @@ import {
   tablesWorthRestoring,
 } from '../../lib/stage-config';
 
+/** The per-key rate rule's text transformations (lib/constructs/api-firewall.ts): white space compressed, then lowercased. */
+const perKeyTextTransformations = [
+  { Priority: 0, Type: 'COMPRESS_WHITE_SPACE' },
+  { Priority: 1, Type: 'LOWERCASE' },
+];
+
 type Json = Record<string, any>;
 
 interface Built {
@@ -1155,6 +1161,34 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(acknowledgments(b().stack).filter((ack) => ack.id.startsWith('AwsSolutions-APIG3'))).toEqual([]);
     });
 
+    /**
+     * One key, one bucket (decision 7): the per-key rule counts the
+     * Authorization value after WAF's text transformations, applied here as
+     * AWS describes them ("Text transformation options",
+     * https://docs.aws.amazon.com/waf/latest/developerguide/waf-rule-statement-transformation.html):
+     * COMPRESS_WHITE_SPACE turns \f, \t, \n, \r, \v and the non-breaking
+     * space into spaces and runs of spaces into one; LOWERCASE lowercases A-Z.
+     */
+    test("the per-key rate rule's key normalises case and white space: every form of one key counts in one bucket", () => {
+      const acl = ofType(b(), 'AWS::WAFv2::WebACL')[0]![1].Properties;
+      const perKey = acl.Rules.find((candidate: Json) => candidate.Name === 'per-key-rate');
+      const [customKey] = perKey.Statement.RateBasedStatement.CustomKeys;
+      expect(customKey).toEqual({ Header: { Name: 'authorization', TextTransformations: perKeyTextTransformations } });
+      const documented: Record<string, (value: string) => string> = {
+        COMPRESS_WHITE_SPACE: (value) => value.replace(/[\f\t\n\r\v\u00a0]/g, ' ').replace(/ {2,}/g, ' '),
+        LOWERCASE: (value) => value.replace(/[A-Z]/g, (letter) => letter.toLowerCase()),
+      };
+      const bucketOf = (value: string) =>
+        [...customKey.Header.TextTransformations]
+          .sort((x: Json, y: Json) => x.Priority - y.Priority)
+          .reduce((text: string, step: Json) => documented[step.Type]!(text), value);
+      const key = `psk_${'Ab1_-'.repeat(8)}xyz`;
+      const variants = [`bearer ${key}`, `BEARER ${key}`, `Bearer  ${key}`, `bEaReR \t ${key}`, `Bearer\u00a0${key}`];
+      expect(new Set(variants.map(bucketOf))).toEqual(new Set([bucketOf(`Bearer ${key}`)]));
+      // Another key is another bucket.
+      expect(bucketOf(`Bearer ${key.replace('x', 'w')}`)).not.toBe(bucketOf(`Bearer ${key}`));
+    });
+
     const c = (): Built => configured[stage];
 
     test('configured: a regional domain with TLS 1.2 and the base path v1, and ApiUrl on it', () => {
@@ -1196,7 +1230,7 @@ describe.each(stageNames)('%s stack', (stage) => {
       // One count per Authorization value: one customer's key, capped above what any fixed plan allows in 60 s.
       expect(perKey.Statement.RateBasedStatement).toEqual({
         AggregateKeyType: 'CUSTOM_KEYS',
-        CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+        CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: perKeyTextTransformations } }],
         Limit: defaultWafRequestsPerKeyPerMinute,
         EvaluationWindowSec: 60,
       });

@@ -1,4 +1,4 @@
-import { bearerToken, generateApiKey, hashApiKey, isUsable, isWellFormedApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey, hashApiKey, isUsable, isWellFormedApiKey } from '../../functions/domain/api-keys';
 
 describe('API keys', () => {
   it('are random, prefixed, well-formed, and stored only as their SHA-256 hash', () => {
@@ -11,17 +11,6 @@ describe('API keys', () => {
     expect(JSON.stringify(record)).not.toContain(secret.slice(4));
     expect(record.displayPrefix).toBe(secret.slice(0, 12));
     expect(record.meteringKey).toMatch(/^[a-f0-9]{48}$/);
-  });
-
-  it('reads the bearer token case-insensitively and nothing else', () => {
-    expect(bearerToken('Bearer abc')).toBe('abc');
-    expect(bearerToken('bearer abc')).toBe('abc');
-    expect(bearerToken('BEARER  abc')).toBe('abc');
-    expect(bearerToken('Bearer')).toBeUndefined();
-    expect(bearerToken('Bearer ')).toBeUndefined();
-    expect(bearerToken('Basic abc')).toBeUndefined();
-    expect(bearerToken('Bearer a b')).toBeUndefined();
-    expect(bearerToken(undefined)).toBeUndefined();
   });
 
   it('are usable only while active and before their expiry', () => {
