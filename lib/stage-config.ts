@@ -329,7 +329,8 @@ export const stages: Record<StageName, StageConfig> = {
     },
     // SCALING.md: today's peak is 60 Business keys at full rate (1,000 requests
     // per second); Free and Pro add the rest. Stage throttle: 4,040 requests
-    // per second, burst 240,000 (every customer's whole allowance at once).
+    // per second, burst 240,000 (every customer's whole allowance at once, as far
+    // as the account's own burst of 5,000 lets it: SCALING.md, API Gateway).
     // Past it, API Gateway answers 429 (THROTTLED) before any of our code runs.
     customers: productionCustomers,
     meteringKeysPerPlan: 10,
