@@ -447,7 +447,7 @@ function validateConcurrencyQuota(stage: StageName, config: StageConfig, quota: 
   const needed = config.authorizerReservedConcurrency + LAMBDA_UNRESERVED_MINIMUM;
   if (quota < needed) {
     throw new Error(
-      `${stage}: the authorizer reserves ${config.authorizerReservedConcurrency} concurrent executions and Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved, so the account's Lambda concurrency quota must be at least ${needed} (more if the other stage shares the account); ${stage}LambdaConcurrencyQuota says ${quota}. Request an increase (docs/operators.md, "Quotas to request before launch").`,
+      `${stage}: the authorizer reserves ${config.authorizerReservedConcurrency} concurrent executions and Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved, so the account's Lambda concurrency quota must be at least ${needed} (more if the other stage shares the account); ${stage}LambdaConcurrencyQuota says ${quota}. Request an increase (docs/operators.md, "When to reserve concurrency").`,
     );
   }
 }
