@@ -109,11 +109,23 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
     message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
     headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
   },
-  INTEGRATION_FAILURE: {
-    code: 'service_unavailable',
-    message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
-    headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
-  },
+  // A function that crashed (an unhandled error, a Lambda timeout, an answer
+  // that is no proxy response) or that Lambda refused to run. AWS: "API
+  // Gateway treats all invocation and function errors as internal errors"
+  // (500 when Lambda rejects the invocation, 502 when the function fails;
+  // "Handling Lambda errors with an API Gateway API",
+  // https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html).
+  // The type is INTEGRATION_FAILURE, not DEFAULT_5XX: the gateway response
+  // types page lists it as "the gateway response when an integration failed"
+  // (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html),
+  // and API Gateway's access logs show `$context.error.responseType`
+  // INTEGRATION_FAILURE with "Lambda Customer Function Error" for a function
+  // error and for an answer over Lambda's payload limit
+  // (DataBiosphere/azul#6624, https://github.com/DataBiosphere/azul/pull/6624;
+  // DataBiosphere/azul#8258). Our handlers answer every expected failure
+  // themselves (a dependency's is a 503), so this is a bug of ours: 500,
+  // like DEFAULT_5XX, never a 503 that would ask clients to retry it.
+  INTEGRATION_FAILURE: { code: 'internal_error', message: 'An unexpected error occurred.' },
   INTEGRATION_TIMEOUT: {
     code: 'service_unavailable',
     message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
@@ -121,7 +133,7 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
   },
   API_CONFIGURATION_ERROR: { code: 'internal_error', message: 'An unexpected error occurred.' },
   // Catch-alls: their status is forced so that the body's status always matches.
-  // DEFAULT_5XX also covers a Lambda that crashed (API Gateway's 502).
+  // A crashed function is INTEGRATION_FAILURE above, not DEFAULT_5XX.
   DEFAULT_4XX: { code: 'invalid_request', message: 'The request is invalid.' },
   DEFAULT_5XX: { code: 'internal_error', message: 'An unexpected error occurred.' },
 };

@@ -1,5 +1,14 @@
-import { Aws, CfnOutput, Fn, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
-import { ApiKey, DomainName, EndpointType, Period, type RestApi, SecurityPolicy, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import { Aws, CfnOutput, CfnResource, Fn, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import {
+  ApiKey,
+  CfnUsagePlanKey,
+  DomainName,
+  EndpointType,
+  Period,
+  type RestApi,
+  SecurityPolicy,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -17,12 +26,13 @@ import type { TableName } from '../definitions/tables';
 import { customersPerPooledKey, pooledUsagePlan } from '../definitions/usage-plan-limits';
 import type { ApiFirewall } from './constructs/api-firewall';
 import { addApiFrontDoor } from './constructs/api-front-door';
+import { CreationChain } from './constructs/creation-chain';
 import { FunctionRollout } from './constructs/function-rollout';
 import { OperationFunction, type OperationFunctionProps } from './constructs/operation-function';
 import { OperationalAlarms } from './constructs/operational-alarms';
 import { OperationsDashboard } from './constructs/operations-dashboard';
 import { PetStoreTables } from './constructs/pet-store-tables';
-import { pooledKeysKept, type StageConfig } from './stage-config';
+import { authorizerReservation, CLOUDFORMATION_RESOURCES_PER_STACK, pooledKeysKept, type StageConfig } from './stage-config';
 
 export interface PetStoreStackProps extends StackProps {
   /** The stage's row of lib/stage-config.ts, with the deployment's context applied (stageConfigFromContext). */
@@ -55,6 +65,21 @@ export class PetStoreStack extends Stack {
   readonly customDomain?: DomainName;
   /** AWS WAF in front of the stage: the body-size rule always, the per-IP rate rule when the stage config turns it on. */
   readonly firewall: ApiFirewall;
+  /**
+   * The stack's API keys, and apart from them its usage-plan keys, each
+   * created one at a time (CreationChain). AWS Support, quoted in
+   * serverless/serverless#12065 (https://github.com/serverless/serverless/issues/12065):
+   * a stack creating 18 usage-plan keys at once "consistently failed" with
+   * "Unable to complete operation due to concurrent modification" (409), as
+   * "CreateUsagePlanKey API call can run only one at a time in an AWS region",
+   * and the fix is DependsOn; Terraform's AWS provider serialises the same call
+   * (hashicorp/terraform-provider-aws#10092). CreateApiKey is limited to 5
+   * requests per second per account, which cannot be raised ("Quotas for
+   * configuring and running a REST API in API Gateway", API Gateway management
+   * operations, https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html).
+   */
+  private readonly apiKeyChain = new CreationChain();
+  private readonly usagePlanKeyChain = new CreationChain();
 
   constructor(scope: Construct, id: string, props: PetStoreStackProps) {
     const { config, ...stackProps } = props;
@@ -68,17 +93,15 @@ export class PetStoreStack extends Stack {
     Tags.of(this).add('stage', config.stage);
 
     this.tables = new PetStoreTables(this, 'Tables', { dataProtection: config.dataProtection }).tables;
-    // A flood of random keys is throttled at the authorizer's own concurrency
-    // instead of using up the region's, which the operations share.
+    // With the account's quota declared, a flood of random keys is throttled at the authorizer's
+    // own concurrency instead of the region's, which the operations share (authorizerReservation).
     this.authorizerFunction = this.operationFunction(
       'AuthorizerFunction',
       config,
       authorizer.handlerEntry,
       'Pet Store API key authorizer',
       authorizer.access,
-      {
-        reservedConcurrentExecutions: config.authorizerReservedConcurrency,
-      },
+      { reservedConcurrentExecutions: authorizerReservation(config) },
     );
     const operationFunctions: Partial<Record<OperationId, OperationFunction>> = {};
     for (const route of routes) {
@@ -113,8 +136,10 @@ export class PetStoreStack extends Stack {
     });
     this.api = frontDoor.api;
     this.firewall = frontDoor.firewall;
-    this.usagePlans = this.addUsagePlans(config);
+    // The check's key heads the chains of keys: a pool resize only appends to their ends.
     this.deploymentCheck = this.addDeploymentCheck(config);
+    this.usagePlans = this.addUsagePlans(config);
+    this.refusePastResourceLimit(config);
 
     this.alarms = new OperationalAlarms(this, 'Alarms', {
       namePrefix: config.stackName,
@@ -184,34 +209,69 @@ export class PetStoreStack extends Stack {
    * Enterprise customers get a usage plan and API key each, from the key tool.
    */
   private addUsagePlans(config: StageConfig): Partial<Record<PlanName, UsagePlan>> {
-    const usagePlans: Partial<Record<PlanName, UsagePlan>> = {};
+    const usagePlans: Partial<Record<PooledPlan, UsagePlan>> = {};
     for (const name of Object.keys(plans) as PlanName[]) {
       const { limits, displayName } = plans[name];
       if (limits === 'custom') continue;
-      const plan = name as PooledPlan;
-      const carried = customersPerPooledKey(config.customers[plan], config.meteringKeysPerPlan);
-      const usagePlan = this.api.addUsagePlan(`${pascal(name)}UsagePlan`, {
+      const carried = customersPerPooledKey(config.customers[name as PooledPlan], config.meteringKeysPerPlan);
+      usagePlans[name as PooledPlan] = this.api.addUsagePlan(`${pascal(name)}UsagePlan`, {
         name: `petstore-${config.stage}-${name}`,
         description: `${displayName}: ${limits.perMinute} requests per minute, ${limits.perDay} per day per customer (enforced exactly by the API); each pooled key meters up to ${carried} customers, with no throttle or quota that one of them could use up.`,
         throttle: pooledUsagePlan.throttle,
         quota: pooledUsagePlan.quota && { limit: pooledUsagePlan.quota.limit, period: Period.DAY },
         apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
       });
-      // During a resize the stack keeps more keys than the authorizer hashes onto (pooledKeysKept).
-      for (let slot = 0; slot < pooledKeysKept(config); slot++) {
-        const key = new ApiKey(this, `${pascal(name)}MeteringKey${slot}`, {
+    }
+    // Slot by slot, every plan's key of a slot before the next slot: a resize
+    // adds or removes whole slots at the end of the creation chains. During a
+    // resize the stack keeps more keys than the authorizer hashes onto (pooledKeysKept).
+    for (let slot = 0; slot < pooledKeysKept(config); slot++) {
+      for (const [plan, usagePlan] of Object.entries(usagePlans) as [PooledPlan, UsagePlan][]) {
+        const key = new ApiKey(this, `${pascal(plan)}MeteringKey${slot}`, {
           apiKeyName: pooledKeyName(config.stage, plan, slot),
-          description: `Pooled metering key ${slot} of the ${displayName} plan (usageIdentifierKey of the authorizer); managed by CloudFormation.`,
+          description: `Pooled metering key ${slot} of the ${plans[plan].displayName} plan (usageIdentifierKey of the authorizer); managed by CloudFormation.`,
           value: pooledMeteringKey(this.meteringPoolPrefix, plan, slot),
           enabled: true,
         });
-        usagePlan.addApiKey(key);
+        this.addKeyToPlan(usagePlan, key);
       }
-      usagePlans[name] = usagePlan;
     }
     this.authorizerFunction.addEnvironment(meteringPoolEnvironment.prefix, this.meteringPoolPrefix);
     this.authorizerFunction.addEnvironment(meteringPoolEnvironment.keysPerPlan, String(config.meteringKeysPerPlan));
     return usagePlans;
+  }
+
+  /** Puts `key` in `usagePlan`, both at the end of their creation chains. */
+  private addKeyToPlan(usagePlan: UsagePlan, key: ApiKey): void {
+    usagePlan.addApiKey(key);
+    const link = usagePlan.node.children.at(-1);
+    if (!(link instanceof CfnUsagePlanKey)) throw new Error(`${usagePlan.node.path}: addApiKey made no usage-plan key`);
+    this.apiKeyChain.add(key.node.defaultChild as CfnResource);
+    this.usagePlanKeyChain.add(link);
+  }
+
+  /**
+   * Synth refuses a stack that CloudFormation would refuse: at most
+   * CLOUDFORMATION_RESOURCES_PER_STACK resources ("CloudFormation quotas",
+   * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html).
+   * Counted when the template is written (a validation), CDK's own metadata
+   * resource included; each metering key per plan adds an API key and a
+   * usage-plan key for every fixed plan (docs/operators.md, "The pool's ceiling").
+   */
+  private refusePastResourceLimit(config: StageConfig): void {
+    this.node.addValidation({
+      validate: () => {
+        const count = this.node.findAll().filter((c) => CfnResource.isCfnResource(c) && Stack.of(c) === this).length;
+        const limit = CLOUDFORMATION_RESOURCES_PER_STACK;
+        if (count <= limit) return [];
+        const kept = pooledKeysKept(config);
+        const perSlot = 2 * Object.values(plans).filter(({ limits }) => limits !== 'custom').length;
+        const fits = kept - Math.ceil((count - limit) / perSlot);
+        return [
+          `${config.stackName}: a metering pool of ${kept} keys per plan makes ${count} resources, past CloudFormation's limit of ${limit} per stack; at most ${fits} keys per plan fit (docs/operators.md, "The pool's ceiling").`,
+        ];
+      },
+    });
   }
 
   /**
@@ -246,7 +306,8 @@ export class PetStoreStack extends Stack {
       quota: { limit: deploymentCheckKey.usagePlan.quota.limit, period: Period.DAY },
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
-    usagePlan.addApiKey(
+    this.addKeyToPlan(
+      usagePlan,
       new ApiKey(this, 'DeploymentCheckMeteringKey', {
         apiKeyName: `petstore-${config.stage}-deployment-check`,
         description: 'Metering key of the pre-traffic deployment check (usageIdentifierKey of its API key); managed by CloudFormation.',

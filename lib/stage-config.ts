@@ -163,6 +163,14 @@ export function rollbackAlarmEvaluation(intervalMinutes: number = canary.interva
 export const LAMBDA_UNRESERVED_MINIMUM = 100;
 
 /**
+ * Resources CloudFormation accepts in one stack ("CloudFormation quotas",
+ * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html):
+ * the synth refuses a stack past it (lib/petstore-stack.ts), which the metering
+ * pool is what grows (docs/operators.md, "The pool's ceiling").
+ */
+export const CLOUDFORMATION_RESOURCES_PER_STACK = 500;
+
+/**
  * The tables whose data is worth restoring, and so get point-in-time recovery
  * where the stage has it: pets (the product) and apiKeys (customers' keys,
  * plans and usage-plan links). rateLimits holds per-day and per-minute
@@ -215,10 +223,16 @@ export interface StageConfig {
    * call, so N executions serve about N × 50 uncached requests per second.
    * The account's Lambda concurrency quota must be at least this plus
    * LAMBDA_UNRESERVED_MINIMUM (plus the other stage's reservation when both
-   * share the account): checked at synth when the context gives the quota
-   * (`-c <stage>LambdaConcurrencyQuota=…`, stageConfigFromContext).
+   * share the account), so it is reserved only where the operator declares
+   * the quota (`-c <stage>LambdaConcurrencyQuota=…`, checked at synth:
+   * stageConfigFromContext, authorizerReservation).
    */
   authorizerReservedConcurrency: number;
+  /**
+   * The account's Lambda concurrency quota as the operator declared it by
+   * context; unset, nothing is reserved (authorizerReservation).
+   */
+  lambdaConcurrencyQuota?: number;
   rollout: Rollout;
   /**
    * Whether list cursors carry when their walk began (format 2), so that the
@@ -315,7 +329,8 @@ export const stages: Record<StageName, StageConfig> = {
     },
     // SCALING.md: today's peak is 60 Business keys at full rate (1,000 requests
     // per second); Free and Pro add the rest. Stage throttle: 4,040 requests
-    // per second, burst 240,000 (every customer's whole allowance at once).
+    // per second, burst 240,000 (every customer's whole allowance at once, as far
+    // as the account's own burst of 5,000 lets it: SCALING.md, API Gateway).
     // Past it, API Gateway answers 429 (THROTTLED) before any of our code runs.
     customers: productionCustomers,
     meteringKeysPerPlan: 10,
@@ -392,7 +407,10 @@ export function stageConfigFromContext(stage: StageName, context: ContextReader,
   validateWaf(stage, config.waf);
 
   const concurrencyQuota = wholeNumber(context, stage, 'LambdaConcurrencyQuota');
-  if (concurrencyQuota !== undefined) validateConcurrencyQuota(stage, config, concurrencyQuota);
+  if (concurrencyQuota !== undefined) {
+    validateConcurrencyQuota(stage, config, concurrencyQuota);
+    config.lambdaConcurrencyQuota = concurrencyQuota;
+  }
   const rpsQuota = wholeNumber(context, stage, 'ApiGatewayRpsQuota');
   if (rpsQuota !== undefined && config.throttle.rateLimit > rpsQuota) {
     throw new Error(
@@ -429,9 +447,24 @@ function validateConcurrencyQuota(stage: StageName, config: StageConfig, quota: 
   const needed = config.authorizerReservedConcurrency + LAMBDA_UNRESERVED_MINIMUM;
   if (quota < needed) {
     throw new Error(
-      `${stage}: the authorizer reserves ${config.authorizerReservedConcurrency} concurrent executions and Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved, so the account's Lambda concurrency quota must be at least ${needed} (more if the other stage shares the account); ${stage}LambdaConcurrencyQuota says ${quota}. Request an increase (docs/operators.md, "Quotas to request before launch").`,
+      `${stage}: the authorizer reserves ${config.authorizerReservedConcurrency} concurrent executions and Lambda keeps ${LAMBDA_UNRESERVED_MINIMUM} unreserved, so the account's Lambda concurrency quota must be at least ${needed} (more if the other stage shares the account); ${stage}LambdaConcurrencyQuota says ${quota}. Request an increase (docs/operators.md, "When to reserve concurrency").`,
     );
   }
+}
+
+/**
+ * The authorizer's reserved concurrency, only where the operator has declared
+ * the account's Lambda concurrency quota (and synth has checked it covers the
+ * reservation). Without it nothing is reserved: "New AWS accounts have reduced
+ * concurrency and memory quotas" ("Lambda quotas",
+ * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html), and a
+ * reservation that leaves less than LAMBDA_UNRESERVED_MINIMUM unreserved fails
+ * the first deployment (docs/operators.md, "When to reserve concurrency").
+ */
+export function authorizerReservation(
+  config: Pick<StageConfig, 'authorizerReservedConcurrency' | 'lambdaConcurrencyQuota'>,
+): number | undefined {
+  return config.lambdaConcurrencyQuota === undefined ? undefined : config.authorizerReservedConcurrency;
 }
 
 /** The concurrency quota an account needs for these stages together (they may share it). */

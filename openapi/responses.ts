@@ -49,9 +49,9 @@ export const gatewayAnswersOnOperations: readonly GatewayResponseType[] = [
   'AUTHORIZER_FAILURE', // the authorizer could not read the key store
   'AUTHORIZER_CONFIGURATION_ERROR',
   'API_CONFIGURATION_ERROR',
-  'INTEGRATION_FAILURE',
+  'INTEGRATION_FAILURE', // a function that crashed or that Lambda refused to run: 500 internal_error
   'INTEGRATION_TIMEOUT',
-  'DEFAULT_5XX', // e.g. a function that crashed (API Gateway's 502)
+  'DEFAULT_5XX',
 ];
 
 /** API Gateway's answer to a path or method that is not in the route table, before any key check. */

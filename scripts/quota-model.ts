@@ -104,7 +104,7 @@ export function quotaRows(): QuotaRow[] {
       unit: 'concurrent',
       raisable: true,
       load: () => requiredLambdaConcurrencyQuota(all),
-      note: `the authorizers' reserved concurrency (${all.map((c) => `${c.stage} ${c.authorizerReservedConcurrency}`).join(', ')}) plus the ${LAMBDA_UNRESERVED_MINIMUM} Lambda keeps unreserved; the operations' share grows with traffic (table above)`,
+      note: `the authorizers' reserved concurrency (${all.map((c) => `${c.stage} ${c.authorizerReservedConcurrency}`).join(', ')}), reserved only where the deployment declares the account's quota (-c <stage>LambdaConcurrencyQuota), plus the ${LAMBDA_UNRESERVED_MINIMUM} Lambda keeps unreserved; the operations' share grows with traffic (table above)`,
     },
   ];
 }
@@ -152,7 +152,7 @@ export function renderQuotaTables(): string {
   }
   const throttle = stages.production.throttle;
   lines.push(
-    `| production stage throttle (ours) | ${whole(throttle.rateLimit)} requests/s at 1×, burst ${whole(throttle.burstLimit)} | derived | ${quotaMultiples.map(() => percent(stageThrottleShare())).join(' | ')} | never | derived from the customer mix: m× the customers, m× the throttle. Shared by every customer: one key's flood spends it unless WAF's per-key rule stops that key (SCALING.md, "One customer's flood") |`,
+    `| production stage throttle (ours) | ${whole(throttle.rateLimit)} requests/s at 1×, burst ${whole(throttle.burstLimit)} | derived | ${quotaMultiples.map(() => percent(stageThrottleShare())).join(' | ')} | never | derived from the customer mix: m× the customers, m× the throttle; its burst is capped by the account's (5,000 at the default rate, SCALING.md, API Gateway). Shared by every customer: one key's flood spends it unless WAF's per-key rule stops that key (SCALING.md, "One customer's flood") |`,
   );
   const raisable = rows.filter((row) => row.raisable).sort((a, b) => quotaBindsAt(a) - quotaBindsAt(b));
   const reached = (row: QuotaRow) =>

@@ -22,6 +22,7 @@ import { usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';
 import { pooledKeysKept, type StageConfig, stageConfigFromContext, stages } from '../../lib/stage-config';
+import { creationChain } from '../support/creation-chain';
 import { FakeApiGateway } from '../support/fake-api-gateway';
 
 const REST_API_ID = 'a1b2c3d4e5';
@@ -69,6 +70,39 @@ describe('the stack keeps the pooled keys of a resize and the authorizer hashes 
     );
     expect(() => stageConfigFromContext('staging', () => undefined)).not.toThrow();
   });
+});
+
+describe('a resize appends its keys to the creation chains: no two usage-plan keys or API keys are created at once', () => {
+  // AWS Support in serverless/serverless#12065 (https://github.com/serverless/serverless/issues/12065):
+  // "CreateUsagePlanKey API call can run only one at a time in an AWS region … use the DependsOn attribute".
+  let outdir: string;
+  const templates: Record<string, Record<string, { Type: string; DependsOn?: string | string[] }>> = {};
+  beforeAll(() => {
+    outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-pool-chain-'));
+    const cdkContext = JSON.parse(fs.readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+    // The same stack id, so the logical ids compare across the deployments of a grow: 10, then keep 20.
+    for (const [name, config] of [
+      ['before', withPool(10)],
+      ['during', withPool(10, 20)],
+    ] as const) {
+      const app = new App({ outdir: path.join(outdir, name), context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
+      templates[name] = Template.fromStack(new PetStoreStack(app, 'PoolChain', { config })).toJSON().Resources;
+    }
+  });
+  afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
+
+  it.each(['AWS::ApiGateway::UsagePlanKey', 'AWS::ApiGateway::ApiKey'])(
+    '%s: the new ones follow the existing ones, whose links stay as they were',
+    (type) => {
+      const before = creationChain(templates.before!, type);
+      const during = creationChain(templates.during!, type);
+      // The deployment check's key and 10 slots of 3 plans, then 10 more slots.
+      expect(before).toHaveLength(1 + 10 * 3);
+      expect(during).toHaveLength(1 + 20 * 3);
+      expect(during.slice(0, before.length)).toEqual(before);
+      for (const id of before) expect(templates.during![id]!.DependsOn).toEqual(templates.before![id]!.DependsOn);
+    },
+  );
 });
 
 describe('deployments of a pool resize, on the faked control plane with cached authorizer answers', () => {

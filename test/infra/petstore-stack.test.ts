@@ -36,6 +36,7 @@ import {
   stageThrottleFor,
   tablesWorthRestoring,
 } from '../../lib/stage-config';
+import { creationChain } from '../support/creation-chain';
 
 /** The per-key rate rule's text transformations (lib/constructs/api-firewall.ts): white space compressed, then lowercased. */
 const perKeyTextTransformations = [
@@ -67,6 +68,7 @@ const configuredContext = (stage: StageName): Record<string, string> => ({
   [`${stage}DomainName`]: `api.${stage}.example.com`,
   [`${stage}CertificateArn`]: `arn:aws:acm:${REGION}:123456789012:certificate/0f3e4c1a-${stage === 'staging' ? '1111' : '2222'}-4b5c-9d8e-7f6a5b4c3d2e`,
   [`${stage}WafRateLimit`]: '3000',
+  [`${stage}LambdaConcurrencyQuota`]: '1000',
 });
 
 function buildStacks(extraContext: Record<string, unknown>): Record<StageName, Built> {
@@ -422,13 +424,27 @@ describe.each(stageNames)('%s stack', (stage) => {
           expect(ofType(b(), 'AWS::ApiGateway::UsagePlanKey').filter(([, link]) => link.Properties.KeyId.Ref === id)).toEqual([
             [
               expect.any(String),
-              {
+              expect.objectContaining({
                 Type: 'AWS::ApiGateway::UsagePlanKey',
                 Properties: { KeyId: { Ref: id }, KeyType: 'API_KEY', UsagePlanId: { Ref: planId } },
-              },
+              }),
             ],
           ]);
         }
+      },
+    );
+
+    // AWS Support in serverless/serverless#12065 (https://github.com/serverless/serverless/issues/12065):
+    // "CreateUsagePlanKey API call can run only one at a time in an AWS region … use the DependsOn
+    // attribute"; CreateApiKey is limited to 5 requests per second per account ("Quotas for configuring
+    // and running a REST API in API Gateway",
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html).
+    test.each(['AWS::ApiGateway::UsagePlanKey', 'AWS::ApiGateway::ApiKey'])(
+      'every %s but the first depends directly on another one: CloudFormation creates them one at a time',
+      (type) => {
+        const chain = creationChain(b().resources, type);
+        expect(chain.length).toBe(fixedPlans.length * pooledKeysKept(config) + 1);
+        expect(ofType(b(), type)).toHaveLength(chain.length);
       },
     );
 
@@ -997,9 +1013,19 @@ describe.each(stageNames)('%s stack', (stage) => {
       );
     });
 
-    test(`the authorizer may take at most ${config.authorizerReservedConcurrency} concurrent executions; the operations share the rest`, () => {
+    // "New AWS accounts have reduced concurrency and memory quotas" ("Lambda quotas",
+    // https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html): a reservation the
+    // account cannot give fails the first deployment, so none without the declared quota.
+    test('no reserved concurrency anywhere unless the operator declares the account quota', () => {
+      const reserved = Object.values(b().resources).filter((r) => r.Properties?.ReservedConcurrentExecutions !== undefined);
+      expect(reserved).toEqual([]);
+      expect(JSON.stringify(b().resources)).not.toContain('ReservedConcurrentExecutions');
+    });
+
+    test(`with the quota declared, the authorizer may take at most ${config.authorizerReservedConcurrency} concurrent executions; the operations share the rest`, () => {
+      const c = configured[stage];
       for (const spec of functionSpecs) {
-        const fn = b().resources[logicalId(b(), spec.fn(b()))]!;
+        const fn = c.resources[logicalId(c, spec.fn(c))]!;
         expect(fn.Properties.ReservedConcurrentExecutions).toBe(
           spec.id === 'authorizer' ? config.authorizerReservedConcurrency : undefined,
         );

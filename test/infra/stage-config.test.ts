@@ -5,6 +5,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { plans } from '../../definitions/plans';
 import {
+  authorizerReservation,
   canary,
   defaultWafRequestsPerKeyPerMinute,
   LAMBDA_UNRESERVED_MINIMUM,
@@ -104,6 +105,14 @@ describe('account quotas from the context, checked at synth', () => {
     );
     expect(() => stageConfigFromContext('production', contextOf({ productionLambdaConcurrencyQuota: '200' }))).not.toThrow();
     expect(() => stageConfigFromContext('staging', contextOf({ stagingLambdaConcurrencyQuota: 'lots' }))).toThrow(/whole number/);
+  });
+
+  test('the authorizer reserves concurrency only where the quota is declared (and so checked)', () => {
+    for (const stage of stageNames) {
+      expect(authorizerReservation(stageConfigFromContext(stage, contextOf({})))).toBeUndefined();
+      const declared = stageConfigFromContext(stage, contextOf({ [`${stage}LambdaConcurrencyQuota`]: '1000' }));
+      expect(authorizerReservation(declared)).toBe(stages[stage].authorizerReservedConcurrency);
+    }
   });
 
   test("a stage throttle above the account's API Gateway quota fails (13 Regions default to 2,500 requests per second)", () => {
