@@ -6,20 +6,24 @@ import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { routes } from '../../definitions/routes';
 import { projectRoot } from '../../openapi/contract-files';
-import { chromiumPath } from '../support/prerequisites';
+import { bundledChromium } from '../support/bundled-chromium';
+import { chromiumChoice } from '../support/prerequisites';
 
 /**
  * `npm run docs` builds a static HTML reference page from the OpenAPI document
  * (Redocly build-docs, Redoc inlined; openapi/offline-page.ts inlines the one
  * remote image Redoc loads, its logo). Built here with the very command of
  * package.json into a temporary folder, then opened in headless Chromium
- * (CHROMIUM_PATH, else the usual paths: test/support/prerequisites.ts; driven by playwright-core), offline: any request that
+ * (the one npm ci installs, @sparticuz/chromium, unless CHROMIUM_PATH names another:
+ * test/support/prerequisites.ts; driven by playwright-core), offline: any request that
  * would leave the file fails the test, and so does any image that fails to load.
  */
 const OUTPUT = 'docs/api-reference.html';
 const outputDir = mkdtempSync(join(tmpdir(), 'petstore-docs-'));
 const page = join(outputDir, 'index.html');
 let browser: Browser;
+const choice = chromiumChoice();
+const bundled = choice.source === 'npm' ? bundledChromium() : undefined;
 
 beforeAll(async () => {
   const script =
@@ -33,7 +37,8 @@ beforeAll(async () => {
   });
   if (run.status !== 0) throw new Error(`npm run docs failed:\n${run.stdout}\n${run.stderr}`);
   browser = await chromium.launch({
-    executablePath: chromiumPath(),
+    executablePath: choice.source === 'npm' ? bundled?.executable : choice.executable,
+    env: { ...process.env, ...bundled?.env },
     args: [
       '--headless',
       '--no-sandbox',
@@ -66,6 +71,12 @@ async function open(fragment = ''): Promise<{ page: Page; errors: string[]; outs
   await tab.goto(`${pathToFileURL(page).href}${fragment}`);
   return { page: tab, errors, outside };
 }
+
+it('runs in the Chromium that npm ci installed, unless CHROMIUM_PATH names another', () => {
+  // @sparticuz/chromium's major version is the major of the Chromium it ships.
+  if (bundled) expect(browser.version().split('.')[0]).toBe(bundled.version.split('.')[0]);
+  else expect(process.env.CHROMIUM_PATH).toBeTruthy();
+});
 
 it('is one self-contained HTML file: no remote script, stylesheet, font or image', () => {
   const html = readFileSync(page, 'utf8');

@@ -2,7 +2,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { type RouteDefinition, routes, stageName } from '../../definitions/routes';
 import committedDocument from '../../openapi/openapi.json';
-import { type PythonCase, validateWithPython } from './python-jsonschema';
+import { type SchemaCase, validateWithSecondValidator } from './second-validator';
 
 /**
  * Contract tests: checks an HTTP response of the API against the committed
@@ -12,8 +12,9 @@ import { type PythonCase, validateWithPython } from './python-jsonschema';
  * value, no contract header (X-*, Link, Retry-After, Deprecation, Sunset,
  * WWW-Authenticate) appears where it is not documented, and the body matches
  * the schema of its media type. test/support/api.ts runs it on every call().
- * Every JSON body checked is also validated again, after the test file, with
- * Python's jsonschema: a second implementation, as clients in other languages use.
+ * Every JSON body checked is also validated again, after the test file, by a
+ * second, independent JSON Schema implementation (test/support/second-validator.ts),
+ * as a client built on another validator would read it.
  */
 type Json = Record<string, unknown>;
 
@@ -170,8 +171,8 @@ export class ContractValidator {
 /** The validator of the committed document, shared by every test of a file. */
 export const contract = new ContractValidator(committedDocument as Json);
 
-/** The JSON bodies this test file checked, for Python's jsonschema after its tests. */
-const checkedBodies: PythonCase[] = [];
+/** The JSON bodies this test file checked, for the second validator after its tests. */
+const checkedBodies: SchemaCase[] = [];
 
 /** Fails (throws) when the response breaks the contract; reads a clone, so the body stays unread. */
 export async function expectResponseToMatchContract(method: string, requestUrl: string, response: Response): Promise<void> {
@@ -191,8 +192,8 @@ export async function expectResponseToMatchContract(method: string, requestUrl: 
 // After the tests of a file that checked responses (every e2e file does, through test/support/api.ts).
 afterAll(() => {
   if (checkedBodies.length === 0) return;
-  const { failures } = validateWithPython(checkedBodies.splice(0));
-  if (failures.length > 0) throw new Error(`Python's jsonschema refuses bodies the API sent:\n- ${failures.join('\n- ')}`);
+  const { failures } = validateWithSecondValidator(checkedBodies.splice(0));
+  if (failures.length > 0) throw new Error(`The second JSON Schema validator refuses bodies the API sent:\n- ${failures.join('\n- ')}`);
 });
 
 /** A fetch that checks every response against the contract (for clients under test). */

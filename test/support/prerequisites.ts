@@ -1,52 +1,31 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 /**
  * What `npm test` needs besides npm packages (README, "The two commands"): Java
- * 17+ (DynamoDB Local: local/dynamodb-local.ts says so itself), Chromium for the
- * reference-page test, and Python 3 with jsonschema for the e2e schema checks.
- * Each one missing stops its tests with one line saying how to install it.
+ * 17+ (DynamoDB Local: local/dynamodb-local.ts says so itself), and nothing else.
+ * The reference-page test's browser comes with `npm ci` (@sparticuz/chromium,
+ * test/support/bundled-chromium.ts) on Linux x64, the platform that package
+ * ships; CHROMIUM_PATH names another browser, and is the way elsewhere. The
+ * system's browsers are never looked for: what runs is what npm ci installed,
+ * or what CHROMIUM_PATH says. A missing one stops its test with one line saying what to do.
  */
+export type ChromiumChoice = { source: 'CHROMIUM_PATH'; executable: string } | { source: 'npm' };
 
-/** CHROMIUM_PATH, else where Debian, Ubuntu, other Linux packages and macOS put a Chromium or Chrome. */
-const chromiumCandidates = [
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/snap/bin/chromium',
-  '/usr/bin/google-chrome',
-  '/usr/bin/google-chrome-stable',
-  '/Applications/Chromium.app/Contents/MacOS/Chromium',
-  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
-];
+/** The platforms @sparticuz/chromium ships a build for (its package holds one x64 Linux binary). */
+const BUNDLED_PLATFORMS = ['linux-x64'];
 
-export function chromiumPath(env: NodeJS.ProcessEnv = process.env, exists: (path: string) => boolean = existsSync): string {
+export function chromiumChoice(
+  env: NodeJS.ProcessEnv = process.env,
+  exists: (path: string) => boolean = existsSync,
+  platform = `${process.platform}-${process.arch}`,
+): ChromiumChoice {
   const chosen = env.CHROMIUM_PATH;
   if (chosen) {
     if (!exists(chosen)) throw new Error(`CHROMIUM_PATH=${chosen} does not exist: point it at a Chromium or Chrome executable.`);
-    return chosen;
+    return { source: 'CHROMIUM_PATH', executable: chosen };
   }
-  const found = chromiumCandidates.find((candidate) => exists(candidate));
-  if (!found) {
-    throw new Error(
-      'Chromium not found (or set CHROMIUM_PATH): install it with `sudo apt-get install -y chromium` (Debian/Ubuntu) or `brew install --cask chromium` (macOS).',
-    );
-  }
-  return found;
-}
-
-/** `python3` on PATH may be an interpreter without jsonschema (e.g. a pyenv one): Debian's comes first. */
-const pythonCandidates = ['/usr/bin/python3', 'python3'];
-
-export function pythonWithJsonschema(
-  env: NodeJS.ProcessEnv = process.env,
-  hasJsonschema: (python: string) => boolean = (python) => spawnSync(python, ['-c', 'import jsonschema'], { stdio: 'ignore' }).status === 0,
-): string {
-  const candidates = env.PYTHON ? [env.PYTHON] : pythonCandidates;
-  const found = candidates.find(hasJsonschema);
-  if (!found) {
-    throw new Error(
-      `No Python 3 with jsonschema${env.PYTHON ? ` at PYTHON=${env.PYTHON}` : ''}: install it with \`sudo apt-get install -y python3-jsonschema\` (Debian/Ubuntu) or \`python3 -m pip install --user jsonschema\` (macOS).`,
-    );
-  }
-  return found;
+  if (BUNDLED_PLATFORMS.includes(platform)) return { source: 'npm' };
+  throw new Error(
+    `npm ci brings a Chromium for Linux x64 only, not for ${platform}: set CHROMIUM_PATH to a Chromium or Chrome, e.g. after \`sudo apt-get install -y chromium\` (Debian/Ubuntu: /usr/bin/chromium) or \`brew install --cask chromium\` (macOS: /Applications/Chromium.app/Contents/MacOS/Chromium).`,
+  );
 }

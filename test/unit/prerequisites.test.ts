@@ -1,6 +1,8 @@
-import { chromiumPath, pythonWithJsonschema } from '../support/prerequisites';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromiumChoice } from '../support/prerequisites';
 
-/** What npm test needs outside npm: found where it usually is, or one line saying how to install it. */
+/** What npm test needs outside npm: Java only. The browser comes with npm ci, or CHROMIUM_PATH names one. */
 const oneLineNaming = (...commands: string[]) =>
   expect.objectContaining({
     message: expect.stringMatching(
@@ -9,59 +11,56 @@ const oneLineNaming = (...commands: string[]) =>
   });
 
 describe('Chromium', () => {
-  it('takes CHROMIUM_PATH first', () => {
+  it('takes CHROMIUM_PATH first, even where npm ci brought one', () => {
     expect(
-      chromiumPath({ CHROMIUM_PATH: '/opt/chrome/chrome' }, (path) => path === '/opt/chrome/chrome' || path === '/usr/bin/chromium'),
-    ).toBe('/opt/chrome/chrome');
+      chromiumChoice(
+        { CHROMIUM_PATH: '/opt/chrome/chrome' },
+        (path) => path === '/opt/chrome/chrome' || path === '/usr/bin/chromium',
+        'linux-x64',
+      ),
+    ).toEqual({ source: 'CHROMIUM_PATH', executable: '/opt/chrome/chrome' });
   });
 
   it('refuses a CHROMIUM_PATH that does not exist rather than taking another browser', () => {
-    expect(() => chromiumPath({ CHROMIUM_PATH: '/nowhere/chrome' }, (path) => path === '/usr/bin/chromium')).toThrow(
+    expect(() => chromiumChoice({ CHROMIUM_PATH: '/nowhere/chrome' }, (path) => path === '/usr/bin/chromium', 'linux-x64')).toThrow(
       /CHROMIUM_PATH=\/nowhere\/chrome/,
     );
   });
 
-  it.each([
-    ['/usr/bin/chromium'],
-    ['/usr/bin/chromium-browser'],
-    ['/Applications/Chromium.app/Contents/MacOS/Chromium'],
-    ['/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'],
-  ])('finds %s', (installed) => {
-    expect(chromiumPath({}, (path) => path === installed)).toBe(installed);
+  it("takes the one npm ci installed on Linux x64, without looking at the system's browsers", () => {
+    const looked: string[] = [];
+    const exists = (path: string) => {
+      looked.push(path);
+      return true;
+    };
+    expect(chromiumChoice({}, exists, 'linux-x64')).toEqual({ source: 'npm' });
+    expect(looked).toEqual([]);
   });
 
-  it('says in one line how to install it on Debian/Ubuntu and macOS', () => {
-    let error: unknown;
-    try {
-      chromiumPath({}, () => false);
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toEqual(oneLineNaming('apt-get install -y chromium', 'Debian/Ubuntu', 'brew install --cask chromium', 'macOS'));
-  });
+  it.each([['darwin-arm64'], ['linux-arm64']])(
+    'on %s, where npm ci brings none, says in one line to set CHROMIUM_PATH and how to install one',
+    (platform) => {
+      let error: unknown;
+      try {
+        chromiumChoice({}, () => true, platform);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toEqual(
+        oneLineNaming(platform, 'CHROMIUM_PATH', 'apt-get install -y chromium', 'Debian/Ubuntu', 'brew install --cask chromium', 'macOS'),
+      );
+    },
+  );
 });
 
-describe('Python 3 with jsonschema', () => {
-  it("prefers Debian's python3, whose jsonschema apt installs, then python3 on PATH", () => {
-    expect(pythonWithJsonschema({}, () => true)).toBe('/usr/bin/python3');
-    expect(pythonWithJsonschema({}, (python) => python === 'python3')).toBe('python3');
-  });
+describe('CI', () => {
+  const script = readFileSync(join(__dirname, '..', '..', '.ci', 'run'), 'utf8');
 
-  it('takes PYTHON when set', () => {
-    expect(pythonWithJsonschema({ PYTHON: '/opt/py/bin/python3' }, (python) => python === '/opt/py/bin/python3')).toBe(
-      '/opt/py/bin/python3',
+  it('installs only Java from apt: the browser and the second validator come with npm ci', () => {
+    const installed = [...script.matchAll(/apt-get install ([^|&;\n]+)/g)].flatMap(([, words = '']) =>
+      words.split(/\s+/).filter((word) => word !== '' && !word.startsWith('-') && word !== '\\'),
     );
-  });
-
-  it('says in one line how to install it on Debian/Ubuntu and macOS', () => {
-    let error: unknown;
-    try {
-      pythonWithJsonschema({}, () => false);
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toEqual(
-      oneLineNaming('apt-get install -y python3-jsonschema', 'Debian/Ubuntu', 'pip install --user jsonschema', 'macOS'),
-    );
+    expect(installed).toEqual(['openjdk-17-jre-headless']);
+    expect(script).not.toMatch(/chromium|python/i);
   });
 });

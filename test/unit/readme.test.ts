@@ -20,3 +20,13 @@ it('states every fixed plan limit and the authorizer cache TTL', () => {
   }
   expect(readme).toContain(`**${authorizer.resultsCacheTtlSeconds} seconds**`);
 });
+
+it("the README's prerequisites table lists npm and Java, nothing else (the browser and the second validator come with npm ci)", () => {
+  const readmeFile = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const table = readmeFile.slice(readmeFile.indexOf('What they need besides npm:')).split('\n\n')[1] ?? '';
+  const prerequisites = table
+    .split('\n')
+    .slice(2)
+    .map((row) => row.split('|')[1]?.trim());
+  expect(prerequisites).toEqual(['npm (any Node.js to run `npm ci`)', 'Java 17 or newer']);
+});
