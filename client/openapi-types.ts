@@ -207,7 +207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, so without rate-limit headers (or deprecation headers). A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401. */
+            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, without rate-limit or deprecation headers; or, for a key revoked or past its grace since the gateway cached its check, by the function of the operation at the next request of the key, without rate-limit headers. A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401. */
             401: {
                 headers: {
                     /** @description The authentication scheme to use (RFC 6750). */
@@ -308,7 +308,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retried create safe: 1 to 255 printable ASCII characters, as a structured-field string (in quotes) or a bare token. Remembered per API key for 24 hours.
+                 * @description Makes a retried create safe: 1 to 255 visible ASCII characters (`!` to `~`, U+0021–U+007E: no space, tab or other control character), as a structured-field string (in quotes, then without `"` or `\` inside) or a bare token. Remembered per API key for 24 hours.
                  * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
                  */
                 "Idempotency-Key"?: string;
@@ -361,7 +361,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, so without rate-limit headers (or deprecation headers). A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401. */
+            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, without rate-limit or deprecation headers; or, for a key revoked or past its grace since the gateway cached its check, by the function of the operation at the next request of the key, without rate-limit headers. A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401. */
             401: {
                 headers: {
                     /** @description The authentication scheme to use (RFC 6750). */
@@ -584,7 +584,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, so without rate-limit headers (or deprecation headers). A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401. */
+            /** @description `unauthorized`. The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, without rate-limit or deprecation headers; or, for a key revoked or past its grace since the gateway cached its check, by the function of the operation at the next request of the key, without rate-limit headers. A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401. */
             401: {
                 headers: {
                     /** @description The authentication scheme to use (RFC 6750). */

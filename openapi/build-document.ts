@@ -84,7 +84,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'psk_ followed by 43 random characters',
-          description: `\`Authorization: Bearer <API_KEY>\` on every operation, in exactly that form: \`Bearer\` as written, one space, the key. Any other case or spacing of the scheme is refused with 401, as API Gateway caches the authorizer's answer per exact Authorization value. A missing, empty, malformed, unknown or revoked key (or a rotated one past its grace period) gets 401 with \`WWW-Authenticate: Bearer\`. API Gateway caches the authorizer's answer per Authorization value for ${authorizer.resultsCacheTtlSeconds} seconds: a revoked key, or a key moved to another plan, takes effect within that time.`,
+          description: `\`Authorization: Bearer <API_KEY>\` on every operation, in exactly that form: \`Bearer\` as written, one space, the key. Any other case or spacing of the scheme is refused with 401, as API Gateway caches the authorizer's answer per exact Authorization value. A missing, empty, malformed, unknown or revoked key (or a rotated one past its grace period) gets 401 with \`WWW-Authenticate: Bearer\`. A suspended key gets 429 \`key_suspended\`, not 401. API Gateway caches the authorizer's answer per Authorization value for ${authorizer.resultsCacheTtlSeconds} seconds; a revoked key, or a key moved to another plan, takes effect at the key's next request all the same (the functions read it).`,
         },
       },
     },
@@ -255,7 +255,7 @@ function errorDescription(contract: OperationContract, sources: StatusSources): 
   const codes = sources.codes.map((code) => `\`${code}\``).join(', ');
   const text: Record<number, string> = {
     400: 'A parameter, header or body field is missing, malformed or invalid; the message names it. Nothing was changed.',
-    401: 'The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, so without rate-limit headers (or deprecation headers). A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401.',
+    401: 'The API key is missing, empty, malformed, unknown or revoked, or a rotated key is past its grace period. Answered by API Gateway, without rate-limit or deprecation headers; or, for a key revoked or past its grace since the gateway cached its check, by the function of the operation at the next request of the key, without rate-limit headers. A key suspended for calling on after its 429s gets 429 `key_suspended`, not 401.',
     404: 'Not found.',
     410: 'The operation is past its sunset.',
     413:
@@ -324,7 +324,7 @@ function overview(): string {
   return `Every path below is relative to a server URL ending in \`/${stageName}\`.
 
 ## Authentication
-Every operation needs \`Authorization: Bearer <API_KEY>\`; see the security scheme. A 401 carries \`WWW-Authenticate: Bearer\`.
+Every operation needs \`Authorization: Bearer <API_KEY>\`; see the security scheme. A 401 carries \`WWW-Authenticate: Bearer\`; a suspended key gets 429 \`key_suspended\`, not 401.
 
 ## Errors
 Every error, from our functions and from API Gateway alike, is the \`ErrorObject\` \`{"code", "message", "status"}\`, whose \`code\` is one of a closed set (see the schema). Unknown paths and methods get 404 \`not_found\` from API Gateway before any key check: they carry no rate-limit headers and count against no limit.
@@ -341,7 +341,7 @@ Windows are fixed UTC minutes and UTC days. Every response to an identified call
 **What a client should do.** On 429, wait \`Retry-After\` seconds before the next request (never less): a client that does can never be suspended. When retrying other failures (503 without Retry-After, network errors), back off exponentially with full jitter — wait a random time between 0 and min(cap, base × 2^attempt) — and stop after a few attempts. Retry a create only with an \`Idempotency-Key\`.
 
 ## Versioning
-Interface version ${INTERFACE_VERSION}; the major version is the path segment \`/${stageName}\`. A deprecated operation says so, with its removal date, in its description and in the \`Deprecation\`, \`Sunset\` and \`Link\` headers of its responses.`;
+Interface version ${INTERFACE_VERSION}; the major version is the path segment \`/${stageName}\`. A deprecated operation says so, with its removal date, in its description and in the \`Deprecation\`, \`Sunset\` and \`Link\` headers of the responses its function gives (not of those API Gateway gives by itself).`;
 }
 
 function httpDate(iso: string): string {

@@ -10,12 +10,14 @@ export const MAX_BODY_BYTES = 16 * 1024;
 /** How long an Idempotency-Key is remembered, per API key (decision 11). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
-const idempotencyKeyMessage = 'must be 1 to 255 printable ASCII characters, e.g. a UUID in quotes';
+const idempotencyKeyMessage =
+  'must be 1 to 255 visible ASCII characters (! to ~, no space), in quotes without " or \\ inside, or bare; e.g. a UUID in quotes';
 
 /**
  * The value of an `Idempotency-Key` request header (IETF httpapi draft: a
  * structured-field string, so usually quoted; a bare token is accepted too):
- * 1 to 255 printable ASCII characters. Parsed to the key itself, without quotes.
+ * 1 to 255 visible ASCII characters (U+0021–U+007E: a space is not one),
+ * without `"` or `\` inside quotes. Parsed to the key itself, without quotes.
  */
 export const idempotencyKeySchema = z.string().transform((header, context) => {
   const trimmed = header.trim();
@@ -56,7 +58,7 @@ export const createPetContract = defineOperation({
   },
   parameters: {
     'Idempotency-Key': {
-      description: `Makes a retried create safe: 1 to 255 printable ASCII characters, as a structured-field string (in quotes) or a bare token. Remembered per API key for ${IDEMPOTENCY_TTL_SECONDS / 3600} hours.`,
+      description: `Makes a retried create safe: 1 to 255 visible ASCII characters (\`!\` to \`~\`, U+0021–U+007E: no space, tab or other control character), as a structured-field string (in quotes, then without \`"\` or \`\\\` inside) or a bare token. Remembered per API key for ${IDEMPOTENCY_TTL_SECONDS / 3600} hours.`,
       schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN },
       example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
     },

@@ -121,6 +121,11 @@ describe('what the document says', () => {
   it('documents the Idempotency-Key header and the answers it leads to on createPet', () => {
     const createPet = operation('createPet');
     expect(createPet.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }));
+    // The rule as idempotencyKeySchema has it: a space is not allowed ("printable ASCII" would include it).
+    const idempotencyKey = (createPet.parameters as { name: string; description: string }[]).find(({ name }) => name === 'Idempotency-Key');
+    expect(idempotencyKey?.description).toContain('1 to 255 visible ASCII characters');
+    expect(idempotencyKey?.description).toContain('U+0021–U+007E');
+    expect(idempotencyKey?.description).not.toMatch(/printable/i);
     expect(Object.keys(createPet.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '413', '415', '422', '429', '503']));
   });
 
