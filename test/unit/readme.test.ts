@@ -48,6 +48,7 @@ it("the README's prerequisites table lists npm and Java, nothing else (the brows
     .slice(2)
     .map((row) => row.split('|')[1]?.trim());
   expect(prerequisites).toEqual(['npm (any Node.js to run `npm ci`)', 'Java 17 or newer']);
+});
 
 it('keeps "Plans and rate limits" to what a client sees and does: at most 60 lines', () => {
   const section = sectionLines(readme, '### Plans and rate limits');
