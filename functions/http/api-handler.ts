@@ -179,17 +179,18 @@ function responseEnvelope(
   const finish = (request: ApiRequest, startedAt: number) => {
     const response = request.response ?? errorResponse(request.error, outcomeOf(request));
     request.response = { ...response, headers: { ...response.headers, ...internal(request).responseHeaders } };
-    logger.info('request', {
-      operation: operationId,
-      requestId: request.context.awsRequestId,
-      keyId: internal(request).caller?.keyId,
-      statusCode: request.response.statusCode,
-      latencyMs: dependencies.clock() - startedAt,
-    });
+    const { statusCode } = request.response;
+    const latencyMs = dependencies.clock() - startedAt;
+    // A success is told by the access log (request id, status, key, latency) and the metric line below; every
+    // other answer gets this line too. Its requestId is API Gateway's, the one in the access log and x-amzn-RequestId.
+    if (statusCode >= 400) {
+      const requestId = request.event.requestContext?.requestId ?? request.context.awsRequestId;
+      logger.info('request', { operation: operationId, requestId, keyId: internal(request).caller?.keyId, statusCode, latencyMs });
+    }
     recordResponse(metrics, request.response, internal(request).caller);
     // Only PetsCreated is buffered.
     publishBufferedMetrics();
-    recordAnswer(request.response.statusCode, dependencies.clock() - startedAt);
+    recordAnswer(statusCode, latencyMs);
   };
   return {
     before: (request) => {
