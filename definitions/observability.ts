@@ -11,17 +11,20 @@
  * "Variables for access logging for REST APIs",
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-variables-for-access-logging.html):
  * the request id clients get in `x-amzn-RequestId` (what an operator searches
- * for), who called (the key id the authorizer named, the metering key, the
+ * for; a client may set it) and the one API Gateway makes, which no client can
+ * set and AWS Support asks for (`x-amz-apigw-id`; "include both", "Access
+ * logging for REST APIs",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-access-logging.html), who called (the key id the authorizer named, the metering key, the
  * address), what was asked, what was answered and how fast, and who refused it
  * when the function never ran (a gateway response, the authorizer, WAF). Left
- * out since they cost more than they told: the extended request id, the user
- * agent, the protocol, the response length, the integration's and authorizer's
+ * out since they cost more than they told: the user agent, the protocol, the response length, the integration's and authorizer's
  * latencies and statuses (the functions' Duration metrics tell them), the error
  * message (its responseType names it), the X-Ray trace id (few requests are
  * traced: xraySampling).
  */
 export const accessLogFields = {
   requestId: '$context.requestId',
+  extendedRequestId: '$context.extendedRequestId',
   ip: '$context.identity.sourceIp',
   httpMethod: '$context.httpMethod',
   resourcePath: '$context.resourcePath',

@@ -63,6 +63,7 @@ export const sampleRequest = {
 /** The values API Gateway puts in the access log's `$context` variables for that request ("-" where there is none). */
 export const sampleAccessLogValues: Record<string, string> = {
   '$context.requestId': sampleRequest.requestId,
+  '$context.extendedRequestId': 'Xy1AbCdEfGhIjKl=',
   '$context.identity.sourceIp': '203.0.113.17',
   '$context.httpMethod': 'GET',
   '$context.resourcePath': '/pets',

@@ -182,10 +182,11 @@ function responseEnvelope(
     const { statusCode } = request.response;
     const latencyMs = dependencies.clock() - startedAt;
     // A success is told by the access log (request id, status, key, latency) and the metric line below; every
-    // other answer gets this line too. Its requestId is API Gateway's, the one in the access log and x-amzn-RequestId.
+    // other answer gets this line too, with API Gateway's request ids, as the access log has them.
     if (statusCode >= 400) {
-      const requestId = request.event.requestContext?.requestId ?? request.context.awsRequestId;
-      logger.info('request', { operation: operationId, requestId, keyId: internal(request).caller?.keyId, statusCode, latencyMs });
+      const { requestId = request.context.awsRequestId, extendedRequestId } = request.event.requestContext ?? {};
+      const keyId = internal(request).caller?.keyId;
+      logger.info('request', { operation: operationId, requestId, extendedRequestId, keyId, statusCode, latencyMs });
     }
     recordResponse(metrics, request.response, internal(request).caller);
     // Only PetsCreated is buffered.
