@@ -8,6 +8,7 @@
  * what our exact limits cost on top.
  */
 import { lambdaMemoryMb } from '../definitions/lambda-function';
+import { accessLogFormat, xraySampling } from '../definitions/observability';
 import { assumptions, dynamoUnitsPerRequest, rps } from './capacity-model';
 
 /** AWS list prices, us-east-1, each with the pricing page it is read from. */
@@ -24,6 +25,8 @@ export const prices = {
   dynamoReadPerMillion: 0.125,
   /** CloudWatch Logs ingestion (standard class), per GB ("Amazon CloudWatch pricing", https://aws.amazon.com/cloudwatch/pricing/). */
   logsIngestionPerGb: 0.5,
+  /** CloudWatch Logs ingestion, Infrequent Access class, per GB (https://aws.amazon.com/cloudwatch/pricing/). */
+  logsInfrequentAccessIngestionPerGb: 0.25,
   /** X-Ray traces recorded, per million ("AWS X-Ray pricing", https://aws.amazon.com/xray/pricing/). */
   xrayTracesPerMillion: 5,
   /** AWS WAF requests inspected, per million ("AWS WAF pricing", https://aws.amazon.com/waf/pricing/). */
@@ -37,54 +40,53 @@ export const prices = {
 } as const;
 
 /**
- * Bytes a request leaves in CloudWatch Logs and sends out, from our own
- * lines filled with values of their usual length (see logBytesPerRequest).
+ * What a request of the 1× mix leaves in CloudWatch Logs, line by line, with
+ * values of their usual length. test/integration/log-bytes.test.ts runs a
+ * handler on DynamoDB Local and renders the synthesized stage's access-log
+ * format for that request, and checks these figures against what they write.
+ *
+ * Not written for a success (definitions/observability.ts, functionLogging):
+ * Lambda's START and REPORT lines (system logs at WARN) and the function's
+ * `request` line (only answers of 400 and above have one; the 1× mix has none).
  */
-const sampleAccessLogLine = JSON.stringify({
+export const sampleRequest = {
+  /** API Gateway's request id (`x-amzn-RequestId`). */
   requestId: '3f2a4c1e-7b8d-4e2f-9a6b-1c2d3e4f5a6b',
-  extendedRequestId: 'Xy1AbCdEfGhIjKl=',
-  requestTime: '1795600000000',
-  ip: '203.0.113.17',
-  userAgent: 'petstore-client/1.0 node/24',
-  httpMethod: 'GET',
-  resourcePath: '/pets',
-  protocol: 'HTTP/1.1',
-  status: '200',
-  responseLength: '1712',
-  responseLatency: '45',
-  integrationLatency: '40',
-  integrationStatus: '200',
-  authorizerLatency: '-',
-  authorizerStatus: '-',
-  authorizerError: '-',
-  principalId: 'key_0123456789abcdef',
-  apiKeyId: 'a1b2c3d4e5',
-  errorType: '-',
-  errorMessage: '-',
-  xrayTraceId: 'Root=1-6543a1b2-0123456789abcdef01234567',
-  wafResponseCode: '-',
-});
-/** The functions' one `request` line (functions/http/api-handler.ts, responseEnvelope) with Powertools Logger's standard keys. */
-const sampleFunctionLogLine = JSON.stringify({
-  level: 'INFO',
-  message: 'request',
-  timestamp: '2026-11-25T10:00:00.000Z',
-  service: 'petstore',
-  sampling_rate: 0,
-  xray_trace_id: '1-6543a1b2-0123456789abcdef01234567',
-  cold_start: false,
-  function_arn: 'arn:aws:lambda:us-east-1:123456789012:function:PetStore-Production-listPets',
-  function_memory_size: '512',
-  function_name: 'PetStore-Production-listPets',
-  function_request_id: '3f2a4c1e-7b8d-4e2f-9a6b-1c2d3e4f5a6b',
-  operation: 'listPets',
-  requestId: '3f2a4c1e-7b8d-4e2f-9a6b-1c2d3e4f5a6b',
-  keyId: 'key_0123456789abcdef',
-  statusCode: 200,
-  latencyMs: 38,
-});
+  /** A function's name as CloudFormation makes it: stack, logical id, 12 random characters. */
+  functionName: 'PetStore-Production-listPets4A8F3C21-Xq7Lm2Np9RtK',
+  /** A published version. */
+  version: '12',
+  /** The mix's average warm duration, as the function measures its answer (ms). */
+  latencyMs: 39,
+};
+
+/** The values API Gateway puts in the access log's `$context` variables for that request ("-" where there is none). */
+export const sampleAccessLogValues: Record<string, string> = {
+  '$context.requestId': sampleRequest.requestId,
+  '$context.extendedRequestId': 'Xy1AbCdEfGhIjKl=',
+  '$context.identity.sourceIp': '203.0.113.17',
+  '$context.httpMethod': 'GET',
+  '$context.resourcePath': '/pets',
+  '$context.status': '200',
+  '$context.responseLatency': '45',
+  '$context.authorizer.principalId': 'key_0123456789abcdef',
+  '$context.identity.apiKeyId': 'a1b2c3d4e5',
+  '$context.error.responseType': '-',
+  '$context.authorizer.error': '-',
+  '$context.wafResponseCode': '-',
+};
+
+/** An access-log format with its `$context` variables replaced by `values` (each variable must have one). */
+export function renderAccessLogLine(format: string, values: Record<string, string>): string {
+  return format.replace(/\$context\.[A-Za-z.]+/g, (variable) => {
+    const value = values[variable];
+    if (value === undefined) throw new Error(`no value for ${variable}`);
+    return value;
+  });
+}
+
 /**
- * The operation's canary metrics line (functions/runtime/metrics.ts, recordAnswer): an
+ * The operation's canary metric line (functions/runtime/metrics.ts, recordAnswer): an
  * embedded-metric-format line per answer, with the version that answered.
  */
 const sampleAnswerMetricLine = JSON.stringify({
@@ -103,24 +105,24 @@ const sampleAnswerMetricLine = JSON.stringify({
   },
   service: 'petstore',
   stage: 'production',
-  function: 'listPets',
-  version: '12',
-  AnswerLatency: 38,
+  function: sampleRequest.functionName,
+  version: sampleRequest.version,
+  AnswerLatency: sampleRequest.latencyMs,
 });
-/** Lambda's own START, END and REPORT lines of an invocation (with X-Ray's segment line). */
-const samplePlatformLines = [
-  'START RequestId: 3f2a4c1e-7b8d-4e2f-9a6b-1c2d3e4f5a6b Version: $LATEST',
-  'END RequestId: 3f2a4c1e-7b8d-4e2f-9a6b-1c2d3e4f5a6b',
-  'REPORT RequestId: 3f2a4c1e-7b8d-4e2f-9a6b-1c2d3e4f5a6b\tDuration: 38.12 ms\tBilled Duration: 39 ms\tMemory Size: 512 MB\tMax Memory Used: 98 MB\t',
-  'XRAY TraceId: 1-6543a1b2-0123456789abcdef01234567\tSegmentId: 0123456789abcdef\tSampled: true\t',
-].join('\n');
 
-/** Bytes of log lines per request: the access log's, the operation function's, its canary metrics and its platform lines. */
-export function logBytesPerRequest(): number {
-  return [sampleAccessLogLine, sampleFunctionLogLine, sampleAnswerMetricLine, samplePlatformLines].reduce(
-    (sum, line) => sum + Buffer.byteLength(line) + 1,
-    0,
-  );
+const lineBytes = (line: string) => Buffer.byteLength(line) + 1;
+
+/**
+ * Bytes a request leaves in CloudWatch Logs, by log group (each line with its
+ * newline): what CloudWatch Logs bills as data ingested, uncompressed. The
+ * authorizer's metric line, once per cache miss (about 2 in 10,000 requests),
+ * is left out.
+ */
+export function logBytesPerRequest(): { functionLogs: number; accessLog: number } {
+  return {
+    functionLogs: lineBytes(sampleAnswerMetricLine),
+    accessLog: lineBytes(renderAccessLogLine(accessLogFormat, sampleAccessLogValues)),
+  };
 }
 
 /** A response body's average bytes: a list page of 20 pets, one pet, a created pet, by the mix, plus about 400 bytes of headers. */
@@ -131,12 +133,14 @@ function responseBytes(): number {
 }
 
 /**
- * X-Ray's default sampling rule: the first request each second and 5 % of the
- * rest are traced ("Sampling rules", https://docs.aws.amazon.com/xray/latest/devguide/xray-console-sampling.html).
+ * The stage's X-Ray sampling rule (definitions/observability.ts, xraySampling): the
+ * reservoir's requests each second and the fixed rate of the rest are traced
+ * ("Configure sampling rules", https://docs.aws.amazon.com/xray/latest/devguide/xray-console-sampling.html).
  */
-function tracedShare(): number {
+export function tracedShare(): number {
   const perSecond = rps(1);
-  return (1 + 0.05 * (perSecond - 1)) / perSecond;
+  const { reservoirPerSecond, fixedRate } = xraySampling;
+  return (reservoirPerSecond + fixedRate * (perSecond - reservoirPerSecond)) / perSecond;
 }
 
 /** The web ACL's rules on every stage (lib/constructs/api-firewall.ts): body size and per-key rate. */
@@ -167,6 +171,7 @@ export function bill(): BillLine[] {
     (mix.listAll + mix.listByStatus) * durationsMs.listPets + mix.createPet * durationsMs.createPet + mix.getPet * durationsMs.getPet;
   const units = dynamoUnitsPerRequest;
   const dynamo = (writes: number, reads: number) => writes * prices.dynamoWritePerMillion + reads * prices.dynamoReadPerMillion;
+  const logs = logBytesPerRequest();
   return [
     { item: 'API Gateway REST API calls', dollars: prices.restApiPerMillion },
     { item: `AWS WAF (every request inspected; web ACL and ${WAF_RULES} rules a month)`, dollars: wafPerMillion() },
@@ -193,10 +198,17 @@ export function bill(): BillLine[] {
       limiter: true,
     },
     {
-      item: `CloudWatch Logs (${logBytesPerRequest()} bytes a request: access log, function line, canary metrics, platform lines)`,
-      dollars: (logBytesPerRequest() / 1e9) * million * prices.logsIngestionPerGb,
+      item: `CloudWatch Logs, functions (${logs.functionLogs} bytes a request: the canary's metric line, Standard class)`,
+      dollars: (logs.functionLogs / 1e9) * million * prices.logsIngestionPerGb,
     },
-    { item: `X-Ray traces (${(tracedShare() * 100).toFixed(1)} % sampled)`, dollars: tracedShare() * prices.xrayTracesPerMillion },
+    {
+      item: `CloudWatch Logs, access log (${logs.accessLog} bytes a request: finds a request by its id, Infrequent Access)`,
+      dollars: (logs.accessLog / 1e9) * million * prices.logsInfrequentAccessIngestionPerGb,
+    },
+    {
+      item: `X-Ray traces (${(tracedShare() * 100).toFixed(1)} % sampled: ${xraySampling.reservoirPerSecond} a second)`,
+      dollars: tracedShare() * prices.xrayTracesPerMillion,
+    },
     {
       item: `Data transfer out (${Math.round(responseBytes())} bytes a response)`,
       dollars: (responseBytes() / 1e9) * million * prices.dataTransferOutPerGb,

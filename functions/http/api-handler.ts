@@ -179,17 +179,19 @@ function responseEnvelope(
   const finish = (request: ApiRequest, startedAt: number) => {
     const response = request.response ?? errorResponse(request.error, outcomeOf(request));
     request.response = { ...response, headers: { ...response.headers, ...internal(request).responseHeaders } };
-    logger.info('request', {
-      operation: operationId,
-      requestId: request.context.awsRequestId,
-      keyId: internal(request).caller?.keyId,
-      statusCode: request.response.statusCode,
-      latencyMs: dependencies.clock() - startedAt,
-    });
+    const { statusCode } = request.response;
+    const latencyMs = dependencies.clock() - startedAt;
+    // A success is told by the access log (request id, status, key, latency) and the metric line below; every
+    // other answer gets this line too, with API Gateway's request ids, as the access log has them.
+    if (statusCode >= 400) {
+      const { requestId = request.context.awsRequestId, extendedRequestId } = request.event.requestContext ?? {};
+      const keyId = internal(request).caller?.keyId;
+      logger.info('request', { operation: operationId, requestId, extendedRequestId, keyId, statusCode, latencyMs });
+    }
     recordResponse(metrics, request.response, internal(request).caller);
     // Only PetsCreated is buffered.
     publishBufferedMetrics();
-    recordAnswer(request.response.statusCode, dependencies.clock() - startedAt);
+    recordAnswer(statusCode, latencyMs);
   };
   return {
     before: (request) => {

@@ -1,6 +1,5 @@
 import { Duration, Fn, RemovalPolicy, type Stack, Validations } from 'aws-cdk-lib';
 import {
-  AccessLogField,
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
@@ -14,8 +13,10 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, LogGroupClass } from 'aws-cdk-lib/aws-logs';
+import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { type GatewayResponseType, gatewayResponse, gatewayResponses } from '../../definitions/gateway-responses';
+import { accessLogFormat, xraySampling } from '../../definitions/observability';
 import { authorizer, type OperationId, routes, stageName } from '../../definitions/routes';
 import type { StageConfig } from '../stage-config';
 import { ApiFirewall } from './api-firewall';
@@ -46,34 +47,6 @@ function staticHeaderValue(value: string, type: string): string {
   return `'${value}'`;
 }
 
-const accessLogFormat = (): AccessLogFormat =>
-  AccessLogFormat.custom(
-    JSON.stringify({
-      requestId: AccessLogField.contextRequestId(),
-      extendedRequestId: AccessLogField.contextExtendedRequestId(),
-      requestTime: AccessLogField.contextRequestTimeEpoch(),
-      ip: AccessLogField.contextIdentitySourceIp(),
-      userAgent: AccessLogField.contextIdentityUserAgent(),
-      httpMethod: AccessLogField.contextHttpMethod(),
-      resourcePath: AccessLogField.contextResourcePath(),
-      protocol: AccessLogField.contextProtocol(),
-      status: AccessLogField.contextStatus(),
-      responseLength: AccessLogField.contextResponseLength(),
-      responseLatency: AccessLogField.contextResponseLatency(),
-      integrationLatency: AccessLogField.contextIntegrationLatency(),
-      integrationStatus: AccessLogField.contextIntegrationStatus(),
-      authorizerLatency: AccessLogField.contextAuthorizerIntegrationLatency(),
-      authorizerStatus: AccessLogField.contextAuthorizerStatus(),
-      authorizerError: AccessLogField.contextAuthorizerError(),
-      principalId: AccessLogField.contextAuthorizerPrincipalId(),
-      apiKeyId: AccessLogField.contextIdentityApiKeyId(),
-      errorType: AccessLogField.contextErrorResponseType(),
-      errorMessage: AccessLogField.contextErrorMessageString(),
-      xrayTraceId: AccessLogField.contextXrayTraceId(),
-      wafResponseCode: AccessLogField.contextWafResponseCode(),
-    }),
-  );
-
 /**
  * The API's front door, in the stack's own scope (so the logical ids of the
  * deployed API stay what they were): the REST API and its one stage with
@@ -84,7 +57,17 @@ const accessLogFormat = (): AccessLogFormat =>
 export function addApiFrontDoor(stack: Stack, props: ApiFrontDoorProps): ApiFrontDoor {
   const { config } = props;
   const { removalPolicy } = config.dataProtection;
-  const accessLogs = new LogGroup(stack, 'ApiAccessLogs', { retention: config.logRetention, removalPolicy });
+  // Infrequent Access: half the Standard class's price per GB ingested ("Amazon CloudWatch pricing",
+  // https://aws.amazon.com/cloudwatch/pricing/). Nothing here needs what only Standard offers ("Log classes",
+  // https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CloudWatch_Logs_Log_Classes.html): no metric filter or
+  // alarm reads this group, only Logs Insights queries, which Infrequent Access runs except pattern, diff, filterIndex
+  // and unmask (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CWL_AnalyzeLogData_Classes.html).
+  // A log group's class cannot change: CloudFormation replaces the group (the old one and its lines go by the removal policy).
+  const accessLogs = new LogGroup(stack, 'ApiAccessLogs', {
+    retention: config.logRetention,
+    removalPolicy,
+    logGroupClass: LogGroupClass.INFREQUENT_ACCESS,
+  });
   const api = new RestApi(stack, 'Api', {
     restApiName: `petstore-${config.stage}`,
     description: `Pet Store API v1 (${config.stage})`,
@@ -114,9 +97,10 @@ export function addApiFrontDoor(stack: Stack, props: ApiFrontDoorProps): ApiFron
       loggingLevel: MethodLoggingLevel.ERROR,
       dataTraceEnabled: false,
       accessLogDestination: new LogGroupLogDestination(accessLogs),
-      accessLogFormat: accessLogFormat(),
+      accessLogFormat: AccessLogFormat.custom(accessLogFormat),
     },
   });
+  addSamplingRule(stack, api);
   // The one URL output is ApiUrl (without RestApi's trailing slash).
   api.node.tryRemoveChild('Endpoint');
   const executionLogs = addExecutionLogGroup(stack, api, config);
@@ -124,6 +108,30 @@ export function addApiFrontDoor(stack: Stack, props: ApiFrontDoorProps): ApiFron
   addMethods(stack, api, props);
   addGatewayResponses(api);
   return { api, accessLogs, executionLogs, firewall };
+}
+
+/**
+ * The stage's X-Ray sampling (definitions/observability.ts): a rule names an
+ * API's stage as `{api-name}/{stage-name}` with service type
+ * AWS::ApiGateway::Stage ("Configure AWS X-Ray sampling rules for API Gateway
+ * APIs", https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-configuring-xray-sampling-rules.html).
+ */
+function addSamplingRule(stack: Stack, api: RestApi): void {
+  new CfnSamplingRule(stack, 'ApiSamplingRule', {
+    samplingRule: {
+      ruleName: api.restApiName,
+      priority: xraySampling.priority,
+      reservoirSize: xraySampling.reservoirPerSecond,
+      fixedRate: xraySampling.fixedRate,
+      serviceName: `${api.restApiName}/${stageName}`,
+      serviceType: 'AWS::ApiGateway::Stage',
+      host: '*',
+      httpMethod: '*',
+      urlPath: '*',
+      resourceArn: '*',
+      version: 1,
+    },
+  });
 }
 
 /**

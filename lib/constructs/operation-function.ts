@@ -2,12 +2,13 @@ import * as path from 'node:path';
 import { type CfnElement, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { lambdaBundling, lambdaEnvironment, lambdaMemoryMb } from '../../definitions/lambda-function';
 import { businessMetrics } from '../../definitions/metrics';
+import { functionLogging } from '../../definitions/observability';
 import { functionTimeoutSeconds } from '../../definitions/routes';
 import { grantStatements, type TableAccess } from '../../definitions/table-grants';
 import { type TableName, tables } from '../../definitions/tables';
@@ -64,6 +65,10 @@ export class OperationFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       role,
       logGroup,
+      // Lambda's START and REPORT lines are not written; our lines and the metric lines are (definitions/observability.ts).
+      loggingFormat: LoggingFormat[functionLogging.format],
+      applicationLogLevelV2: ApplicationLogLevel[functionLogging.applicationLogLevel],
+      systemLogLevelV2: SystemLogLevel[functionLogging.systemLogLevel],
       // The same environment (and bundling) as the local runtime gives the bundles (definitions/lambda-function.ts),
       // and the stage: the `stage` dimension of the business metrics.
       environment: { ...lambdaEnvironment, [businessMetrics.stageEnvVar]: props.stage, ...props.environment },
