@@ -227,7 +227,8 @@ function usagePlanMeter(options: LocalGatewayOptions) {
     if (plan.quota && state.used > plan.quota.limit) return 'QUOTA_EXCEEDED';
     if (!plan.throttle) return undefined;
     const { rateLimit, burstLimit } = plan.throttle;
-    state.tokens = Math.min(burstLimit, state.tokens + ((now - state.at) / 1000) * rateLimit);
+    // A test clock may be set back: time that runs backwards refills nothing.
+    state.tokens = Math.min(burstLimit, state.tokens + (Math.max(0, now - state.at) / 1000) * rateLimit);
     state.at = now;
     if (state.tokens < 1) return 'THROTTLED';
     state.tokens -= 1;

@@ -8,7 +8,7 @@
  * what our exact limits cost on top.
  */
 import { lambdaMemoryMb } from '../definitions/lambda-function';
-import { accessLogFormat, xraySampling } from '../definitions/observability';
+import { accessLogClass, accessLogFormat, xraySampling } from '../definitions/observability';
 import { assumptions, dynamoUnitsPerRequest, rps } from './capacity-model';
 
 /** AWS list prices, us-east-1, each with the pricing page it is read from. */
@@ -202,8 +202,11 @@ export function bill(): BillLine[] {
       dollars: (logs.functionLogs / 1e9) * million * prices.logsIngestionPerGb,
     },
     {
-      item: `CloudWatch Logs, access log (${logs.accessLog} bytes a request: finds a request by its id, Infrequent Access)`,
-      dollars: (logs.accessLog / 1e9) * million * prices.logsInfrequentAccessIngestionPerGb,
+      item: `CloudWatch Logs, access log (${logs.accessLog} bytes a request: finds a request by its id, ${accessLogClass === 'STANDARD' ? 'Standard' : 'Infrequent Access'} class)`,
+      dollars:
+        (logs.accessLog / 1e9) *
+        million *
+        (accessLogClass === 'STANDARD' ? prices.logsIngestionPerGb : prices.logsInfrequentAccessIngestionPerGb),
     },
     {
       item: `X-Ray traces (${(tracedShare() * 100).toFixed(1)} % sampled: ${xraySampling.reservoirPerSecond} a second)`,

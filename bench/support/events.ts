@@ -15,6 +15,7 @@ const bearer = `Bearer psk_${randomBytes(32).toString('base64url')}`;
 /** What the authorizer found: each contender counts under a key id of its own. */
 const enterpriseCaller = (keyId: string) => ({
   keyId,
+  customerId: keyId,
   plan: 'enterprise',
   perMinute: String(ENTERPRISE_LIMIT),
   perDay: String(ENTERPRISE_LIMIT),

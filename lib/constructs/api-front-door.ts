@@ -16,7 +16,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, LogGroupClass } from 'aws-cdk-lib/aws-logs';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { type GatewayResponseType, gatewayResponse, gatewayResponses } from '../../definitions/gateway-responses';
-import { accessLogFormat, xraySampling } from '../../definitions/observability';
+import { accessLogClass, accessLogFormat, xraySampling } from '../../definitions/observability';
 import { authorizer, type OperationId, routes, stageName } from '../../definitions/routes';
 import type { StageConfig } from '../stage-config';
 import { ApiFirewall } from './api-firewall';
@@ -57,16 +57,11 @@ function staticHeaderValue(value: string, type: string): string {
 export function addApiFrontDoor(stack: Stack, props: ApiFrontDoorProps): ApiFrontDoor {
   const { config } = props;
   const { removalPolicy } = config.dataProtection;
-  // Infrequent Access: half the Standard class's price per GB ingested ("Amazon CloudWatch pricing",
-  // https://aws.amazon.com/cloudwatch/pricing/). Nothing here needs what only Standard offers ("Log classes",
-  // https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CloudWatch_Logs_Log_Classes.html): no metric filter or
-  // alarm reads this group, only Logs Insights queries, which Infrequent Access runs except pattern, diff, filterIndex
-  // and unmask (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CWL_AnalyzeLogData_Classes.html).
-  // A log group's class cannot change: CloudFormation replaces the group (the old one and its lines go by the removal policy).
+  // Its class: definitions/observability.ts (accessLogClass).
   const accessLogs = new LogGroup(stack, 'ApiAccessLogs', {
     retention: config.logRetention,
     removalPolicy,
-    logGroupClass: LogGroupClass.INFREQUENT_ACCESS,
+    logGroupClass: LogGroupClass[accessLogClass],
   });
   const api = new RestApi(stack, 'Api', {
     restApiName: `petstore-${config.stage}`,

@@ -288,7 +288,10 @@ it('shows a key the rate limiter banned as suspended until the ban ends, in show
   ) as IssuedJson;
   expect((await call(banned.secret)).status).toBe(200);
   // One refusal reaches a per-minute limit of 1: the ban rule suspends the key for 15 minutes.
+  // A second apart: its usage plan's throttle (a bucket of 2, 1 a second) lets each reach the API.
+  clock.advance(1_000);
   expect((await call(banned.secret)).status).toBe(429);
+  clock.advance(1_000);
   const refused = (await (await call(banned.secret)).json()) as { code: string };
   expect(refused.code).toBe('key_suspended');
 

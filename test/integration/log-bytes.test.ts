@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { functionLogging, xraySampling } from '../../definitions/observability';
+import { accessLogClass, functionLogging, xraySampling } from '../../definitions/observability';
 import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
 import { createHandler as listPetsHandler } from '../../functions/list-pets/handler';
 import type { Dependencies } from '../../functions/runtime/dependencies';
@@ -26,7 +26,7 @@ type Json = Record<string, any>;
 
 const customer = {
   keyId: 'key_logbytes00000001',
-  countersId: 'key_logbytes00000001',
+  customerId: 'key_logbytes00000001',
   plan: 'enterprise',
   perMinute: '100000',
   perDay: '10000000',
@@ -181,10 +181,10 @@ describe('the stack writes what the bill charges', () => {
     }
   });
 
-  it('the access log is Infrequent Access; the function log groups, whose metric lines become the alarms, Standard', () => {
+  it('the access log group has the class the bill charges; the function log groups, whose metric lines become the alarms, Standard', () => {
     const stage = resources().find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
     const accessLogGroup = template.Resources[stage.Properties.AccessLogSetting.DestinationArn['Fn::GetAtt'][0]];
-    expect(accessLogGroup.Properties.LogGroupClass).toBe('INFREQUENT_ACCESS');
+    expect(accessLogGroup.Properties.LogGroupClass).toBe(accessLogClass);
     const functions = resources().filter((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.LoggingConfig);
     for (const fn of functions) {
       expect(template.Resources[fn.Properties.LoggingConfig.LogGroup.Ref].Properties.LogGroupClass ?? 'STANDARD').toBe('STANDARD');

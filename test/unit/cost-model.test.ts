@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { accessLogFields, xraySampling } from '../../definitions/observability';
+import { accessLogClass, accessLogFields, xraySampling } from '../../definitions/observability';
 import { dynamoUnitsPerRequest, limiterMeasured, rps } from '../../scripts/capacity-model';
 import { bill, logBytesPerRequest, prices, renderBill, sampleAccessLogValues, totals, tracedShare } from '../../scripts/cost-model';
 
@@ -53,11 +53,12 @@ it('has a line for every part of the bill, and cites an AWS pricing page for eve
   }
 });
 
-it("charges the functions' log bytes at the Standard price and the access log's at Infrequent Access (test/integration/log-bytes.test.ts counts them)", () => {
+it("charges the functions' log bytes at the Standard price and the access log's at its group's class (test/integration/log-bytes.test.ts counts them)", () => {
   const logs = logBytesPerRequest();
   const line = (start: string) => bill().find((entry) => entry.item.startsWith(start));
   expect(line('CloudWatch Logs, functions')?.dollars).toBeCloseTo(logs.functionLogs * 1e-3 * prices.logsIngestionPerGb, 6);
-  expect(line('CloudWatch Logs, access log')?.dollars).toBeCloseTo(logs.accessLog * 1e-3 * prices.logsInfrequentAccessIngestionPerGb, 6);
+  const accessLogPrice = accessLogClass === 'STANDARD' ? prices.logsIngestionPerGb : prices.logsInfrequentAccessIngestionPerGb;
+  expect(line('CloudWatch Logs, access log')?.dollars).toBeCloseTo(logs.accessLog * 1e-3 * accessLogPrice, 6);
   expect(line('CloudWatch Logs, access log')?.item).toContain(`${logs.accessLog} bytes`);
   // Every variable of the access-log format has a value of its usual length.
   expect(Object.keys(sampleAccessLogValues).sort()).toEqual(Object.values(accessLogFields).sort());
