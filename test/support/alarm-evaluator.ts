@@ -172,8 +172,12 @@ const operators: Record<string, (a: number, b: number) => Point> = {
   '&&': (a, b) => Number(a !== 0 && b !== 0),
 };
 
-/** The value of `expression` in one period, given each query id's value there (undefined: missing); undefined if the point is missing. */
-export function evaluateExpression(expression: string, values: Record<string, Point>): Point {
+type Compiled = (values: Record<string, Point>) => Point;
+/** Expressions compiled once: a Monte Carlo run evaluates the same few expressions millions of times. */
+const compiled = new Map<string, Compiled>();
+
+/** `expression` read into a function of each query id's value in one period. */
+function compile(expression: string): Compiled {
   const tokens = tokenize(expression);
   let at = 0;
   const take = (op?: string) => {
@@ -182,15 +186,16 @@ export function evaluateExpression(expression: string, values: Record<string, Po
     return token;
   };
   const isOp = (ops: string[]) => tokens[at]?.kind === 'op' && ops.includes(tokens[at]!.value as string);
-  const binary = (next: () => Point, ops: string[]) => () => {
+  const binary = (next: () => Compiled, ops: string[]) => (): Compiled => {
     let left = next();
     while (isOp(ops)) {
-      const op = take().value as string;
-      left = both(left, next(), operators[op]!);
+      const apply = operators[take().value as string]!;
+      const [a, b] = [left, next()];
+      left = (values) => both(a(values), b(values), apply);
     }
     return left;
   };
-  const call = (name: string): Point => {
+  const call = (name: string): Compiled => {
     take('(');
     const args = [logical()];
     while (isOp([','])) {
@@ -198,28 +203,37 @@ export function evaluateExpression(expression: string, values: Record<string, Po
       args.push(logical());
     }
     take(')');
-    if (name === 'FILL' && args.length === 2) return args[0] ?? args[1];
+    const [first, second, third] = args as [Compiled, Compiled, Compiled];
+    if (name === 'FILL' && args.length === 2) return (values) => first(values) ?? second(values);
     if (name !== 'IF' || args.length !== 3) throw new Error(`${name} with ${args.length} arguments is outside the evaluator's subset`);
-    const [condition, whenTrue, whenFalse] = args;
-    if (condition === undefined) return undefined;
-    return condition !== 0 ? (whenTrue ?? 0) : whenFalse;
+    return (values) => {
+      const condition = first(values);
+      if (condition === undefined) return undefined;
+      return condition !== 0 ? (second(values) ?? 0) : third(values);
+    };
   };
-  const primary = (): Point => {
+  const primary = (): Compiled => {
     const token = take();
-    if (token.kind === 'num') return token.value;
+    if (token.kind === 'num') return () => token.value;
     if (token.kind === 'op' && token.value === '(') {
-      const value = logical();
+      const inner = logical();
       take(')');
-      return value;
+      return inner;
     }
     if (token.kind === 'op' && token.value === '-') {
-      const value = primary();
-      return value === undefined ? undefined : -value;
+      const inner = primary();
+      return (values) => {
+        const value = inner(values);
+        return value === undefined ? undefined : -value;
+      };
     }
     if (token.kind !== 'id') throw new Error(`unexpected ${token.value} in ${expression}`);
     if (tokens[at]?.kind === 'op' && tokens[at]!.value === '(') return call(token.value);
-    if (!(token.value in values)) throw new Error(`${token.value} is no query of the alarm`);
-    return values[token.value];
+    const id = token.value;
+    return (values) => {
+      if (!(id in values)) throw new Error(`${id} is no query of the alarm`);
+      return values[id];
+    };
   };
   const product = binary(primary, ['*', '/']);
   const sum = binary(product, ['+', '-']);
@@ -228,6 +242,16 @@ export function evaluateExpression(expression: string, values: Record<string, Po
   const result = logical();
   if (at !== tokens.length) throw new Error(`unread tokens in ${expression}`);
   return result;
+}
+
+/** The value of `expression` in one period, given each query id's value there (undefined: missing); undefined if the point is missing. */
+export function evaluateExpression(expression: string, values: Record<string, Point>): Point {
+  let fn = compiled.get(expression);
+  if (!fn) {
+    fn = compile(expression);
+    compiled.set(expression, fn);
+  }
+  return fn(values);
 }
 
 /** The alarm's period in minutes (the evaluator's unit): 60 s or a multiple ("Evaluating an alarm", Period). */
@@ -244,6 +268,18 @@ function periodMinutes(alarm: Json): number {
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html).
  */
 export function periodValue(alarm: Json, samples: Sample[], period: { from: number; to: number }, resolve: Resolve): Point {
+  // Each evaluation re-reads the periods of the one before: computed once per scenario.
+  const byAlarm = periodValues.get(samples) ?? new WeakMap<Json, Map<string, Point>>();
+  periodValues.set(samples, byAlarm);
+  const values = byAlarm.get(alarm) ?? new Map<string, Point>();
+  byAlarm.set(alarm, values);
+  const key = `${period.from}:${period.to}`;
+  if (!values.has(key)) values.set(key, computePeriodValue(alarm, samples, period, resolve));
+  return values.get(key);
+}
+const periodValues = new WeakMap<Sample[], WeakMap<Json, Map<string, Point>>>();
+
+function computePeriodValue(alarm: Json, samples: Sample[], period: { from: number; to: number }, resolve: Resolve): Point {
   if (alarm.MetricName) return statistic(samples, alarm, alarm.Statistic ?? alarm.ExtendedStatistic, period, resolve);
   const queries = alarm.Metrics as Json[];
   const values: Record<string, Point> = {};
