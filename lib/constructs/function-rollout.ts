@@ -31,7 +31,7 @@ export const LIVE_ALIAS = 'live';
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-evaluation-window.html),
  * not minute by minute: 10 calls a minute cannot tell 30 points from chance in
  * one minute. z = 3.5 is one chance in about 4,300 per judgement under equal
- * rates; tests/integration/rollback-alarms.test.ts measures what it gives.
+ * rates; test/integration/rollback-alarms.test.ts measures what it gives.
  */
 export const canaryVerdict = { z: 3.5, windowMinutes: rollbackAlarmEvaluation().evaluationPeriods } as const;
 
@@ -150,6 +150,9 @@ export class FunctionRollout extends Construct {
       deploymentConfig: this.deploymentConfig,
       alarms,
     });
+    // The group's alarm list names the new version's alarms (versionKey) before the alias update starts its
+    // deployment: a Ref in the alias's UpdatePolicy is no DependsOn, and the previous list names the old alarms.
+    alias.node.addDependency(group);
     Validations.of(group).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
       reason:

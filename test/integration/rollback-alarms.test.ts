@@ -510,6 +510,13 @@ test('a new version gets new rollback alarms (a new name: a replacement, startin
   for (const name of after) expect(before).not.toContain(name);
   expect(after.map((n) => n.slice(0, -8))).toEqual(before.map((n) => n.slice(0, -8)));
   expect(names(nextTemplate, 'authorizer')).toEqual(names(template, 'authorizer'));
+  // The alias update that starts the deployment waits for the new alarms and for the group that lists them.
+  const resources = template.Resources as Json;
+  for (const [groupId, group] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::CodeDeploy::DeploymentGroup')) {
+    const alias = resources[resolveAliasOf(group)]!;
+    const alarmIds = (group.Properties.AlarmConfiguration.Alarms as Json[]).map((a) => a.Name.Ref as string);
+    expect(alias.DependsOn).toEqual(expect.arrayContaining([groupId, ...alarmIds]));
+  }
 }, 120_000);
 
 test('the scenarios give the comparisons enough calls: the canary share of a busy minute is above minCalls', () => {
