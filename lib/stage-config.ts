@@ -131,12 +131,13 @@ export type Rollout = 'allAtOnce' | 'canary';
 export const canary = { percentage: 10, intervalMinutes: 5 } as const;
 
 /**
- * When a new version is worse than the old one, per minute (lib/constructs/function-rollout.ts):
- * - `serverErrorsPerMinute`: our own 500s of the new version (a dependency's failure is a 503, never a 500);
- * - `rateMarginPercent`: its share of 503s, of refused keys, or of keys it could not check, this many points above the old version's;
- * - `latencyMarginMs`: its mean latency this far above the old version's;
- * - `minCalls`: the comparisons need at least this many calls of the new version in the minute
- *   (a canary's 10 % gets far more; the pre-traffic check alone, no client traffic, is judged by the check).
+ * When a new version is worse than the old one (lib/constructs/function-rollout.ts):
+ * - `serverErrorsPerMinute`: our own 500s of the new version in a minute (a dependency's failure is a 503, never a 500);
+ * - `rateMarginPercent`: its share of 503s, of refused keys, or of keys it could not check, this many points above the old
+ *   version's over the comparison's window, and significant (canaryVerdict);
+ * - `latencyMarginMs`: its mean latency in a minute this far above the old version's, and significant;
+ * - `minCalls`: the comparisons need at least this many calls of the new version in what they judge
+ *   (the pre-traffic check alone, no client traffic, is judged by the check).
  * A dependency in trouble moves both versions alike and rolls nothing back.
  */
 export const rollbackThresholds = { serverErrorsPerMinute: 1, rateMarginPercent: 20, latencyMarginMs: 1_000, minCalls: 10 } as const;

@@ -1,4 +1,4 @@
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, type IMetric, MathExpression, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import {
@@ -18,6 +18,22 @@ import { canary, type Rollout, rollbackAlarmEvaluation, rollbackThresholds } fro
 
 /** The alias API Gateway invokes. */
 export const LIVE_ALIAS = 'live';
+
+/**
+ * How a comparison alarm tells a worse new version from chance (docs/operators.md,
+ * "How sure the comparisons are"): a difference counts only when it is at least
+ * `z` standard errors of the difference under equal rates — a two-proportion
+ * z-test, pooled, for failure shares; the same bound for mean latency, with each
+ * version's variance bounded by (max − mean)(mean − min) (Bhatia–Davis), since
+ * CloudWatch keeps no sum of squares. The failure shares are judged on the calls
+ * of the last `windowMinutes` minutes together, re-judged every minute (a sliding
+ * window: "Alarm evaluation window",
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-evaluation-window.html),
+ * not minute by minute: 10 calls a minute cannot tell 30 points from chance in
+ * one minute. z = 3.5 is one chance in about 4,300 per judgement under equal
+ * rates; test/integration/rollback-alarms.test.ts measures what it gives.
+ */
+export const canaryVerdict = { z: 3.5, windowMinutes: rollbackAlarmEvaluation().evaluationPeriods } as const;
 
 export interface FunctionRolloutProps {
   applicationName: string;
@@ -134,6 +150,9 @@ export class FunctionRollout extends Construct {
       deploymentConfig: this.deploymentConfig,
       alarms,
     });
+    // The group's alarm list names the new version's alarms (versionKey) before the alias update starts its
+    // deployment: a Ref in the alias's UpdatePolicy is no DependsOn, and the previous list names the old alarms.
+    alias.node.addDependency(group);
     Validations.of(group).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
       reason:
@@ -185,23 +204,55 @@ export class FunctionRollout extends Construct {
   }
 
   /** One of the function's canary metrics: of the new version (`version` dimension), or of every version together. */
-  private canaryMetric(series: Series, metric: BusinessMetricName, statistic: string, scope: 'new' | 'all'): Metric {
+  private canaryMetric(
+    series: Series,
+    metric: BusinessMetricName,
+    statistic: string,
+    scope: 'new' | 'all',
+    period = Duration.seconds(rollbackAlarmEvaluation().periodSeconds),
+  ): Metric {
     const dims = businessMetrics.canaryDimensions;
     const dimensions: Record<string, string> = { [dims.function]: series.fn.functionName };
     if (scope === 'new') dimensions[dims.version] = series.version.version;
-    const { periodSeconds } = rollbackAlarmEvaluation();
-    return businessMetric(this.props.stage, metric, dimensions, Duration.seconds(periodSeconds)).with({ statistic });
+    return businessMetric(this.props.stage, metric, dimensions, period).with({ statistic });
   }
 
-  private rollbackAlarm(id: string, means: string, todo: string, metric: IMetric, threshold: number, datapoints = 1): Alarm {
-    const { evaluationPeriods } = rollbackAlarmEvaluation();
+  /**
+   * Eight hex digits of the version's logical id, which ends in a hash of the
+   * function's configuration and code: it changes exactly when a deployment
+   * publishes a new version. In the alarm's name, it makes every new version's
+   * rollback alarms new alarms. Updating an alarm leaves its state unchanged
+   * ("PutMetricAlarm": "When you update an existing alarm, its state is left
+   * unchanged", https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html),
+   * so an alarm still in ALARM from the previous version would stop the next
+   * deployment at its start; a new name is a replacement ("AWS::CloudWatch::Alarm",
+   * AlarmName: "Update requires: Replacement",
+   * https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-cloudwatch-alarm.html),
+   * created before the alias moves and starting in INSUFFICIENT_DATA, never ALARM.
+   */
+  private versionKey(version: Version): string {
+    const stack = Stack.of(this);
+    const cfnVersion = version.node.defaultChild as CfnElement;
+    return Lazy.string({ produce: () => (stack.resolve(cfnVersion.logicalId) as string).slice(-8) });
+  }
+
+  private rollbackAlarm(
+    id: string,
+    version: Version,
+    text: { means: string; todo: string },
+    metric: IMetric,
+    threshold: number,
+    evaluation: { periods?: number; datapoints?: number } = {},
+  ): Alarm {
+    const { evaluationPeriods: defaultPeriods } = rollbackAlarmEvaluation();
+    const evaluationPeriods = evaluation.periods ?? defaultPeriods;
     return new Alarm(this, id, {
-      alarmName: `${this.props.alarmNamePrefix}-${id}`,
-      alarmDescription: `Means: the newest version of ${means} During a deployment CodeDeploy then moves the live alias back to the previous version; at other times this only notifies. Do: ${todo}`,
+      alarmName: `${this.props.alarmNamePrefix}-${id}-${this.versionKey(version)}`,
+      alarmDescription: `Means: the newest version of ${text.means} During a deployment CodeDeploy then moves the live alias back to the previous version; at other times this only notifies. Do: ${text.todo}`,
       metric,
       threshold,
       evaluationPeriods,
-      datapointsToAlarm: Math.min(datapoints, evaluationPeriods),
+      datapointsToAlarm: Math.min(evaluation.datapoints ?? 1, evaluationPeriods),
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       // No datapoint means no failure was counted. A new version always gets
       // calls: the pre-traffic check's ("Configuring how CloudWatch alarms treat missing data",
@@ -214,8 +265,11 @@ export class FunctionRollout extends Construct {
     const t = rollbackThresholds.serverErrorsPerMinute;
     return this.rollbackAlarm(
       `${name}NewVersion${failure.metric}`,
-      `${name} (during a deployment, the canary) ${failure.means} ${t} time(s) or more in a minute.`,
-      `read the ${name} log group of that version (level ERROR, "unexpected error"); fix and deploy again.`,
+      series.version,
+      {
+        means: `${name} (during a deployment, the canary) ${failure.means} ${t} time(s) or more in a minute.`,
+        todo: `read the ${name} log group of that version (level ERROR, "unexpected error"); fix and deploy again.`,
+      },
       this.canaryMetric(series, failure.metric, Stats.SUM, 'new'),
       t,
     );
@@ -223,9 +277,10 @@ export class FunctionRollout extends Construct {
 
   /**
    * The new version's share of `failure` minus the old version's, in percentage
-   * points, when both had calls in the minute (the new at least minCalls):
-   * metric math on the new version's series and the function's across versions
-   * ("Using math expressions with CloudWatch metrics", IF and FILL,
+   * points, over the calls of the last canaryVerdict.windowMinutes minutes
+   * (one period that long, re-judged every minute), where it is significant
+   * (compared()): metric math on the new version's series and the function's
+   * across versions ("Using math expressions with CloudWatch metrics", IF and FILL,
    * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html).
    */
   private comparedRateAlarm(
@@ -235,28 +290,46 @@ export class FunctionRollout extends Construct {
     failure: { metric: BusinessMetricName; means: string },
   ): Alarm {
     const { rateMarginPercent: margin, minCalls } = rollbackThresholds;
+    const window = Duration.minutes(canaryVerdict.windowMinutes);
     const metrics = {
-      newCalls: this.canaryMetric(series, latency, Stats.SAMPLE_COUNT, 'new'),
-      allCalls: this.canaryMetric(series, latency, Stats.SAMPLE_COUNT, 'all'),
-      newFailed: this.canaryMetric(series, failure.metric, Stats.SUM, 'new'),
-      allFailed: this.canaryMetric(series, failure.metric, Stats.SUM, 'all'),
+      newCalls: this.canaryMetric(series, latency, Stats.SAMPLE_COUNT, 'new', window),
+      allCalls: this.canaryMetric(series, latency, Stats.SAMPLE_COUNT, 'all', window),
+      newFailed: this.canaryMetric(series, failure.metric, Stats.SUM, 'new', window),
+      allFailed: this.canaryMetric(series, failure.metric, Stats.SUM, 'all', window),
     };
-    const expression = compared('100 * FILL(newFailed, 0)', '100 * (FILL(allFailed, 0) - FILL(newFailed, 0))');
+    const pooled = per('FILL(allFailed, 0)', 'FILL(allCalls, 0)');
+    const expression = compared({
+      newMean: per('FILL(newFailed, 0)', NEW_CALLS),
+      oldMean: per('(FILL(allFailed, 0) - FILL(newFailed, 0))', OLD_CALLS),
+      // Under equal rates both shares estimate the pooled one: p(1 − p)(1/n + 1/m).
+      variance: `${pooled} * (1 - ${pooled}) * (${inverse(NEW_CALLS)} + ${inverse(OLD_CALLS)})`,
+      scale: 100,
+    });
     return this.rollbackAlarm(
       `${name}NewVersion${failure.metric}`,
-      `${name} (during a deployment, the canary) ${failure.means} for a share of its calls at least ${margin} points above the previous version's in a minute (with ${minCalls} calls or more).`,
-      `compare the versions' ${failure.metric} on the dashboard and read the ${name} log group of the new version; a dependency in trouble moves both versions alike and fires nothing here.`,
+      series.version,
+      {
+        means: `${name} (during a deployment, the canary) ${failure.means} for a share of its calls at least ${margin} points above the previous version's, over the last ${canaryVerdict.windowMinutes} minutes (with ${minCalls} calls or more), and too far above it to be chance (z >= ${canaryVerdict.z}).`,
+        todo: `compare the versions' ${failure.metric} on the dashboard and read the ${name} log group of the new version; a dependency in trouble moves both versions alike and fires nothing here.`,
+      },
       new MathExpression({
         expression,
         usingMetrics: metrics,
         label: `${failure.metric}: new minus old version, % points`,
-        period: metrics.newCalls.period,
+        period: window,
       }),
       margin,
+      { periods: 1 },
     );
   }
 
-  /** The new version's mean latency minus the old version's, in ms, in 2 minutes of the evaluation: a slow dependency slows both. */
+  /**
+   * The new version's mean latency minus the old version's, in ms, where it is
+   * significant, in 2 of the evaluation's minutes: a slow dependency slows both.
+   * Each version's variance is bounded by (max − mean)(mean − min) with the
+   * function's extremes across versions (Bhatia–Davis): exact for a slowdown
+   * that makes some calls slow and leaves the rest fast.
+   */
   private comparedLatencyAlarm(name: string, series: Series, latency: BusinessMetricName): Alarm {
     const { latencyMarginMs: margin, minCalls } = rollbackThresholds;
     const metrics = {
@@ -264,12 +337,25 @@ export class FunctionRollout extends Construct {
       allCalls: this.canaryMetric(series, latency, Stats.SAMPLE_COUNT, 'all'),
       newTotal: this.canaryMetric(series, latency, Stats.SUM, 'new'),
       allTotal: this.canaryMetric(series, latency, Stats.SUM, 'all'),
+      allMax: this.canaryMetric(series, latency, Stats.MAXIMUM, 'all'),
+      allMin: this.canaryMetric(series, latency, Stats.MINIMUM, 'all'),
     };
-    const expression = compared('FILL(newTotal, 0)', '(FILL(allTotal, 0) - FILL(newTotal, 0))');
+    const newMean = per('FILL(newTotal, 0)', NEW_CALLS);
+    const oldMean = per('(FILL(allTotal, 0) - FILL(newTotal, 0))', OLD_CALLS);
+    const spread = (mean: string) => `(FILL(allMax, 0) - ${mean}) * (${mean} - FILL(allMin, 0))`;
+    const expression = compared({
+      newMean,
+      oldMean,
+      variance: `${spread(newMean)} * ${inverse(NEW_CALLS)} + ${spread(oldMean)} * ${inverse(OLD_CALLS)}`,
+      scale: 1,
+    });
     return this.rollbackAlarm(
       `${name}NewVersion${latency}`,
-      `${name} (during a deployment, the canary) took at least ${margin} ms longer on average than the previous version, in 2 minutes (with ${minCalls} calls or more).`,
-      `compare the versions' ${latency} on the dashboard; find the slow call in the new version's traces (X-Ray), fix and deploy again.`,
+      series.version,
+      {
+        means: `${name} (during a deployment, the canary) took at least ${margin} ms longer on average than the previous version, too much to be chance (z >= ${canaryVerdict.z}), in 2 minutes (with ${minCalls} calls or more).`,
+        todo: `compare the versions' ${latency} on the dashboard; find the slow call in the new version's traces (X-Ray), fix and deploy again.`,
+      },
       new MathExpression({
         expression,
         usingMetrics: metrics,
@@ -277,7 +363,7 @@ export class FunctionRollout extends Construct {
         period: metrics.newCalls.period,
       }),
       margin,
-      2,
+      { datapoints: 2 },
     );
   }
 
@@ -295,24 +381,43 @@ export class FunctionRollout extends Construct {
     });
     return this.rollbackAlarm(
       `${name}NewVersionErrors`,
-      `${name} (during a deployment, the canary) crashed or timed out ${rollbackThresholds.serverErrorsPerMinute} time(s) or more in a minute.`,
-      `read the ${name} log group (level ERROR) of that version; fix and deploy again.`,
+      version,
+      {
+        means: `${name} (during a deployment, the canary) crashed or timed out ${rollbackThresholds.serverErrorsPerMinute} time(s) or more in a minute.`,
+        todo: `read the ${name} log group (level ERROR) of that version; fix and deploy again.`,
+      },
       metric,
       rollbackThresholds.serverErrorsPerMinute,
     );
   }
 }
 
+const NEW_CALLS = 'FILL(newCalls, 0)';
+/** The old version's calls: the function's across versions less the new one's. */
+const OLD_CALLS = '(FILL(allCalls, 0) - FILL(newCalls, 0))';
+
 /**
- * `newTotal / newCalls − oldTotal / oldCalls` where the new version had at
- * least minCalls calls and the old one any (else 0: nothing to compare). The
- * old version's calls are the function's across versions less the new one's;
- * a divisor of 0 is replaced by 1 (its total is 0 then), so no division by
- * zero reaches the alarm.
+ * `total / calls`, with a divisor of 0 replaced by 1 (the total is 0 then): CloudWatch
+ * drops a datapoint that divides by zero ("Metric math syntax and functions", basic
+ * arithmetic, https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html),
+ * and a dropped point is missing data to the alarm.
  */
-function compared(newTotal: string, oldTotal: string): string {
-  const newCalls = 'FILL(newCalls, 0)';
-  const oldCalls = '(FILL(allCalls, 0) - FILL(newCalls, 0))';
-  const per = (total: string, calls: string) => `${total} / IF(${calls} > 0, ${calls}, 1)`;
-  return `IF(${newCalls} >= ${rollbackThresholds.minCalls} AND ${oldCalls} > 0, ${per(newTotal, newCalls)} - ${per(oldTotal, oldCalls)}, 0)`;
+function per(total: string, calls: string): string {
+  return `(${total} / IF(${calls} > 0, ${calls}, 1))`;
+}
+const inverse = (calls: string) => per('1', calls);
+
+/**
+ * `scale × (newMean − oldMean)` where the new version had at least minCalls
+ * calls and the old one any, and the difference is at least z standard errors
+ * (`variance` is its variance under equal rates) — compared as squares, which
+ * needs no square root: d ≥ 0 and d² ≥ z²·variance; else 0 (nothing to compare,
+ * or chance).
+ */
+function compared(parts: { newMean: string; oldMean: string; variance: string; scale: number }): string {
+  const d = `(${parts.newMean} - ${parts.oldMean})`;
+  const z2 = Number((canaryVerdict.z * canaryVerdict.z).toFixed(4));
+  const significant = `${d} > 0 AND ${d} * ${d} >= ${z2} * (${parts.variance})`;
+  const value = parts.scale === 1 ? d : `${parts.scale} * ${d}`;
+  return `IF(${NEW_CALLS} >= ${rollbackThresholds.minCalls} AND ${OLD_CALLS} > 0, IF(${significant}, ${value}, 0), 0)`;
 }

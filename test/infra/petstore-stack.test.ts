@@ -20,7 +20,7 @@ import { authorizer, type RouteDefinition, routes, stageName } from '../../defin
 import type { DynamoDbAction } from '../../definitions/table-grants';
 import { listSharding, petIndexes, type TableDefinition, type TableName, tables } from '../../definitions/tables';
 import { customersPerPooledKey } from '../../definitions/usage-plan-limits';
-import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';
+import { canaryVerdict, LIVE_ALIAS } from '../../lib/constructs/function-rollout';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import type { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';
@@ -879,8 +879,11 @@ describe.each(stageNames)('%s stack', (stage) => {
             if (version !== undefined) expect(version).toEqual({ 'Fn::GetAtt': [versionId, 'Version'] });
           }
           const period = alarm.Period ?? (alarm.Metrics as Json[]).find((q) => q.MetricStat)!.MetricStat.Period;
-          expect(period).toBe(60);
-          expect(alarm.EvaluationPeriods).toBe(evaluationPeriods);
+          // Per minute, or (failure shares) one sliding period of the whole window, judged every minute.
+          expect([
+            [60, evaluationPeriods],
+            [canaryVerdict.windowMinutes * 60, 1],
+          ]).toContainEqual([period, alarm.EvaluationPeriods]);
           expect(period * alarm.EvaluationPeriods).toBeLessThanOrEqual(canary.intervalMinutes * 60);
           expect(alarm.TreatMissingData).toBe('notBreaching');
         }

@@ -158,22 +158,26 @@ function brokenCreatePet(): Dependencies {
 }
 
 /** Runs createPet `times` times as `version`, returning its lines and answers. */
-async function createPetRuns(version: string, deps: Dependencies, times: number): Promise<{ lines: Json[]; statuses: number[] }> {
+async function createPetRuns(
+  version: string,
+  deps: Dependencies,
+  times: number,
+): Promise<{ lines: Json[]; statuses: number[]; calls: Json[][] }> {
   const handler = createPetHandler(deps);
-  const lines: Json[] = [];
+  const calls: Json[][] = [];
   const statuses: number[] = [];
   for (let i = 0; i < times; i++) {
     const run = await linesOf(version, () => handler(createEvent(), lambdaContext('createPet')));
-    lines.push(...run.lines);
+    calls.push(run.lines);
     statuses.push((run.answer as APIGatewayProxyResult).statusCode);
   }
-  return { lines, statuses };
+  return { lines: calls.flat(), statuses, calls };
 }
 
 /** Runs the authorizer with a valid key `times` times as `version`: allowed, or what the version does with it. */
 async function authorizerRuns(version: string, deps: Dependencies, secret: string, times: number) {
   const handler = createAuthorizer(deps);
-  const lines: Json[] = [];
+  const calls: Json[][] = [];
   const outcomes: string[] = [];
   for (let i = 0; i < times; i++) {
     const event = requestAuthorizerEvent({
@@ -183,10 +187,10 @@ async function authorizerRuns(version: string, deps: Dependencies, secret: strin
       headers: { Authorization: `Bearer ${secret}` },
     });
     const run = await linesOf(version, () => handler(event, lambdaContext('authorizer')));
-    lines.push(...run.lines);
+    calls.push(run.lines);
     outcomes.push(run.answer instanceof Error ? run.answer.message : 'allowed');
   }
-  return { lines, outcomes };
+  return { lines: calls.flat(), outcomes, calls };
 }
 
 // ---- scenarios -----------------------------------------------------------------------------------
@@ -218,7 +222,8 @@ function scenario(who: { fn: string; newVersion: string }, newLines: Json[], old
 function states(alarms: { name: string; props: Json }[], samples: Sample[]): Record<string, AlarmState[]> {
   return Object.fromEntries(
     alarms.map(({ name, props }) => [
-      name.replace(/^PetStore-Production-/, ''),
+      // The name ends in the version's key (function-rollout.ts, versionKey): the alarm as the test knows it is without it.
+      name.replace(/^PetStore-Production-/, '').replace(/-[0-9A-Fa-f]{8}$/, ''),
       Array.from({ length: canary.intervalMinutes }, (_, m) => alarmState(props, samples, m, resolve)),
     ]),
   );
@@ -333,6 +338,186 @@ describe('a good createPet version', () => {
     }
   }, 60_000);
 });
+
+// ---- the verdict is not chance -------------------------------------------------------------------
+
+/** A fixed-seed generator (mulberry32): the same intervals on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What one version's calls wrote: the lines of each call that went well, and of each that failed. */
+interface Behaviour {
+  ok: Json[][];
+  failed: Json[][];
+}
+
+/**
+ * One canary interval as metric samples: minute 0 the check's calls of the new
+ * version, then `intervalMinutes` minutes of `newPerMinute` calls on the new
+ * version and 9 times as many on the old (the canary's 10 %); each call fails
+ * with its version's chance, and writes the lines the real handler wrote for
+ * that outcome. Samples carry counts, as a statistic set would.
+ */
+function canaryInterval(
+  who: { fn: string; newVersion: string },
+  lines: Behaviour,
+  traffic: { newPerMinute: number; pNew: number; pOld: number },
+  random: () => number,
+): Sample[] {
+  const samples: Sample[] = [];
+  const write = (minute: number, version: string, calls: number, p: number) => {
+    let failed = 0;
+    for (let i = 0; i < calls; i++) if (random() < p) failed++;
+    for (const [outcome, count] of [
+      [lines.failed, failed],
+      [lines.ok, calls - failed],
+    ] as const) {
+      // The count spread over the recorded calls, as the handlers' calls spread over their timings.
+      outcome.forEach((call, i) => {
+        const share = Math.floor(count / outcome.length) + (i < count % outcome.length ? 1 : 0);
+        if (share === 0) return;
+        for (const line of call) {
+          for (const sample of samplesOf({ ...line, function: who.fn, version }, minute)) samples.push({ ...sample, count: share });
+        }
+      });
+    }
+  };
+  write(0, who.newVersion, HOOK_RUNS, traffic.pNew);
+  const oldPerMinute = Math.round((traffic.newPerMinute * (1 - NEW_SHARE)) / NEW_SHARE);
+  for (let m = 1; m <= canary.intervalMinutes; m++) {
+    write(m, who.newVersion, traffic.newPerMinute, traffic.pNew);
+    write(m, 'the-old-version', oldPerMinute, traffic.pOld);
+  }
+  return samples;
+}
+
+/** The first minute, from the check's to the canary's last, at whose end one of the alarms is in ALARM. */
+function firstRollback(alarms: { props: Json }[], samples: Sample[]): number | undefined {
+  for (let m = 0; m <= canary.intervalMinutes; m++) {
+    if (alarms.some(({ props }) => alarmState(props, samples, m, resolve) === 'ALARM')) return m;
+  }
+  return undefined;
+}
+
+const INTERVALS = 1_000;
+
+/** The share of INTERVALS canary intervals whose first rollback (if any) came by `byMinute`. */
+function rollbackShare(
+  name: 'createPet' | 'authorizer',
+  lines: Behaviour,
+  traffic: Parameters<typeof canaryInterval>[2],
+  byMinute: number,
+) {
+  const who = rollbackOf(name);
+  const random = seeded(38);
+  let rolledBack = 0;
+  for (let i = 0; i < INTERVALS; i++) {
+    const first = firstRollback(who.alarms, canaryInterval(who, lines, traffic, random));
+    if (first !== undefined && first <= byMinute) rolledBack++;
+  }
+  return rolledBack / INTERVALS;
+}
+
+describe(`the verdict is not chance: the template's rollback alarms over ${INTERVALS} canary intervals per case (fixed seed)`, () => {
+  const behaviours: Partial<Record<'createPet' | 'authorizer', Behaviour>> = {};
+  beforeAll(async () => {
+    // createPet's failure in a slowdown: DynamoDB answers after the SDK's timeout, twice, and the client gets a slow 503.
+    const slow: Dependencies = {
+      ...dependencies,
+      db: createDocumentClient({ endpoint: proxy.endpoint, region: 'local', budget: DYNAMODB_CALL_BUDGET, ...localCredentials() }),
+    };
+    proxy.inject({ kind: 'late', times: 1_000, delayMs: 1_200 });
+    try {
+      const failed = await createPetRuns('x', slow, 2);
+      expect(failed.statuses).toEqual([503, 503]);
+      behaviours.createPet = { ok: (await createPetRuns('x', dependencies, 3)).calls, failed: failed.calls };
+    } finally {
+      proxy.clear();
+    }
+    // The authorizer's: the key store cannot be read (the client gets a 503).
+    const key = generateApiKey({ plan: 'pro', owner: 'canary chance', now: Date.now() });
+    await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(key.record);
+    const unreadable = { ...dependencies, tableNames: { ...dependencies.tableNames, apiKeys: 'no-such-table' } };
+    behaviours.authorizer = {
+      ok: (await authorizerRuns('x', dependencies, key.secret, 3)).calls,
+      failed: (await authorizerRuns('x', unreadable, key.secret, 3)).calls,
+    };
+  }, 60_000);
+
+  const functions = ['createPet', 'authorizer'] as const;
+  const slowdowns = functions.flatMap((name) =>
+    [10, 30].flatMap((newPerMinute) => [0.1, 0.3, 0.5].map((p) => ({ name, newPerMinute, p }))),
+  );
+  test.each(slowdowns)(
+    "$name, a slowdown failing $p of both versions' calls, $newPerMinute new-version calls a minute: at most 1 % of intervals roll back",
+    ({ name, newPerMinute, p }) => {
+      const share = rollbackShare(name, behaviours[name]!, { newPerMinute, pNew: p, pOld: p }, canary.intervalMinutes);
+      expect(share).toBeLessThanOrEqual(0.01);
+    },
+  );
+
+  const worse = functions.flatMap((name) => [0, 0.1, 0.3, 0.5].map((pOld) => ({ name, pOld, pNew: pOld + 0.3 })));
+  test.each(worse)(
+    '$name, a version failing $pNew of its calls where the old fails $pOld, 30 new-version calls a minute: in ALARM within the interval in at least 95 %',
+    ({ name, pOld, pNew }) => {
+      const share = rollbackShare(name, behaviours[name]!, { newPerMinute: 30, pNew, pOld }, LATEST_ALARM_MINUTE);
+      expect(share).toBeGreaterThanOrEqual(0.95);
+    },
+  );
+
+  test('every comparison fits in one metric-math query (MetricDataQuery Expression: at most 2,048 characters)', () => {
+    // "MetricDataQuery", Expression, Length Constraints,
+    // https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_MetricDataQuery.html
+    for (const name of functions) {
+      for (const { props } of rollbackOf(name).alarms) {
+        for (const query of (props.Metrics ?? []) as Json[])
+          if (query.Expression) expect(query.Expression.length).toBeLessThanOrEqual(2_048);
+      }
+    }
+  });
+});
+
+test('a new version gets new rollback alarms (a new name: a replacement, starting in INSUFFICIENT_DATA); an unchanged function keeps its own', () => {
+  // "When you update an existing alarm, its state is left unchanged" (PutMetricAlarm,
+  // https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html): an alarm
+  // re-pointed at the next version could start its deployment in ALARM. A changed name cannot.
+  const names = (t: Json, name: 'createPet' | 'authorizer') => {
+    const saved = template;
+    template = t;
+    try {
+      return rollbackOf(name).alarms.map((a) => a.name);
+    } finally {
+      template = saved;
+    }
+  };
+  const cdkContext = JSON.parse(fs.readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
+  const app = new App({ outdir: fs.mkdtempSync(path.join(outdir, 'next-')), context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
+  const next = addPetStoreStacks(app).production;
+  // A change of createPet's configuration publishes a new version of it, as a code change does.
+  next.operationFunctions.createPet.addEnvironment('PETSTORE_CANARY_TEST', 'next');
+  const nextTemplate = Template.fromStack(next).toJSON() as Json;
+  const before = names(template, 'createPet');
+  const after = names(nextTemplate, 'createPet');
+  expect(after).toHaveLength(before.length);
+  for (const name of after) expect(before).not.toContain(name);
+  expect(after.map((n) => n.slice(0, -8))).toEqual(before.map((n) => n.slice(0, -8)));
+  expect(names(nextTemplate, 'authorizer')).toEqual(names(template, 'authorizer'));
+  // The alias update that starts the deployment waits for the new alarms and for the group that lists them.
+  const resources = template.Resources as Json;
+  for (const [groupId, group] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::CodeDeploy::DeploymentGroup')) {
+    const alias = resources[resolveAliasOf(group)]!;
+    const alarmIds = (group.Properties.AlarmConfiguration.Alarms as Json[]).map((a) => a.Name.Ref as string);
+    expect(alias.DependsOn).toEqual(expect.arrayContaining([groupId, ...alarmIds]));
+  }
+}, 120_000);
 
 test('the scenarios give the comparisons enough calls: the canary share of a busy minute is above minCalls', () => {
   expect(Math.round(BUSY_CALLS_PER_MINUTE * NEW_SHARE)).toBeGreaterThanOrEqual(rollbackThresholds.minCalls);
