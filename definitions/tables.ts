@@ -24,7 +24,7 @@ export interface TableDefinition {
 
 export const tables = {
   pets: {
-    purpose: 'The pets, and the id allocator stripes (items with ids -1 to -16; id 0 is the allocator before striping).',
+    purpose: 'The pets, and the id block counter (id -100) with the copies of its value that lists read (ids -101 to -108).',
     envVar: 'PETS_TABLE_NAME',
     partitionKey: { name: 'id', type: 'N' },
     indexes: [

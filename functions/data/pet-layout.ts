@@ -8,11 +8,7 @@ export * from '../domain/id-blocks';
  * blocks are): the items that say which blocks exist, and the list shards' partition-key values.
  */
 
-/** The allocator item of a stripe: ids no pet can have (pet ids are ≥ 1). */
-export const stripeItemId = (stripe: number): number => -1 - stripe;
-/** The item of the allocator before striping (`lastReservedId`): ids up to it are legacy blocks. */
-export const LEGACY_ALLOCATOR_ID = 0;
-/** The block counter: `top`, the newest block handed out; `from`, the first block it handed out. */
+/** The block counter: `top`, the newest block handed out (ids no pet can have: pet ids are ≥ 1). */
 export const BLOCK_COUNTER_ID = -100;
 /** The items readers read the counter's value from. */
 export const frontierCopyId = (copy: number): number => -101 - copy;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { petIndexes } from '../../definitions/tables';
-import type { CounterBlocks, EarlyBlocks } from '../domain/id-blocks';
+import type { CounterBlocks } from '../domain/id-blocks';
 import { type BlockRead, type ListItems, ListViews } from '../domain/list-views';
 import type { Pet, PetStatus } from '../domain/pet';
 import { walkPage } from '../domain/pet-walk';
@@ -117,10 +117,6 @@ export class PetRepository implements PetStore, ListItems {
   readCounterCopy(): Promise<CounterBlocks | undefined> {
     this.frontierReadsSent++;
     return this.blocks.readCopy();
-  }
-
-  readEarlyBlocks(): Promise<EarlyBlocks> {
-    return this.blocks.readEarlyBlocks();
   }
 
   /**

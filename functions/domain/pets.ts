@@ -31,13 +31,6 @@ export interface PetPage {
 export interface PetsContext {
   pets: PetStore;
   clock: Clock;
-  /**
-   * Whether next cursors carry when their walk began (format 2; by default
-   * yes). Off, they are format 1, which versions before format 2 read, and each
-   * page is read as if its walk began then (lib/stage-config.ts, cursorsCarryWalkStart).
-   * Migration: to be removed after 2027-06-30, with format 1 (cursor.ts).
-   */
-  cursorsCarryWalkStart?: boolean;
 }
 
 export interface ListQuery {
@@ -53,8 +46,7 @@ export async function listPets(query: ListQuery, context: PetsContext): Promise<
   const walkStartedAt = position?.walkStartedAt ?? context.clock();
   const { pets, nextAfterId } = await context.pets.listAfter(position?.afterId ?? 0, query.limit, query.status, walkStartedAt);
   if (nextAfterId === undefined) return { pets };
-  const carried = context.cursorsCarryWalkStart === false ? undefined : walkStartedAt;
-  return { pets, nextCursor: encodeCursor({ afterId: nextAfterId, status: query.status, walkStartedAt: carried }) };
+  return { pets, nextCursor: encodeCursor({ afterId: nextAfterId, status: query.status, walkStartedAt }) };
 }
 
 export async function findPet(id: number, context: PetsContext): Promise<Pet> {

@@ -1,4 +1,4 @@
-import { cursorsCarryWalkStartEnvVar, listPetsContract } from '../../definitions/operations/list-pets';
+import { listPetsContract } from '../../definitions/operations/list-pets';
 import { PetRepository } from '../data/pet-repository';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { listPets } from '../domain/pets';
@@ -7,18 +7,17 @@ import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 
-export function createHandler(dependencies: Dependencies, env: NodeJS.ProcessEnv = process.env) {
+export function createHandler(dependencies: Dependencies) {
   const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
     clock: dependencies.clock,
     layout: dependencies.petLayout,
   });
-  const cursorsCarryWalkStart = env[cursorsCarryWalkStartEnvVar] !== 'false';
   return createApiHandler(
     listPetsContract,
     dependencies,
     new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
     async ({ event, query }) => {
-      const page = await listPets(query, { pets, clock: dependencies.clock, cursorsCarryWalkStart });
+      const page = await listPets(query, { pets, clock: dependencies.clock });
       const headers: Record<string, string> = {};
       if (page.nextCursor) {
         const next = new URLSearchParams({ limit: String(query.limit) });

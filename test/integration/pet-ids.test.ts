@@ -1,15 +1,6 @@
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyRepository } from '../../functions/data/idempotency-repository';
-import {
-  BLOCK_COUNTER_ID,
-  blockOf,
-  COUNTER_START_GAP_BLOCKS,
-  frontierCopyId,
-  LEGACY_ALLOCATOR_ID,
-  type PetLayout,
-  petLayout,
-  stripeItemId,
-} from '../../functions/data/pet-layout';
+import { BLOCK_COUNTER_ID, blockOf, frontierCopyId, type PetLayout, petLayout } from '../../functions/data/pet-layout';
 import { PetRepository } from '../../functions/data/pet-repository';
 import { IdAllocator } from '../../functions/domain/id-allocator';
 import { PetCreation } from '../../functions/domain/pet-creation';
@@ -67,17 +58,11 @@ describe('pet ids', () => {
     expect(tops).toEqual(Object.fromEntries([BLOCK_COUNTER_ID, ...[0, 1, 2, 3].map(frontierCopyId)].map((id) => [id, newest])));
   });
 
-  it('starts the block counter above every block the allocators before it handed out (migration)', async () => {
+  it('starts the block counter where a new table starts: the first id is 1', async () => {
     const dependencies = testDependencies(await createTestTables());
-    const layout: PetLayout = { ...petLayout, blockSize: 10, stripeCount: 4 };
-    const put = (Item: Record<string, unknown>) => dependencies.db.send(new PutCommand({ TableName: dependencies.tableNames.pets, Item }));
-    // The first allocator handed out ids up to 95 (blocks 0 … 9); stripe 2 its blocks 2, 6, 10, 14 (4 of them), the others none.
-    await put({ id: LEGACY_ALLOCATOR_ID, lastReservedId: 95 });
-    await put({ id: stripeItemId(2), reserved: 4, base: 0 });
-    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout });
-    const id = await new IdAllocator((count) => pets.reserveIds(count), 10).nextId();
-    // Past stripe 2's block 14 by the gap that keeps an older version, still reserving on the stripes, out of its way.
-    expect(blockOf(id, layout)).toBe(14 + COUNTER_START_GAP_BLOCKS + 1);
+    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: { ...petLayout, blockSize: 10 } });
+    expect(await new IdAllocator((count) => pets.reserveIds(count), 10).nextId()).toBe(1);
+    expect(await new IdAllocator((count) => pets.reserveIds(count), 10).nextId()).toBe(11);
   });
 
   it('gives up a block after its lifetime, so that old blocks are sealed', async () => {

@@ -8,7 +8,7 @@ import type { ScaleDesign } from '../support/scale-run';
  * 200): a simulated instance carries the creates of many real ones, and a real
  * instance fills its block at its own pace while the block's shard takes the
  * blocks of all the others; with whole blocks a few simulated instances would
- * each pour hundreds of creates into one shard. Stripes and shards are as deployed.
+ * each pour hundreds of creates into one shard. Shards are as deployed.
  */
 export const scaledLayout: PetLayout = { ...petLayout, blockSize: 16 };
 
@@ -29,7 +29,7 @@ function design(name: string, layout: PetLayout): ScaleDesign {
   };
 }
 
-/** Today's design: lists sharded by id block over 256 keys per index, ids from 16 allocator stripes. */
+/** Today's design: lists sharded by id block over 256 keys per index, ids from one block counter. */
 export const shardedDesign = design(
   `lists sharded over ${scaledLayout.shardCount} keys per index, ids from one block counter, blocks of ${scaledLayout.blockSize}`,
   scaledLayout,

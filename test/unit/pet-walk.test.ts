@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { functionTimeoutSeconds } from '../../definitions/routes';
-import { blockOf, type CounterBlocks, type EarlyBlocks, type PetLayout, petLayout, sealedAfterMs } from '../../functions/domain/id-blocks';
+import { blockOf, type CounterBlocks, type PetLayout, petLayout, sealedAfterMs } from '../../functions/domain/id-blocks';
 import { type BlockRead, type ListItems, ListViews } from '../../functions/domain/list-views';
 import type { Pet, PetStatus } from '../../functions/domain/pet';
 import { DENSE_SHARE, isDense, MAX_BLOCKS_PER_PAGE, nextBatchSize, walkPage } from '../../functions/domain/pet-walk';
@@ -27,7 +27,7 @@ class MemoryItems implements ListItems {
     const pet = { id, name: `Pet ${id}`, categoryId: 1, status };
     this.pets.push({ ...pet, createdAt });
     const block = blockOf(id, this.layout);
-    this.counter = { from: 0, top: Math.max(this.counter?.top ?? -1, block) };
+    this.counter = { top: Math.max(this.counter?.top ?? -1, block) };
     return pet;
   }
 
@@ -50,10 +50,6 @@ class MemoryItems implements ListItems {
   async readCounterCopy(): Promise<CounterBlocks | undefined> {
     this.frontierReads++;
     return this.counter && { ...this.counter };
-  }
-
-  async readEarlyBlocks(): Promise<EarlyBlocks> {
-    return { legacyLastBlock: -1, stripeRanges: [] };
   }
 }
 
