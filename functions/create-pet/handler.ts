@@ -1,6 +1,8 @@
 import { createPetContract, IDEMPOTENCY_TTL_SECONDS } from '../../definitions/operations/create-pet';
 import { functionTimeoutSeconds } from '../../definitions/routes';
+import { BlockCounter } from '../data/block-counter';
 import { IdempotencyRepository } from '../data/idempotency-repository';
+import { petLayout } from '../data/pet-layout';
 import { PetRepository } from '../data/pet-repository';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { IdAllocator } from '../domain/id-allocator';
@@ -14,12 +16,14 @@ import { recordPetCreated } from '../runtime/metrics';
 
 export function createHandler(dependencies: Dependencies) {
   const { clock, db, tableNames } = dependencies;
-  const pets = new PetRepository(db, tableNames.pets, { clock, layout: dependencies.petLayout });
+  const layout = dependencies.petLayout ?? petLayout;
+  const pets = new PetRepository(db, tableNames.pets, { layout });
+  const blocks = new BlockCounter(db, tableNames.pets, layout);
   const creation = new PetCreation({
     pets,
     records: new IdempotencyRepository(db, tableNames.idempotency, clock),
     // One allocator per container: its id block outlives a single request, not its lifetime (pet-layout.ts).
-    ids: new IdAllocator((count) => pets.reserveIds(count), pets.layout.blockSize, { clock, lifetimeMs: pets.layout.blockLifetimeMs }),
+    ids: new IdAllocator((count) => blocks.reserveIds(count), layout.blockSize, { clock, lifetimeMs: layout.blockLifetimeMs }),
     clock,
     leaseMs: functionTimeoutSeconds * 1000,
     ttlSeconds: IDEMPOTENCY_TTL_SECONDS,

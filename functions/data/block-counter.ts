@@ -1,12 +1,14 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CounterCopies } from '../domain/list-ports';
 import { dynamoCall } from './dynamo-errors';
-import { BLOCK_COUNTER_ID, type CounterBlocks, frontierCopyId, type PetLayout } from './pet-layout';
+import { BLOCK_COUNTER_ID, type CounterBlocks, firstIdOf, frontierCopyId, type PetLayout } from './pet-layout';
 
 /**
  * The items that say which id blocks exist (functions/data/pet-layout.ts): the
  * block counter and its copies. Reads and writes them; what they mean is the layout's.
+ * createPet reserves blocks on it; listPets reads a copy (the CounterCopies port).
  */
-export class BlockCounter {
+export class BlockCounter implements CounterCopies {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -16,19 +18,22 @@ export class BlockCounter {
   ) {}
 
   /**
-   * Hands out the next block: one more on the counter, then its value written
-   * to every copy (a copy already past it stays), so that any reader who reads
-   * a copy after this returns knows the block. A failure leaves the block
-   * unused: its ids are skipped, never handed out.
+   * Reserves a block of `count` fresh ids (count must be the layout's block
+   * size), above every block handed out before, and returns its first id: one
+   * more on the counter, then its value written to every copy (a copy already
+   * past it stays), so that any reader who reads a copy after this returns
+   * knows the block. A failure leaves the block unused: its ids are skipped,
+   * never handed out or reused.
    */
-  async reserve(): Promise<number> {
+  async reserveIds(count: number): Promise<number> {
+    if (count !== this.layout.blockSize) throw new Error(`Id blocks hold ${this.layout.blockSize} ids, not ${count}`);
     const top = await this.advance();
     await Promise.all(Array.from({ length: this.layout.frontierCopies }, (_, copy) => this.publish(copy, top)));
-    return top;
+    return firstIdOf(top, this.layout);
   }
 
   /** The counter's value as one copy holds it (a strongly consistent read: every reservation answered before is in it), or undefined before the first. */
-  async readCopy(): Promise<CounterBlocks | undefined> {
+  async readCounterCopy(): Promise<CounterBlocks | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
         new GetCommand({

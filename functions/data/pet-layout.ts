@@ -1,5 +1,5 @@
-import { type PetLayout, shardOf } from '../domain/id-blocks';
-import type { PetStatus } from '../domain/pet';
+import { blockOf, type PetLayout, shardOf } from '../domain/id-blocks';
+import type { Pet, PetStatus } from '../domain/pet';
 
 export * from '../domain/id-blocks';
 
@@ -17,4 +17,10 @@ export const frontierCopyId = (copy: number): number => -101 - copy;
 export function shardKey(block: number, status: PetStatus | undefined, layout: PetLayout): string {
   const shard = String(shardOf(block, layout));
   return status === undefined ? shard : `${status}#${shard}`;
+}
+
+/** The index keys of a pet: its block's shard in the list of all pets and in its status's list. */
+export function shardAttributes(pet: Pick<Pet, 'id' | 'status'>, layout: PetLayout): { listShard: string; statusShard: string } {
+  const block = blockOf(pet.id, layout);
+  return { listShard: shardKey(block, undefined, layout), statusShard: shardKey(block, pet.status, layout) };
 }

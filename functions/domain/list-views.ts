@@ -1,6 +1,7 @@
 import { functionTimeoutSeconds } from '../../definitions/routes';
 import { DependencyUnavailableError } from './errors';
-import { type CounterBlocks, type Frontier, firstIdOf, lastIdOf, type PetLayout, sealedAfterMs } from './id-blocks';
+import { type Frontier, firstIdOf, lastIdOf, type PetLayout, sealedAfterMs } from './id-blocks';
+import type { BlockQueries, BlockRead, CounterCopies } from './list-ports';
 import type { Pet, PetStatus } from './pet';
 import type { BlockSource, FrontierSource } from './pet-walk';
 
@@ -19,19 +20,6 @@ const JOIN_WINDOW_MS = 1_000;
 export const RANGE_CACHE_ENTRIES = 512;
 /** How long a sealed range is kept: bounds how late a pet written into an old block (a create retried hours later with its Idempotency-Key) can appear. */
 const SEALED_RANGE_TTL_MS = 60_000;
-
-/** What the views read from storage (a port: functions/data/pet-repository.ts reads the items). */
-export interface ListItems {
-  /** One read of `block`'s pets with ids from … to, ascending, at most `want`, and when the oldest of them was created (ms; Infinity if none). */
-  queryBlock(block: number, from: number, to: number, want: number, status: PetStatus | undefined): Promise<BlockRead>;
-  /** The block counter's value from one of its copies, or undefined before its first block. */
-  readCounterCopy(): Promise<CounterBlocks | undefined>;
-}
-
-export interface BlockRead {
-  pets: Pet[];
-  oldestCreatedAt: number;
-}
 
 /** When something was read: `at` on the instance's monotonic clock (for its age), `clockAt` on the service's clock (to compare with a walk's start). */
 export interface ReadTime {
@@ -55,6 +43,7 @@ export interface ListViewsOptions {
   clock: () => number;
   /** Real elapsed time, for how long views are trusted (a test clock may stand still). */
   cacheClock: () => number;
+  /** How many block ranges the instance keeps (RANGE_CACHE_ENTRIES by default). */
   rangeCacheEntries?: number;
 }
 
@@ -78,7 +67,8 @@ export class ListViews implements BlockSource, FrontierSource {
   private sealedCounter: SealedCounterBlock = { block: Number.NEGATIVE_INFINITY, since: Number.POSITIVE_INFINITY };
 
   constructor(
-    private readonly items: ListItems,
+    private readonly pets: BlockQueries,
+    private readonly counter: CounterCopies,
     private readonly options: ListViewsOptions,
   ) {}
 
@@ -110,7 +100,7 @@ export class ListViews implements BlockSource, FrontierSource {
     const kept = this.keptRange(key, block, from, to, want, walkStartedAt);
     if (kept) return kept;
     const readAt = this.readTime();
-    const read = await this.items.queryBlock(block, from, to, want, status);
+    const read = await this.pets.queryBlock(block, from, to, want, status);
     const end = read.pets.length < want ? to : (read.pets.at(-1)?.id as number);
     this.remember(key, this.rangeOf(block, from, end, read, readAt));
     return read.pets;
@@ -189,7 +179,7 @@ export class ListViews implements BlockSource, FrontierSource {
 
   private async readFrontier(): Promise<BlocksView> {
     const readAt = this.readTime();
-    return { counter: await this.items.readCounterCopy(), ...readAt };
+    return { counter: await this.counter.readCounterCopy(), ...readAt };
   }
 
   private readTime(): ReadTime {

@@ -7,10 +7,7 @@ import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 
 export function createHandler(dependencies: Dependencies) {
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
-    clock: dependencies.clock,
-    layout: dependencies.petLayout,
-  });
+  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: dependencies.petLayout });
   return createApiHandler(
     getPetContract,
     dependencies,

@@ -1,6 +1,9 @@
 import { listPetsContract } from '../../definitions/operations/list-pets';
+import { BlockCounter } from '../data/block-counter';
+import { petLayout } from '../data/pet-layout';
 import { PetRepository } from '../data/pet-repository';
 import { RateLimitRepository } from '../data/rate-limit-repository';
+import { PetList } from '../domain/pet-list';
 import { listPets } from '../domain/pets';
 import { createApiHandler } from '../http/api-handler';
 import { stageBaseUrl } from '../http/request';
@@ -8,16 +11,19 @@ import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 
 export function createHandler(dependencies: Dependencies) {
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
-    clock: dependencies.clock,
-    layout: dependencies.petLayout,
+  const { db, tableNames, clock } = dependencies;
+  const layout = dependencies.petLayout ?? petLayout;
+  // One per container: its views of the lists outlive a single request.
+  const list = new PetList(new PetRepository(db, tableNames.pets, { layout }), new BlockCounter(db, tableNames.pets, layout), {
+    layout,
+    clock,
   });
   return createApiHandler(
     listPetsContract,
     dependencies,
     new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
     async ({ event, query }) => {
-      const page = await listPets(query, { pets, clock: dependencies.clock });
+      const page = await listPets(query, { list, clock });
       const headers: Record<string, string> = {};
       if (page.nextCursor) {
         const next = new URLSearchParams({ limit: String(query.limit) });

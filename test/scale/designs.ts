@@ -1,6 +1,8 @@
+import { BlockCounter } from '../../functions/data/block-counter';
 import { type PetLayout, petLayout } from '../../functions/data/pet-layout';
 import { PetRepository } from '../../functions/data/pet-repository';
-import { IdAllocator } from '../../functions/domain/id-allocator';
+import { PetList } from '../../functions/domain/pet-list';
+import { idAllocatorOn } from '../support/pet-list';
 import type { ScaleDesign } from '../support/scale-run';
 
 /**
@@ -17,12 +19,11 @@ function design(name: string, layout: PetLayout): ScaleDesign {
     name,
     layout,
     instance: (dependencies, ofRun) => {
-      const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: ofRun, clock: dependencies.clock });
-      const ids = new IdAllocator((count) => pets.reserveIds(count), ofRun.blockSize, {
-        clock: dependencies.clock,
-        lifetimeMs: ofRun.blockLifetimeMs,
-      });
-      return { pets, ids };
+      const { db, tableNames, clock } = dependencies;
+      const pets = new PetRepository(db, tableNames.pets, { layout: ofRun });
+      const ids = idAllocatorOn(db, tableNames.pets, ofRun, { clock, lifetimeMs: ofRun.blockLifetimeMs });
+      const list = new PetList(pets, new BlockCounter(db, tableNames.pets, ofRun), { layout: ofRun, clock });
+      return { pets, list, ids };
     },
     // docs/clients.md: a pet is in every walk begun a second after its create answered.
     stalenessMs: 1_000,
