@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '../../definitions/tables';
-import { BLOCK_COUNTER_ID, blockOf, frontierCopyId, petLayout } from '../../functions/data/pet-layout';
+import { blockOf, frontierCopyId, petLayout } from '../../functions/data/pet-layout';
 import { createDynamoDbClient } from '../../functions/runtime/dependencies';
 import { ensureTables, tableNamesFor } from '../../local/tables';
 import { shardKeys } from '../baselines/common/pets';
@@ -70,7 +70,8 @@ export async function loadPets(
   // The block counter and its copies say the loaded pets' blocks exist (functions/data/block-counter.ts): our creates
   // come after them. The baselines' own allocator (id 0) starts far above, so that their creates never meet ours.
   const top = blockOf(count, petLayout);
-  for (const id of [BLOCK_COUNTER_ID, ...Array.from({ length: petLayout.frontierCopies }, (_, copy) => frontierCopyId(copy))]) {
+  // Copy 0 is the counter itself (functions/data/pet-layout.ts).
+  for (const id of Array.from({ length: petLayout.frontierCopies }, (_, copy) => frontierCopyId(copy))) {
     await db.send(new PutCommand({ TableName: tableName, Item: { id, top } }));
   }
   await db.send(new PutCommand({ TableName: tableName, Item: { id: 0, lastReservedId: BASELINE_IDS_FROM + count } }));

@@ -20,7 +20,7 @@ export class BlockCounter implements CounterCopies {
   /**
    * Reserves a block of `count` fresh ids (count must be the layout's block
    * size), above every block handed out before, and returns its first id: one
-   * more on the counter, then its value written to every copy (a copy already
+   * more on the counter, then its value written to every other copy (a copy already
    * past it stays), so that any reader who reads a copy after this returns
    * knows the block. A failure leaves the block unused: its ids are skipped,
    * never handed out or reused.
@@ -28,11 +28,12 @@ export class BlockCounter implements CounterCopies {
   async reserveIds(count: number): Promise<number> {
     if (count !== this.layout.blockSize) throw new Error(`Id blocks hold ${this.layout.blockSize} ids, not ${count}`);
     const top = await this.advance();
-    await Promise.all(Array.from({ length: this.layout.frontierCopies }, (_, copy) => this.publish(copy, top)));
+    // Copy 0 is the counter itself (pet-layout.ts): written already.
+    await Promise.all(Array.from({ length: this.layout.frontierCopies - 1 }, (_, copy) => this.publish(copy + 1, top)));
     return firstIdOf(top, this.layout);
   }
 
-  /** The counter's value as one copy holds it (a strongly consistent read: every reservation answered before is in it), or undefined before the first. */
+  /** The counter's value as one copy (maybe the counter) holds it (a strongly consistent read: every reservation answered before is in it), or undefined before the first. */
   async readCounterCopy(): Promise<CounterBlocks | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(

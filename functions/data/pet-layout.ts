@@ -10,8 +10,8 @@ export * from '../domain/id-blocks';
 
 /** The block counter: `top`, the newest block handed out (ids no pet can have: pet ids are ≥ 1). */
 export const BLOCK_COUNTER_ID = -100;
-/** The items readers read the counter's value from. */
-export const frontierCopyId = (copy: number): number => -101 - copy;
+/** The items readers read the counter's value from: copy 0 is the counter itself, copies 1 … frontierCopies − 1 beside it. */
+export const frontierCopyId = (copy: number): number => BLOCK_COUNTER_ID - copy;
 
 /** The partition-key value of a block in the list of all pets, or of pets with one status. */
 export function shardKey(block: number, status: PetStatus | undefined, layout: PetLayout): string {
