@@ -10,6 +10,13 @@ import { type PetLayout, petLayout, shardAttributes, shardKey } from './pet-layo
 
 export interface PetRepositoryOptions {
   layout?: PetLayout;
+  /**
+   * The pets this repository writes and reads: the customers' (none), or the
+   * deployment check's (definitions/deployment-check.ts). A pet of a namespace
+   * is stored with it (`namespace`) and under list index keys that start with
+   * it; a read of a pet of another namespace finds nothing.
+   */
+  namespace?: string;
 }
 
 /**
@@ -19,6 +26,7 @@ export interface PetRepositoryOptions {
  */
 export class PetRepository implements PetStore, BlockQueries {
   readonly layout: PetLayout;
+  private readonly namespace: string | undefined;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -26,11 +34,12 @@ export class PetRepository implements PetStore, BlockQueries {
     options: PetRepositoryOptions = {},
   ) {
     this.layout = options.layout ?? petLayout;
+    this.namespace = options.namespace;
   }
 
   async get(id: number): Promise<Pet | undefined> {
     const { Item } = await dynamoCall(() => this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })));
-    return Item ? toPet(Item) : undefined;
+    return Item && Item.namespace === this.namespace ? toPet(Item) : undefined;
   }
 
   /**
@@ -46,11 +55,16 @@ export class PetRepository implements PetStore, BlockQueries {
       this.db,
       {
         TableName: this.tableName,
-        Item: { ...pet, ...shardAttributes(pet, this.layout), createdAt, writeToken },
+        Item: { ...pet, ...shardAttributes(pet, this.layout, this.namespace), ...this.stamp(), createdAt, writeToken },
         ConditionExpression: 'attribute_not_exists(id)',
       },
       (existing) => existing.writeToken === writeToken,
     );
+  }
+
+  /** The attribute that says which namespace a pet is of; none for the customers' pets. */
+  private stamp(): { namespace?: string } {
+    return this.namespace === undefined ? {} : { namespace: this.namespace };
   }
 
   /** One Query of one block's range in its shard of the list of all pets, or of one status. */
@@ -62,7 +76,7 @@ export class PetRepository implements PetStore, BlockQueries {
           IndexName: status === undefined ? petIndexes.byListShard : petIndexes.byStatusShard,
           KeyConditionExpression: '#shard = :shard AND id BETWEEN :from AND :to',
           ExpressionAttributeNames: { '#shard': status === undefined ? 'listShard' : 'statusShard' },
-          ExpressionAttributeValues: { ':shard': shardKey(block, status, this.layout), ':from': from, ':to': to },
+          ExpressionAttributeValues: { ':shard': shardKey(block, status, this.layout, this.namespace), ':from': from, ':to': to },
           Limit: want,
         }),
       ),

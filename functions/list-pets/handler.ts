@@ -9,21 +9,22 @@ import { createApiHandler } from '../http/api-handler';
 import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
+import { perPetNamespace } from '../runtime/pet-namespaces';
 
 export function createHandler(dependencies: Dependencies) {
   const { db, tableNames, clock } = dependencies;
   const layout = dependencies.petLayout ?? petLayout;
-  // One per container: its views of the lists outlive a single request.
-  const list = new PetList(new PetRepository(db, tableNames.pets, { layout }), new BlockCounter(db, tableNames.pets, layout), {
-    layout,
-    clock,
-  });
+  const counter = new BlockCounter(db, tableNames.pets, layout);
+  // One per container and namespace: its views of the lists outlive a single request.
+  const listFor = perPetNamespace(
+    (namespace) => new PetList(new PetRepository(db, tableNames.pets, { layout, namespace }), counter, { layout, clock }),
+  );
   return createApiHandler(
     listPetsContract,
     dependencies,
     new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
-    async ({ event, query }) => {
-      const page = await listPets(query, { list, clock });
+    async ({ event, query, caller }) => {
+      const page = await listPets(query, { list: listFor(caller.keyId), clock });
       const headers: Record<string, string> = {};
       if (page.nextCursor) {
         const next = new URLSearchParams({ limit: String(query.limit) });
