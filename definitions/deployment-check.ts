@@ -23,8 +23,16 @@ export const deploymentCheckKey = {
   limits: { perMinute: 120, perDay: 5_000 } satisfies PlanLimits,
   /** Its own usage plan (the stack's DeploymentCheckUsagePlan): the check calls the new versions directly, never through it; it caps the key should it ever be used through the API. */
   usagePlan: { throttle: { rateLimit: 2, burstLimit: 10 }, quota: { limit: 5_000 } } satisfies UsagePlanSettings,
-  /** Name of the pet its create makes, status sold: the only trace a check leaves in the product. */
+  /** Name of the pet its create makes, status sold. */
   petName: 'deployment-check',
+  /**
+   * The pets it creates live in a namespace of their own: their list index keys
+   * start with it, which no customer's walk queries, and getPet answers 404 for
+   * them to anyone but the check (functions/data/pet-repository.ts). So the check
+   * proves that the new createPet writes and the new list and get read back, and
+   * leaves nothing a customer can see.
+   */
+  petNamespace: 'deployment-check',
 } as const;
 
 /** The check function (CodeDeploy's BeforeAllowTraffic hook of every deployment group). */

@@ -57,9 +57,8 @@ export const routes: readonly RouteDefinition[] = [
     summary: 'List pets in ascending id order, optionally filtered by status.',
     handlerEntry: 'functions/list-pets/handler.ts',
     // Query reads a page from the list indexes; when a page reaches the newest pets, GetItem reads a copy
-    // of the block counter and BatchGetItem the early blocks' allocator items (which id blocks exist:
-    // functions/data/block-counter.ts).
-    access: { pets: ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'], rateLimits: rateLimitAccess },
+    // of the block counter (which id blocks exist: functions/data/block-counter.ts).
+    access: { pets: ['dynamodb:Query', 'dynamodb:GetItem'], rateLimits: rateLimitAccess },
   }),
   route({
     contract: createPetContract,
@@ -67,15 +66,14 @@ export const routes: readonly RouteDefinition[] = [
     path: '/pets',
     summary: 'Add a pet.',
     handlerEntry: 'functions/create-pet/handler.ts',
-    // UpdateItem reserves a block of ids on the block counter and writes its copies (BatchGetItem
-    // reads the earlier allocators' items once per table, when the counter starts:
-    // functions/data/block-counter.ts); PutItem writes the pet;
+    // UpdateItem reserves a block of ids on the block counter and writes its copies
+    // (functions/data/block-counter.ts); PutItem writes the pet;
     // GetItem looks for the pet of a record whose COMPLETED mark was lost, when its key is
     // replayed within the lease (functions/domain/pet-creation.ts). The idempotency records
     // are claimed (a conditional PutItem that returns the record already there) and
     // completed; never read apart, never deleted.
     access: {
-      pets: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+      pets: ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:GetItem'],
       rateLimits: rateLimitAccess,
       idempotency: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
     },

@@ -24,7 +24,7 @@ export interface TableDefinition {
 
 export const tables = {
   pets: {
-    purpose: 'The pets, and the id allocator stripes (items with ids -1 to -16; id 0 is the allocator before striping).',
+    purpose: 'The pets, and the id block counter (id -100) with 7 copies of its value (ids -101 to -107): lists read one of the 8.',
     envVar: 'PETS_TABLE_NAME',
     partitionKey: { name: 'id', type: 'N' },
     indexes: [

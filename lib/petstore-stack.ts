@@ -18,7 +18,6 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { deploymentCheckEnvironment, deploymentCheckFunction, deploymentCheckKey } from '../definitions/deployment-check';
 import { meteringPoolEnvironment, type PooledPlan, pooledKeyName, pooledMeteringKey } from '../definitions/metering-pool';
-import { cursorsCarryWalkStartEnvVar } from '../definitions/operations/list-pets';
 import { type PlanName, plans } from '../definitions/plans';
 import { authorizer, type OperationId, routes, stageName } from '../definitions/routes';
 import { stackOutputNames } from '../definitions/stack-outputs';
@@ -111,7 +110,6 @@ export class PetStoreStack extends Stack {
         route.handlerEntry,
         `Pet Store ${route.operationId}: ${route.method} ${route.path}`,
         route.access,
-        route.operationId === 'listPets' ? { environment: { [cursorsCarryWalkStartEnvVar]: String(config.cursorsCarryWalkStart) } } : {},
       );
     }
     this.operationFunctions = operationFunctions as Record<OperationId, OperationFunction>;

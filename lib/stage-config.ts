@@ -235,16 +235,6 @@ export interface StageConfig {
    */
   lambdaConcurrencyQuota?: number;
   rollout: Rollout;
-  /**
-   * Whether list cursors carry when their walk began (format 2), so that the
-   * last pages of walks end on an instance's view of the newest pets instead of
-   * reading them afresh (SCALING.md, "Pages reaching the newest pets"). Versions
-   * before it answer 400 to such a cursor: turn it on in a deployment after the
-   * one that brought the code reading them has rolled out everywhere, or a
-   * canary sends the next page of a walk begun on the new version to the old
-   * one (docs/operators.md, "List cursors that carry their walk's start").
-   */
-  cursorsCarryWalkStart: boolean;
   /** Off unless set (here or by context: see stageConfigFromContext). */
   customDomain?: CustomDomain;
   /** The web ACL's rate rules (the ACL itself, with its body-size rule, is on every stage). */
@@ -306,8 +296,6 @@ export const stages: Record<StageName, StageConfig> = {
     // 980 uncached requests per second at 20 ms each need 20.
     authorizerReservedConcurrency: 20,
     rollout: 'allAtOnce',
-    // Disposable, and switched at once: walks under way at the deploy may see one 400.
-    cursorsCarryWalkStart: true,
   },
   production: {
     stage: 'production',
@@ -341,9 +329,6 @@ export const stages: Record<StageName, StageConfig> = {
     // keys) at 20 ms each need 81; 100 leaves room for slower key-store reads.
     authorizerReservedConcurrency: 100,
     rollout: 'canary',
-    // Off for the deployment that brings format 2 (its canary shares walks with the version before):
-    // on in the next one (docs/operators.md).
-    cursorsCarryWalkStart: false,
   },
 };
 

@@ -116,12 +116,12 @@ export const assumptions = {
 
 /**
  * Share of list pages that reach the newest pets: the last page of a walk.
- * Such a page needs a view of the newest pets (which blocks exist: a
- * BatchGetItem of every allocator stripe item; and the blocks still being
- * filled) taken since its walk began. An instance's view serves the pages of
+ * Such a page needs a view of the newest pets (which blocks exist: a read of
+ * one copy of the block counter; and the blocks still being filled) taken
+ * since its walk began. An instance's view serves the pages of
  * walks begun over a second before it was read, for 10 s (recentViewSeconds):
  * so however many of those pages an instance serves, it reads each newest block
- * and the stripe items at most once per 10 s for them. A page whose walk began
+ * and a copy of the counter at most once per 10 s for them. A page whose walk began
  * after the instance's view (a first page at the newest pets: a list shorter
  * than a page; or a walk that got there within seconds) reads afresh.
  *
@@ -205,8 +205,6 @@ const recentViewSeconds = 10;
 const sealedCacheSeconds = 60;
 /** What one read of which blocks exist costs: a strongly consistent read of one small copy of the block counter. */
 const frontierReadUnitsPerRead = 1;
-/** How long an instance keeps which early blocks exist (the stripes and the first allocator, 17 items of half a unit: pet-repository.ts). */
-const earlyBlocksSeconds = 60;
 
 export const multiples = [1, 10, 100, 1_000] as const;
 
@@ -411,13 +409,6 @@ export function listRows(mix: ListMix): Component[] {
       limit: awsLimits.partitionReadUnits,
       kind: 'hard',
       load: (m) => counterCopyReads(m),
-    },
-    {
-      name: 'one early allocator item (stripes, id 0), reads',
-      unit: 'read units',
-      limit: awsLimits.partitionReadUnits,
-      kind: 'hard',
-      load: (m) => (listInstances(m) / earlyBlocksSeconds) * 0.5,
     },
     {
       name: 'one list shard ("<n>" or "available#<n>"), writes',

@@ -1,7 +1,7 @@
 import { PetRepository } from '../../functions/data/pet-repository';
-import { IdAllocator } from '../../functions/domain/id-allocator';
 import { createPet } from '../../functions/domain/pet-creation';
 import { listPets } from '../../functions/domain/pets';
+import { CountingPetList, idAllocatorOn } from '../../test/support/pet-list';
 import { adminClient, createTables } from '../support/dynamodb';
 import type { BenchRun } from '../support/run-context';
 
@@ -24,7 +24,7 @@ export async function measureListWalkRequests(run: BenchRun, endpoint: string): 
   const clock = () => Date.now();
   const writers = Array.from({ length: INSTANCES }, () => {
     const pets = new PetRepository(db, names.pets);
-    return { pets, ids: new IdAllocator((count) => pets.reserveIds(count), pets.layout.blockSize), clock };
+    return { pets, ids: idAllocatorOn(db, names.pets), clock };
   });
   await Promise.all(
     writers.map(async (writer, instance) => {
@@ -32,12 +32,12 @@ export async function measureListWalkRequests(run: BenchRun, endpoint: string): 
     }),
   );
   for (const limit of [20, 100]) {
-    const reader = new PetRepository(db, names.pets);
+    const reader = new CountingPetList(db, names.pets);
     let pages = 0;
     let seen = 0;
     let cursor: string | undefined;
     do {
-      const page = await listPets({ limit, cursor }, { pets: reader, clock });
+      const page = await listPets({ limit, cursor }, { list: reader, clock });
       pages++;
       seen += page.pets.length;
       cursor = page.nextCursor;

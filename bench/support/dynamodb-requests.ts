@@ -68,7 +68,7 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
   let granted = 0;
   /** The pets table's allocator writes: the block counter (functions/data/block-counter.ts), its copies, or the baselines' allocator. */
   const allocatorAnswer = (expression: string, values: Record<string, unknown>): Record<string, unknown> => {
-    if (expression.startsWith('ADD #top')) return { from: 10_001, top: ++counterTop };
+    if (expression.startsWith('SET #top = if_not_exists')) return { top: ++counterTop };
     if (values[':top'] !== undefined) return {};
     lastReservedId += Number(values[':count']);
     return { lastReservedId };
@@ -80,6 +80,8 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
         // The limiter's read of a key's counter item: a key with nothing counted today yet.
         if (input.TableName !== tables.pets) return { $metadata: metadata };
         const id = Number((input.Key as { id?: unknown } | undefined)?.id);
+        // A copy of the block counter (functions/data/block-counter.ts): many blocks exist.
+        if (id < 0) return { $metadata: metadata, Item: { id, top: counterTop } };
         return {
           $metadata: metadata,
           Item: { id, listKey: 'pets', name: `Pet ${id}`, categoryId: 3, status: 'available', createdAt: '2026-01-01T00:00:00.000Z' },
@@ -87,11 +89,6 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
       }
       case 'PutItem':
         return { $metadata: metadata };
-      case 'BatchGetItem': {
-        // Which id blocks exist (functions/data/pet-repository.ts): the allocator before striping, far ahead.
-        const [table] = Object.keys((input.RequestItems ?? {}) as object);
-        return { $metadata: metadata, Responses: { [String(table)]: [{ id: 0, lastReservedId }] } };
-      }
       case 'Query': {
         const limit = Number(input.Limit ?? 21);
         const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '../../definitions/tables';
-import { blockOf, petLayout, stripeItemId } from '../../functions/data/pet-layout';
+import { blockOf, frontierCopyId, petLayout } from '../../functions/data/pet-layout';
 import { createDynamoDbClient } from '../../functions/runtime/dependencies';
 import { ensureTables, tableNamesFor } from '../../local/tables';
 import { shardKeys } from '../baselines/common/pets';
@@ -67,11 +67,15 @@ export async function loadPets(
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
-  await db.send(new PutCommand({ TableName: tableName, Item: { id: 0, lastReservedId: count + 1_000 } }));
-  // The allocator stripes start past them too, with the migration's margin (scripts/migrate-list-shards.ts),
-  // so the baselines' creates on the old allocator never meet ours.
-  const base = Math.ceil((blockOf(count + 1_000 + 1_000_000, petLayout) + 1) / petLayout.stripeCount);
-  for (let stripe = 0; stripe < petLayout.stripeCount; stripe++) {
-    await db.send(new PutCommand({ TableName: tableName, Item: { id: stripeItemId(stripe), reserved: base, base } }));
+  // The block counter and its copies say the loaded pets' blocks exist (functions/data/block-counter.ts): our creates
+  // come after them. The baselines' own allocator (id 0) starts far above, so that their creates never meet ours.
+  const top = blockOf(count, petLayout);
+  // Copy 0 is the counter itself (functions/data/pet-layout.ts).
+  for (const id of Array.from({ length: petLayout.frontierCopies }, (_, copy) => frontierCopyId(copy))) {
+    await db.send(new PutCommand({ TableName: tableName, Item: { id, top } }));
   }
+  await db.send(new PutCommand({ TableName: tableName, Item: { id: 0, lastReservedId: BASELINE_IDS_FROM + count } }));
 }
+
+/** Where the baselines' allocator starts on a loaded table: above any id our creates reach in a bench run. */
+const BASELINE_IDS_FROM = 1_000_000_000;

@@ -14,13 +14,6 @@ const limitMessage = `must be an integer from 1 to ${MAX_LIMIT}`;
  */
 export const CURSOR_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 
-/**
- * The listPets function's setting (from the stage config, `cursorsCarryWalkStart`):
- * "false" makes cursors of format 1, without their walk's start, which versions
- * before format 2 read; unset or anything else, format 2 (functions/domain/cursor.ts).
- */
-export const cursorsCarryWalkStartEnvVar = 'LIST_CURSORS_CARRY_WALK_START';
-
 /** GET /pets: a page of pets in ascending id order, optionally of one status. */
 export const listPetsContract = defineOperation({
   operationId: 'listPets',

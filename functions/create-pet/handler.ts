@@ -1,6 +1,8 @@
 import { createPetContract, IDEMPOTENCY_TTL_SECONDS } from '../../definitions/operations/create-pet';
 import { functionTimeoutSeconds } from '../../definitions/routes';
+import { BlockCounter } from '../data/block-counter';
 import { IdempotencyRepository } from '../data/idempotency-repository';
+import { petLayout } from '../data/pet-layout';
 import { PetRepository } from '../data/pet-repository';
 import { RateLimitRepository } from '../data/rate-limit-repository';
 import { IdAllocator } from '../domain/id-allocator';
@@ -11,26 +13,36 @@ import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { recordPetCreated } from '../runtime/metrics';
+import { perPetNamespace } from '../runtime/pet-namespaces';
 
 export function createHandler(dependencies: Dependencies) {
   const { clock, db, tableNames } = dependencies;
-  const pets = new PetRepository(db, tableNames.pets, { clock, layout: dependencies.petLayout });
-  const creation = new PetCreation({
-    pets,
-    records: new IdempotencyRepository(db, tableNames.idempotency, clock),
-    // One allocator per container: its id block outlives a single request, not its lifetime (pet-layout.ts).
-    ids: new IdAllocator((count) => pets.reserveIds(count), pets.layout.blockSize, { clock, lifetimeMs: pets.layout.blockLifetimeMs }),
-    clock,
-    leaseMs: functionTimeoutSeconds * 1000,
-    ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
-  });
+  const layout = dependencies.petLayout ?? petLayout;
+  const blocks = new BlockCounter(db, tableNames.pets, layout);
+  // One allocator per container: its id block outlives a single request, not its lifetime (pet-layout.ts).
+  const ids = new IdAllocator((count) => blocks.reserveIds(count), layout.blockSize, { clock, lifetimeMs: layout.blockLifetimeMs });
+  const records = new IdempotencyRepository(db, tableNames.idempotency, clock);
+  const creationFor = perPetNamespace(
+    (namespace) =>
+      new PetCreation({
+        pets: new PetRepository(db, tableNames.pets, { layout, namespace }),
+        records,
+        ids,
+        clock,
+        leaseMs: functionTimeoutSeconds * 1000,
+        ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
+      }),
+  );
 
   return createApiHandler(
     createPetContract,
     dependencies,
     new RateLimitRepository(db, tableNames.rateLimits),
     async ({ event, headers, body, caller }) => {
-      const { pet, created } = await creation.create(body, { keyId: caller.keyId, idempotencyKey: headers['Idempotency-Key'] });
+      const { pet, created } = await creationFor(caller.keyId).create(body, {
+        keyId: caller.keyId,
+        idempotencyKey: headers['Idempotency-Key'],
+      });
       // A replay answers with an earlier attempt's pet: not a pet created now.
       if (created) recordPetCreated(caller.keyId);
       // RFC 9110, section 15.3.2: a 201 names the created resource.

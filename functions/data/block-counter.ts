@@ -1,23 +1,14 @@
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { CounterCopies } from '../domain/list-ports';
 import { dynamoCall } from './dynamo-errors';
-import {
-  BLOCK_COUNTER_ID,
-  blockOf,
-  COUNTER_START_GAP_BLOCKS,
-  type CounterBlocks,
-  type EarlyBlocks,
-  frontierCopyId,
-  LEGACY_ALLOCATOR_ID,
-  type PetLayout,
-  stripeItemId,
-} from './pet-layout';
+import { BLOCK_COUNTER_ID, type CounterBlocks, firstIdOf, frontierCopyId, type PetLayout } from './pet-layout';
 
 /**
  * The items that say which id blocks exist (functions/data/pet-layout.ts): the
- * block counter, its copies, and the allocator items of the early blocks.
- * Reads and writes them; what they mean is the layout's.
+ * block counter and its copies. Reads and writes them; what they mean is the layout's.
+ * createPet reserves blocks on it; listPets reads a copy (the CounterCopies port).
  */
-export class BlockCounter {
+export class BlockCounter implements CounterCopies {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -27,19 +18,23 @@ export class BlockCounter {
   ) {}
 
   /**
-   * Hands out the next block: one more on the counter, then its value written
-   * to every copy (a copy already past it stays), so that any reader who reads
-   * a copy after this returns knows the block. A failure leaves the block
-   * unused: its ids are skipped, never handed out.
+   * Reserves a block of `count` fresh ids (count must be the layout's block
+   * size), above every block handed out before, and returns its first id: one
+   * more on the counter, then its value written to every other copy (a copy already
+   * past it stays), so that any reader who reads a copy after this returns
+   * knows the block. A failure leaves the block unused: its ids are skipped,
+   * never handed out or reused.
    */
-  async reserve(): Promise<number> {
-    const counter = await this.advance();
-    await Promise.all(Array.from({ length: this.layout.frontierCopies }, (_, copy) => this.publish(copy, counter)));
-    return counter.top;
+  async reserveIds(count: number): Promise<number> {
+    if (count !== this.layout.blockSize) throw new Error(`Id blocks hold ${this.layout.blockSize} ids, not ${count}`);
+    const top = await this.advance();
+    // Copy 0 is the counter itself (pet-layout.ts): written already.
+    await Promise.all(Array.from({ length: this.layout.frontierCopies - 1 }, (_, copy) => this.publish(copy + 1, top)));
+    return firstIdOf(top, this.layout);
   }
 
-  /** The counter's value as one copy holds it (a strongly consistent read: every reservation answered before is in it), or undefined before the first. */
-  async readCopy(): Promise<CounterBlocks | undefined> {
+  /** The counter's value as one copy (maybe the counter) holds it (a strongly consistent read: every reservation answered before is in it), or undefined before the first. */
+  async readCounterCopy(): Promise<CounterBlocks | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
         new GetCommand({
@@ -49,93 +44,41 @@ export class BlockCounter {
         }),
       ),
     );
-    return Item?.top === undefined ? undefined : { from: Number(Item.from), top: Number(Item.top) };
+    return Item?.top === undefined ? undefined : { top: Number(Item.top) };
   }
 
-  /** Which blocks the allocators before the counter handed out (migration, until 2027-06-30: nothing in this version reserves on them). */
-  async readEarlyBlocks(consistent = false): Promise<EarlyBlocks> {
-    const ids = [LEGACY_ALLOCATOR_ID, ...Array.from({ length: this.layout.stripeCount }, (_, s) => stripeItemId(s))];
-    const { Responses } = await dynamoCall(() =>
-      this.db.send(
-        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })), ConsistentRead: consistent } } }),
-      ),
-    );
-    const early: EarlyBlocks = { legacyLastBlock: -1, stripeRanges: [] };
-    for (const item of Responses?.[this.tableName] ?? []) {
-      const id = Number(item.id);
-      if (id === LEGACY_ALLOCATOR_ID) {
-        early.legacyLastBlock = blockOf(Number(item.lastReservedId ?? 0), this.layout);
-        continue;
-      }
-      early.stripeRanges.push({ stripe: -1 - id, base: Number(item.base ?? 0), reserved: Number(item.reserved ?? 0) });
-    }
-    return early;
-  }
-
-  private async advance(): Promise<CounterBlocks> {
-    try {
-      return await this.add();
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-      // The table's first reservation on the counter: it starts above every early block.
-      await this.start();
-      return this.add();
-    }
-  }
-
-  private async add(): Promise<CounterBlocks> {
+  /**
+   * One more block on the counter; a new table's first is block 0 (ids 1 … blockSize).
+   * SET with if_not_exists and `+` in one action: "Using update expressions in DynamoDB",
+   * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
+   */
+  private async advance(): Promise<number> {
     const { Attributes } = await dynamoCall(() =>
       this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id: BLOCK_COUNTER_ID },
-          UpdateExpression: 'ADD #top :one',
-          ConditionExpression: 'attribute_exists(#top)',
+          UpdateExpression: 'SET #top = if_not_exists(#top, :none) + :one',
           ExpressionAttributeNames: { '#top': 'top' },
-          ExpressionAttributeValues: { ':one': 1 },
-          ReturnValues: 'ALL_NEW',
+          ExpressionAttributeValues: { ':none': -1, ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
         }),
       ),
     );
-    return { from: Number(Attributes?.from), top: Number(Attributes?.top) };
+    return Number(Attributes?.top);
   }
 
-  /**
-   * Sets the counter just below its first block: the first of a fresh table, or
-   * COUNTER_START_GAP_BLOCKS above every early block (pet-layout.ts). A start
-   * that raced with ours keeps its value.
-   */
-  private async start(): Promise<void> {
-    const early = await this.readEarlyBlocks(true);
-    const S = this.layout.stripeCount;
-    // A stripe's `reserved` counts its blocks, used or skipped (a migration may set it past blocks never used).
-    const stripeTops = early.stripeRanges.map((range) => (range.reserved > 0 ? (range.reserved - 1) * S + range.stripe : -1));
-    const highest = Math.max(early.legacyLastBlock, ...stripeTops);
-    const below = highest < 0 ? -1 : highest + COUNTER_START_GAP_BLOCKS;
-    await dynamoCall(() =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id: BLOCK_COUNTER_ID },
-          UpdateExpression: 'SET #top = if_not_exists(#top, :below), #from = if_not_exists(#from, :from)',
-          ExpressionAttributeNames: { '#top': 'top', '#from': 'from' },
-          ExpressionAttributeValues: { ':below': below, ':from': below + 1 },
-        }),
-      ),
-    );
-  }
-
-  private async publish(copy: number, counter: CounterBlocks): Promise<void> {
+  private async publish(copy: number, top: number): Promise<void> {
     await dynamoCall(
       () =>
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: { id: frontierCopyId(copy) },
-            UpdateExpression: 'SET #top = :top, #from = :from',
+            UpdateExpression: 'SET #top = :top',
             ConditionExpression: 'attribute_not_exists(#top) OR #top < :top',
-            ExpressionAttributeNames: { '#top': 'top', '#from': 'from' },
-            ExpressionAttributeValues: { ':top': counter.top, ':from': counter.from },
+            ExpressionAttributeNames: { '#top': 'top' },
+            ExpressionAttributeValues: { ':top': top },
           }),
         ),
       // A later block's reservation got there first: the copy already says more.

@@ -1,5 +1,5 @@
-import { type PetLayout, shardOf } from '../domain/id-blocks';
-import type { PetStatus } from '../domain/pet';
+import { blockOf, type PetLayout, shardOf } from '../domain/id-blocks';
+import type { Pet, PetStatus } from '../domain/pet';
 
 export * from '../domain/id-blocks';
 
@@ -8,17 +8,28 @@ export * from '../domain/id-blocks';
  * blocks are): the items that say which blocks exist, and the list shards' partition-key values.
  */
 
-/** The allocator item of a stripe: ids no pet can have (pet ids are ≥ 1). */
-export const stripeItemId = (stripe: number): number => -1 - stripe;
-/** The item of the allocator before striping (`lastReservedId`): ids up to it are legacy blocks. */
-export const LEGACY_ALLOCATOR_ID = 0;
-/** The block counter: `top`, the newest block handed out; `from`, the first block it handed out. */
+/** The block counter: `top`, the newest block handed out (ids no pet can have: pet ids are ≥ 1). */
 export const BLOCK_COUNTER_ID = -100;
-/** The items readers read the counter's value from. */
-export const frontierCopyId = (copy: number): number => -101 - copy;
+/** The items readers read the counter's value from: copy 0 is the counter itself, copies 1 … frontierCopies − 1 beside it. */
+export const frontierCopyId = (copy: number): number => BLOCK_COUNTER_ID - copy;
 
-/** The partition-key value of a block in the list of all pets, or of pets with one status. */
-export function shardKey(block: number, status: PetStatus | undefined, layout: PetLayout): string {
+/**
+ * The partition-key value of a block in the list of all pets, or of pets with
+ * one status; in a namespace (the deployment check's pets), behind its name, a
+ * value no customer's list queries.
+ */
+export function shardKey(block: number, status: PetStatus | undefined, layout: PetLayout, namespace?: string): string {
   const shard = String(shardOf(block, layout));
-  return status === undefined ? shard : `${status}#${shard}`;
+  const key = status === undefined ? shard : `${status}#${shard}`;
+  return namespace === undefined ? key : `${namespace}#${key}`;
+}
+
+/** The index keys of a pet: its block's shard in the list of all pets and in its status's list. */
+export function shardAttributes(
+  pet: Pick<Pet, 'id' | 'status'>,
+  layout: PetLayout,
+  namespace?: string,
+): { listShard: string; statusShard: string } {
+  const block = blockOf(pet.id, layout);
+  return { listShard: shardKey(block, undefined, layout, namespace), statusShard: shardKey(block, pet.status, layout, namespace) };
 }

@@ -18,11 +18,9 @@ export interface CursorPosition {
   /**
    * When the walk's first page was asked for (ms since the epoch, the service's
    * clock): a page may be read from a view of the newest pets taken since then
-   * (functions/domain/list-views.ts). Absent in cursors made
-   * before it was kept (format 1; migration, to be removed after 2027-06-30, with
-   * the rollout flag cursorsCarryWalkStart): such a walk goes on as if it began now.
+   * (functions/domain/list-views.ts).
    */
-  walkStartedAt?: number;
+  walkStartedAt: number;
 }
 
 const MAC_KEY = 'petstore-list-cursor-v1';
@@ -34,10 +32,10 @@ function mac(payload: string): Buffer {
 
 export function encodeCursor(position: CursorPosition): string {
   const { afterId, status, walkStartedAt } = position;
-  // Format 2 puts the walk's start first, at a fixed width (14 digits of ms: until the year 5138): the rest, and so
-  // the cursor's end, is spelt as in format 1.
-  const start = walkStartedAt === undefined ? '' : String(Math.min(Math.max(0, Math.floor(walkStartedAt)), 10 ** 14 - 1)).padStart(14, '0');
-  const payload = `${start ? `2:${start}` : '1'}:${afterId}:${status ?? ''}`;
+  // The leading "2" names the format, so that a later one can be told apart; the walk's start has a fixed width (14 digits
+  // of ms: until the year 5138).
+  const start = String(Math.min(Math.max(0, Math.floor(walkStartedAt)), 10 ** 14 - 1)).padStart(14, '0');
+  const payload = `2:${start}:${afterId}:${status ?? ''}`;
   return Buffer.concat([mac(payload), Buffer.from(payload)]).toString('base64url');
 }
 
@@ -51,15 +49,13 @@ export function decodeCursor(cursor: string, status: PetStatus | undefined): Cur
   if (raw.length <= MAC_BYTES || raw.toString('base64url') !== cursor) throw invalidCursor();
   const payload = raw.subarray(MAC_BYTES).toString();
   if (!timingSafeEqual(raw.subarray(0, MAC_BYTES), mac(payload))) throw invalidCursor();
-  // Format 2 "2:<start>:<afterId>:<status>"; format 1 "1:<afterId>:<status>" (migration: read until 2027-06-30, when
-  // every cursor of format 1 is long expired and no version making them runs).
-  const match = /^(?:1|2:(?<start>\d{14})):(?<afterId>[1-9]\d{0,15}):(?<status>[a-z]*)$/.exec(payload)?.groups;
+  const match = /^2:(?<start>\d{14}):(?<afterId>[1-9]\d{0,15}):(?<status>[a-z]*)$/.exec(payload)?.groups;
   const afterId = Number(match?.afterId);
   const cursorStatus = match?.status || undefined;
-  const walkStartedAt = match?.start === undefined ? undefined : Number(match.start);
+  const walkStartedAt = Number(match?.start);
   if (!match || afterId > MAX_ID || (cursorStatus && !petStatuses.includes(cursorStatus as PetStatus))) throw invalidCursor();
   if (cursorStatus !== status) {
     throw new ApiError('invalid_request', 'cursor was made for another status filter: keep the status of the first page.');
   }
-  return walkStartedAt === undefined ? { afterId, status } : { afterId, status, walkStartedAt };
+  return { afterId, status, walkStartedAt };
 }

@@ -1,6 +1,7 @@
 import { functionTimeoutSeconds } from '../../definitions/routes';
 import { DependencyUnavailableError } from './errors';
-import { type CounterBlocks, type EarlyBlocks, type Frontier, firstIdOf, lastIdOf, type PetLayout, sealedAfterMs } from './id-blocks';
+import { type Frontier, firstIdOf, lastIdOf, type PetLayout, sealedAfterMs } from './id-blocks';
+import type { BlockQueries, BlockRead, CounterCopies } from './list-ports';
 import type { Pet, PetStatus } from './pet';
 import type { BlockSource, FrontierSource } from './pet-walk';
 
@@ -15,31 +16,10 @@ import type { BlockSource, FrontierSource } from './pet-walk';
 export const RECENT_VIEW_MAX_AGE_MS = 10_000;
 /** Views of the newest pets read this close together join (one is at most this much older than the other). */
 const JOIN_WINDOW_MS = 1_000;
-/**
- * How long an instance keeps which early blocks exist (those handed out before
- * the block counter; migration, until 2027-06-30: nothing reserves them once
- * every instance runs the counter). While an older version still reserves on
- * the stripes, a pet it creates shows in walks within this.
- */
-const EARLY_BLOCKS_MAX_AGE_MS = 60_000;
 /** Block ranges an instance keeps, the least recently used dropped first (about 200 bytes a pet: a few MB at most). */
 export const RANGE_CACHE_ENTRIES = 512;
 /** How long a sealed range is kept: bounds how late a pet written into an old block (a create retried hours later with its Idempotency-Key) can appear. */
 const SEALED_RANGE_TTL_MS = 60_000;
-
-/** What the views read from storage (a port: functions/data/pet-repository.ts reads the items). */
-export interface ListItems {
-  /** One read of `block`'s pets with ids from … to, ascending, at most `want`, and when the oldest of them was created (ms; Infinity if none). */
-  queryBlock(block: number, from: number, to: number, want: number, status: PetStatus | undefined): Promise<BlockRead>;
-  /** The block counter's value from one of its copies, or undefined before its first block. */
-  readCounterCopy(): Promise<CounterBlocks | undefined>;
-  readEarlyBlocks(): Promise<EarlyBlocks>;
-}
-
-export interface BlockRead {
-  pets: Pet[];
-  oldestCreatedAt: number;
-}
 
 /** When something was read: `at` on the instance's monotonic clock (for its age), `clockAt` on the service's clock (to compare with a walk's start). */
 export interface ReadTime {
@@ -49,8 +29,6 @@ export interface ReadTime {
 
 /** A view of which blocks exist. */
 export type BlocksView = Frontier & ReadTime;
-/** A view of which early blocks exist (kept longer: nothing adds to them). */
-export type EarlyBlocksView = EarlyBlocks & ReadTime;
 /** A range of one block's pets as read: every pet with an id in from … to, ascending; sealed when no pet can be added to it. */
 export interface BlockRangeView extends ReadTime {
   from: number;
@@ -65,6 +43,7 @@ export interface ListViewsOptions {
   clock: () => number;
   /** Real elapsed time, for how long views are trusted (a test clock may stand still). */
   cacheClock: () => number;
+  /** How many block ranges the instance keeps (RANGE_CACHE_ENTRIES by default). */
   rangeCacheEntries?: number;
 }
 
@@ -74,7 +53,6 @@ export interface ListViewsOptions {
  * walk's two ports (functions/domain/pet-walk.ts), over the items storage reads.
  */
 export class ListViews implements BlockSource, FrontierSource {
-  private early: EarlyBlocksView | undefined;
   private frontier: BlocksView | undefined;
   private frontierRead: Promise<BlocksView> | undefined;
   /** Ranges read, per status filter and block, the least recently used first. */
@@ -89,7 +67,8 @@ export class ListViews implements BlockSource, FrontierSource {
   private sealedCounter: SealedCounterBlock = { block: Number.NEGATIVE_INFINITY, since: Number.POSITIVE_INFINITY };
 
   constructor(
-    private readonly items: ListItems,
+    private readonly pets: BlockQueries,
+    private readonly counter: CounterCopies,
     private readonly options: ListViewsOptions,
   ) {}
 
@@ -121,7 +100,7 @@ export class ListViews implements BlockSource, FrontierSource {
     const kept = this.keptRange(key, block, from, to, want, walkStartedAt);
     if (kept) return kept;
     const readAt = this.readTime();
-    const read = await this.items.queryBlock(block, from, to, want, status);
+    const read = await this.pets.queryBlock(block, from, to, want, status);
     const end = read.pets.length < want ? to : (read.pets.at(-1)?.id as number);
     this.remember(key, this.rangeOf(block, from, end, read, readAt));
     return read.pets;
@@ -144,19 +123,13 @@ export class ListViews implements BlockSource, FrontierSource {
     const { clock, layout } = this.options;
     const sealedAt = read.oldestCreatedAt + sealedAfterMs(layout, functionTimeoutSeconds * 1000);
     const oldEnough = Number.isFinite(read.oldestCreatedAt) && clock() >= sealedAt;
-    if (oldEnough && this.fromCounter(block) && block > this.sealedCounter.block) this.sealedCounter = { block, since: sealedAt };
+    if (oldEnough && block > this.sealedCounter.block) this.sealedCounter = { block, since: sealedAt };
     return { from, to, pets: read.pets, sealed: oldEnough || this.sealedByLaterBlock(block, readAt.clockAt), ...readAt };
   }
 
   /** Whether a read of `block` at `readAt` (service clock) saw it sealed: a counter block at or below one proved sealed by then. */
   private sealedByLaterBlock(block: number, readAt: number): boolean {
-    return this.fromCounter(block) && block <= this.sealedCounter.block && readAt >= this.sealedCounter.since;
-  }
-
-  /** Whether the block counter handed `block` out (the early blocks came from stripes, in no such order). */
-  private fromCounter(block: number): boolean {
-    const from = this.frontier?.counter?.from;
-    return from !== undefined && block >= from;
+    return block <= this.sealedCounter.block && readAt >= this.sealedCounter.since;
   }
 
   /**
@@ -206,15 +179,7 @@ export class ListViews implements BlockSource, FrontierSource {
 
   private async readFrontier(): Promise<BlocksView> {
     const readAt = this.readTime();
-    const [early, counter] = await Promise.all([this.earlyBlocks(), this.items.readCounterCopy()]);
-    return { ...early, counter, ...readAt };
-  }
-
-  private async earlyBlocks(): Promise<EarlyBlocks> {
-    if (this.early && this.age(this.early) < EARLY_BLOCKS_MAX_AGE_MS) return this.early;
-    const readAt = this.readTime();
-    this.early = { ...(await this.items.readEarlyBlocks()), ...readAt };
-    return this.early;
+    return { counter: await this.counter.readCounterCopy(), ...readAt };
   }
 
   private readTime(): ReadTime {

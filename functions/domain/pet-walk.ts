@@ -108,7 +108,7 @@ export function nextBlocks(afterId: number, count: number, frontier: Frontier, l
   const blocks: number[] = [];
   let from = blockOf(afterId + 1, layout);
   while (blocks.length < count) {
-    const next = nextAllocated(from, frontier, layout);
+    const next = nextAllocated(from, frontier);
     if (next === undefined) break;
     blocks.push(next);
     from = next + 1;

@@ -4,19 +4,23 @@ import { ApiError } from './errors';
 import type { Pet, PetStatus } from './pet';
 
 /**
- * What the pet operations need from storage (a port: the domain declares it,
+ * What getPet and createPet need from storage (a port: the domain declares it,
  * functions/data/pet-repository.ts implements it on DynamoDB).
  */
 export interface PetStore {
   get(id: number): Promise<Pet | undefined>;
   /** Writes a pet that must not exist yet; a repeat with the same writeToken finds its own pet and succeeds. */
   insert(pet: Pet, createdAt: string, writeToken: string): Promise<void>;
+}
+
+/** Pages of the lists (functions/domain/pet-list.ts is the use case that reads them). */
+export interface PetPages {
   /**
    * Up to `limit` pets with an id above `afterId`, ascending, and, when more may
    * follow, the id the next page starts after: at or past the last pet's, below
    * the next pet (no pet existed in between when the page was read; one created
    * since is a pet created during the walk), or past the blocks read when the
-   * store stopped short of `limit` to bound one page's work. Every pet whose
+   * walk stopped short of `limit` to bound one page's work. Every pet whose
    * create answered before `walkStartedAt` (ms, the service's clock) is among
    * those read; a pet created since may be missing (docs/clients.md).
    */
@@ -31,13 +35,11 @@ export interface PetPage {
 export interface PetsContext {
   pets: PetStore;
   clock: Clock;
-  /**
-   * Whether next cursors carry when their walk began (format 2; by default
-   * yes). Off, they are format 1, which versions before format 2 read, and each
-   * page is read as if its walk began then (lib/stage-config.ts, cursorsCarryWalkStart).
-   * Migration: to be removed after 2027-06-30, with format 1 (cursor.ts).
-   */
-  cursorsCarryWalkStart?: boolean;
+}
+
+export interface ListContext {
+  list: PetPages;
+  clock: Clock;
 }
 
 export interface ListQuery {
@@ -47,14 +49,13 @@ export interface ListQuery {
 }
 
 /** One page of pets in ascending id order, and the cursor of the next page if there is one. */
-export async function listPets(query: ListQuery, context: PetsContext): Promise<{ pets: Pet[]; nextCursor?: string }> {
+export async function listPets(query: ListQuery, context: ListContext): Promise<{ pets: Pet[]; nextCursor?: string }> {
   const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.status);
   // A walk sees every pet created before its first page was asked for; the cursor carries that instant on.
   const walkStartedAt = position?.walkStartedAt ?? context.clock();
-  const { pets, nextAfterId } = await context.pets.listAfter(position?.afterId ?? 0, query.limit, query.status, walkStartedAt);
+  const { pets, nextAfterId } = await context.list.listAfter(position?.afterId ?? 0, query.limit, query.status, walkStartedAt);
   if (nextAfterId === undefined) return { pets };
-  const carried = context.cursorsCarryWalkStart === false ? undefined : walkStartedAt;
-  return { pets, nextCursor: encodeCursor({ afterId: nextAfterId, status: query.status, walkStartedAt: carried }) };
+  return { pets, nextCursor: encodeCursor({ afterId: nextAfterId, status: query.status, walkStartedAt }) };
 }
 
 export async function findPet(id: number, context: PetsContext): Promise<Pet> {

@@ -5,18 +5,18 @@ import { findPet } from '../domain/pets';
 import { createApiHandler } from '../http/api-handler';
 import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
+import { perPetNamespace } from '../runtime/pet-namespaces';
 
 export function createHandler(dependencies: Dependencies) {
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
-    clock: dependencies.clock,
-    layout: dependencies.petLayout,
-  });
+  const petsFor = perPetNamespace(
+    (namespace) => new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: dependencies.petLayout, namespace }),
+  );
   return createApiHandler(
     getPetContract,
     dependencies,
     new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
-    async ({ path }) => {
-      return jsonResponse(200, await findPet(path.petId, { pets, clock: dependencies.clock }));
+    async ({ path, caller }) => {
+      return jsonResponse(200, await findPet(path.petId, { pets: petsFor(caller.keyId), clock: dependencies.clock }));
     },
   );
 }

@@ -1,24 +1,30 @@
-import { cursorsCarryWalkStartEnvVar, listPetsContract } from '../../definitions/operations/list-pets';
+import { listPetsContract } from '../../definitions/operations/list-pets';
+import { BlockCounter } from '../data/block-counter';
+import { petLayout } from '../data/pet-layout';
 import { PetRepository } from '../data/pet-repository';
 import { RateLimitRepository } from '../data/rate-limit-repository';
+import { PetList } from '../domain/pet-list';
 import { listPets } from '../domain/pets';
 import { createApiHandler } from '../http/api-handler';
 import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
+import { perPetNamespace } from '../runtime/pet-namespaces';
 
-export function createHandler(dependencies: Dependencies, env: NodeJS.ProcessEnv = process.env) {
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
-    clock: dependencies.clock,
-    layout: dependencies.petLayout,
-  });
-  const cursorsCarryWalkStart = env[cursorsCarryWalkStartEnvVar] !== 'false';
+export function createHandler(dependencies: Dependencies) {
+  const { db, tableNames, clock } = dependencies;
+  const layout = dependencies.petLayout ?? petLayout;
+  const counter = new BlockCounter(db, tableNames.pets, layout);
+  // One per container and namespace: its views of the lists outlive a single request.
+  const listFor = perPetNamespace(
+    (namespace) => new PetList(new PetRepository(db, tableNames.pets, { layout, namespace }), counter, { layout, clock }),
+  );
   return createApiHandler(
     listPetsContract,
     dependencies,
     new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
-    async ({ event, query }) => {
-      const page = await listPets(query, { pets, clock: dependencies.clock, cursorsCarryWalkStart });
+    async ({ event, query, caller }) => {
+      const page = await listPets(query, { list: listFor(caller.keyId), clock });
       const headers: Record<string, string> = {};
       if (page.nextCursor) {
         const next = new URLSearchParams({ limit: String(query.limit) });

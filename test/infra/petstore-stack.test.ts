@@ -13,7 +13,6 @@ import { deploymentCheckEnvironment, deploymentCheckFunction } from '../../defin
 import { type GatewayResponseType, gatewayResponse, gatewayResponses } from '../../definitions/gateway-responses';
 import { meteringPoolEnvironment, type PooledPlan, pooledKeyName } from '../../definitions/metering-pool';
 import { businessMetrics } from '../../definitions/metrics';
-import { cursorsCarryWalkStartEnvVar } from '../../definitions/operations/list-pets';
 import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { oversizeBodyAnswer } from '../../definitions/request-size-limits';
 import { authorizer, type RouteDefinition, routes, stageName } from '../../definitions/routes';
@@ -492,8 +491,6 @@ describe.each(stageNames)('%s stack', (stage) => {
                 [meteringPoolEnvironment.keysPerPlan]: String(config.meteringKeysPerPlan),
               }
             : {}),
-          // Whether list cursors carry their walk's start: off in production for the deployment that brings them.
-          ...(spec.id === 'listPets' ? { [cursorsCarryWalkStartEnvVar]: String(config.cursorsCarryWalkStart) } : {}),
         });
         const logGroup = b().resources[fn.Properties.LoggingConfig.LogGroup.Ref]!;
         expect(logGroup.Type).toBe('AWS::Logs::LogGroup');

@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { deploymentCheckKey } from '../../definitions/deployment-check';
 import { businessMetrics } from '../../definitions/metrics';
@@ -11,10 +11,11 @@ import type { CheckTargets, Invocation } from '../../functions/deployment-check/
 import { createHandler as createCheck } from '../../functions/deployment-check/handler';
 import { hashApiKey } from '../../functions/domain/api-keys';
 import { createHandler as getPetHandler } from '../../functions/get-pet/handler';
+import { toAuthorizerContext } from '../../functions/http/caller';
 import { createHandler as listPetsHandler } from '../../functions/list-pets/handler';
 import { createDocumentClient, type Dependencies, DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
-import { lambdaContext } from '../support/api-gateway-events';
+import { lambdaContext, restProxyEvent } from '../support/api-gateway-events';
 import { beforeGetPetSunset, createTestTables, testDependencies, testEndpoint } from '../support/dynamo';
 import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
 import { captureMetrics } from '../support/metrics';
@@ -184,3 +185,102 @@ it('during a DynamoDB slowdown both the new and the live versions answer 503: th
     await proxy.close();
   }
 }, 90_000);
+
+describe('what a customer sees after the check has run', () => {
+  const customer = toAuthorizerContext({
+    keyId: 'key_0123456789abcdef',
+    customerId: 'key_0123456789abcdef',
+    plan: 'business',
+    limits: { perMinute: 600, perDay: 100_000 },
+  });
+  type Answer = { statusCode: number; body: string; headers?: Record<string, string> };
+  const call = (handler: Handler, request: Parameters<typeof restProxyEvent>[0]) =>
+    handler(restProxyEvent({ ...request, authorizer: customer }) as never, lambdaContext()) as Promise<Answer>;
+
+  /** Every pet id of a walk by the customer, a page of `limit` at a time, following X-Next-Cursor. */
+  async function walk(listPets: Handler, query: Record<string, string>): Promise<number[]> {
+    const ids: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const answer = await call(listPets, {
+        method: 'GET',
+        resource: '/pets',
+        path: '/pets',
+        query: { ...query, ...(cursor ? { cursor } : {}) },
+      });
+      expect(answer.statusCode).toBe(200);
+      ids.push(...(JSON.parse(answer.body) as { id: number }[]).map((pet) => pet.id));
+      cursor = answer.headers?.['X-Next-Cursor'];
+    } while (cursor);
+    return ids;
+  }
+
+  it('shows nothing the check made: no list (filtered or not), cursor walk or get by a customer key', async () => {
+    const handlers = handlersFor(dependencies);
+    const createPet = handlers[arn(names.createPet, '2')] as Handler;
+    const mine: number[] = [];
+    for (const status of ['available', 'sold', 'sold']) {
+      const body = JSON.stringify({ name: `Customer pet ${status}`, categoryId: 1, status });
+      const answer = await call(createPet, {
+        method: 'POST',
+        resource: '/pets',
+        path: '/pets',
+        body,
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(answer.statusCode).toBe(201);
+      mine.push((JSON.parse(answer.body) as { id: number }).id);
+    }
+    // The check runs on the same function instances the customer is served by (their views of the lists included).
+    const { invoke } = invokeOf(handlers);
+    const { calls } = callsWith(invoke);
+    const { result: report } = await captureMetrics(() =>
+      createCheck(calls, settings, () => dependencies)({ ...hookEvent, LifecycleEventHookExecutionId: 'e-4' }),
+    );
+    expect(report.passed).toBe(true);
+    const { Items = [] } = await dependencies.db.send(
+      new ScanCommand({
+        TableName: dependencies.tableNames.pets,
+        FilterExpression: '#name = :name',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':name': deploymentCheckKey.petName },
+      }),
+    );
+    const made = Items.map((item) => Number(item.id));
+    expect(made.length).toBeGreaterThan(0);
+
+    const listPets = handlers[arn(names.listPets, '2')] as Handler;
+    const queries: Record<string, string>[] = [
+      { limit: '1' },
+      { limit: '100' },
+      { limit: '1', status: 'sold' },
+      { limit: '100', status: 'sold' },
+    ];
+    for (const query of queries) {
+      const ids = await walk(listPets, query);
+      // The customer's own pets are there (the walk works), the check's are not.
+      expect(ids).toEqual(expect.arrayContaining(query.status ? mine.slice(1) : mine));
+      for (const id of made) expect(ids).not.toContain(id);
+    }
+    const getPet = handlers[arn(names.getPet, '2')] as Handler;
+    for (const id of made) {
+      const answer = await call(getPet, {
+        method: 'GET',
+        resource: '/pets/{petId}',
+        path: `/pets/${id}`,
+        pathParameters: { petId: String(id) },
+      });
+      expect(answer.statusCode).toBe(404);
+    }
+    expect(
+      (
+        await call(getPet, {
+          method: 'GET',
+          resource: '/pets/{petId}',
+          path: `/pets/${mine[0]}`,
+          pathParameters: { petId: String(mine[0]) },
+        })
+      ).statusCode,
+    ).toBe(200);
+  });
+});

@@ -1,15 +1,7 @@
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BlockCounter } from '../../functions/data/block-counter';
 import { IdempotencyRepository } from '../../functions/data/idempotency-repository';
-import {
-  BLOCK_COUNTER_ID,
-  blockOf,
-  COUNTER_START_GAP_BLOCKS,
-  frontierCopyId,
-  LEGACY_ALLOCATOR_ID,
-  type PetLayout,
-  petLayout,
-  stripeItemId,
-} from '../../functions/data/pet-layout';
+import { BLOCK_COUNTER_ID, blockOf, frontierCopyId, type PetLayout, petLayout } from '../../functions/data/pet-layout';
 import { PetRepository } from '../../functions/data/pet-repository';
 import { IdAllocator } from '../../functions/domain/id-allocator';
 import { PetCreation } from '../../functions/domain/pet-creation';
@@ -21,8 +13,9 @@ describe('pet ids', () => {
   it('gives 200 concurrent creates, spread over 4 containers, 200 distinct ids, and every pet is readable', async () => {
     const dependencies = testDependencies(await createTestTables());
     const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: { ...petLayout, blockSize: 16 } });
+    const blocks = new BlockCounter(dependencies.db, dependencies.tableNames.pets, pets.layout);
     // Each "container" has its own allocator, as each Lambda instance would.
-    const containers = Array.from({ length: 4 }, () => new IdAllocator((count) => pets.reserveIds(count), 16));
+    const containers = Array.from({ length: 4 }, () => new IdAllocator((count) => blocks.reserveIds(count), 16));
     const records = new IdempotencyRepository(dependencies.db, dependencies.tableNames.idempotency, dependencies.clock);
     const creations = containers.map(
       (ids) => new PetCreation({ pets, records, ids, clock: dependencies.clock, leaseMs: 10_000, ttlSeconds: 86_400 }),
@@ -43,14 +36,14 @@ describe('pet ids', () => {
   it('never hands out an id again, even to a new container, and each new block lies above every block before', async () => {
     const dependencies = testDependencies(await createTestTables());
     const layout: PetLayout = { ...petLayout, blockSize: 10, frontierCopies: 4 };
-    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout });
-    const first = new IdAllocator((count) => pets.reserveIds(count), 10);
+    const blocks = new BlockCounter(dependencies.db, dependencies.tableNames.pets, layout);
+    const first = new IdAllocator((count) => blocks.reserveIds(count), 10);
     const firstIds = [await first.nextId(), await first.nextId()];
     expect(firstIds[1]).toBe((firstIds[0] as number) + 1);
     // The first container dies with 8 unused ids in its block; every later block lies above it and each other.
     let newest = blockOf(firstIds[0] as number, layout);
     for (let container = 0; container < 40; container++) {
-      const id = await new IdAllocator((count) => pets.reserveIds(count), 10).nextId();
+      const id = await new IdAllocator((count) => blocks.reserveIds(count), 10).nextId();
       expect((id - 1) % 10).toBe(0);
       expect(blockOf(id, layout)).toBeGreaterThan(newest);
       newest = blockOf(id, layout);
@@ -67,24 +60,18 @@ describe('pet ids', () => {
     expect(tops).toEqual(Object.fromEntries([BLOCK_COUNTER_ID, ...[0, 1, 2, 3].map(frontierCopyId)].map((id) => [id, newest])));
   });
 
-  it('starts the block counter above every block the allocators before it handed out (migration)', async () => {
+  it('starts the block counter where a new table starts: the first id is 1', async () => {
     const dependencies = testDependencies(await createTestTables());
-    const layout: PetLayout = { ...petLayout, blockSize: 10, stripeCount: 4 };
-    const put = (Item: Record<string, unknown>) => dependencies.db.send(new PutCommand({ TableName: dependencies.tableNames.pets, Item }));
-    // The first allocator handed out ids up to 95 (blocks 0 … 9); stripe 2 its blocks 2, 6, 10, 14 (4 of them), the others none.
-    await put({ id: LEGACY_ALLOCATOR_ID, lastReservedId: 95 });
-    await put({ id: stripeItemId(2), reserved: 4, base: 0 });
-    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout });
-    const id = await new IdAllocator((count) => pets.reserveIds(count), 10).nextId();
-    // Past stripe 2's block 14 by the gap that keeps an older version, still reserving on the stripes, out of its way.
-    expect(blockOf(id, layout)).toBe(14 + COUNTER_START_GAP_BLOCKS + 1);
+    const blocks = new BlockCounter(dependencies.db, dependencies.tableNames.pets, { ...petLayout, blockSize: 10 });
+    expect(await new IdAllocator((count) => blocks.reserveIds(count), 10).nextId()).toBe(1);
+    expect(await new IdAllocator((count) => blocks.reserveIds(count), 10).nextId()).toBe(11);
   });
 
   it('gives up a block after its lifetime, so that old blocks are sealed', async () => {
     const dependencies = testDependencies(await createTestTables());
-    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: { ...petLayout, blockSize: 10 } });
+    const blocks = new BlockCounter(dependencies.db, dependencies.tableNames.pets, { ...petLayout, blockSize: 10 });
     let now = 0;
-    const allocator = new IdAllocator((count) => pets.reserveIds(count), 10, { clock: () => now, lifetimeMs: 60_000 });
+    const allocator = new IdAllocator((count) => blocks.reserveIds(count), 10, { clock: () => now, lifetimeMs: 60_000 });
     const a = await allocator.nextId();
     now += 59_999;
     expect(await allocator.nextId()).toBe(a + 1);
@@ -95,13 +82,36 @@ describe('pet ids', () => {
 
   it('costs one allocator write per block, not per create', async () => {
     const dependencies = testDependencies(await createTestTables());
-    const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: { ...petLayout, blockSize: 100 } });
+    const blocks = new BlockCounter(dependencies.db, dependencies.tableNames.pets, { ...petLayout, blockSize: 100 });
     let reservations = 0;
     const allocator = new IdAllocator((count) => {
       reservations++;
-      return pets.reserveIds(count);
+      return blocks.reserveIds(count);
     }, 100);
     await Promise.all(Array.from({ length: 250 }, () => allocator.nextId()));
     expect(reservations).toBe(3);
   });
+
+  it.each([
+    // The bench's run: its third block is left part-used.
+    [500, 24],
+    // Full blocks: the counter and its 7 copies, one UpdateItem each per block of 200.
+    [1_000, 40],
+  ])(
+    'hands out %i ids with %i id UpdateItems, at most one per 20 ids (as deployed: blocks of 200, 8 readable copies)',
+    async (count, updates) => {
+      const dependencies = testDependencies(await createTestTables());
+      let sent = 0;
+      const send = dependencies.db.send.bind(dependencies.db);
+      dependencies.db.send = ((command: object) => {
+        if (command instanceof UpdateCommand) sent++;
+        return send(command as UpdateCommand);
+      }) as typeof dependencies.db.send;
+      const blocks = new BlockCounter(dependencies.db, dependencies.tableNames.pets, petLayout);
+      const allocator = new IdAllocator((size) => blocks.reserveIds(size), petLayout.blockSize);
+      for (let i = 0; i < count; i++) await allocator.nextId();
+      expect(sent).toBe(updates);
+      expect(sent / count).toBeLessThanOrEqual(1 / 20);
+    },
+  );
 });

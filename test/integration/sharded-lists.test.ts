@@ -1,25 +1,26 @@
-import { type PetLayout, petLayout } from '../../functions/data/pet-layout';
-import { MAX_BLOCKS_PER_PAGE, PetRepository } from '../../functions/data/pet-repository';
+import { type PetLayout, petLayout, shardAttributes } from '../../functions/data/pet-layout';
+import { PetRepository } from '../../functions/data/pet-repository';
 import { ApiError, DependencyUnavailableError } from '../../functions/domain/errors';
-import { IdAllocator } from '../../functions/domain/id-allocator';
 import type { Pet, PetStatus } from '../../functions/domain/pet';
 import { createPet } from '../../functions/domain/pet-creation';
+import { MAX_BLOCKS_PER_PAGE } from '../../functions/domain/pet-walk';
 import { listPets } from '../../functions/domain/pets';
 import { createTestTables, testDependencies, testDocumentClient, testEndpoint } from '../support/dynamo';
 import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
+import { CountingPetList, idAllocatorOn } from '../support/pet-list';
 
 /**
  * Lists over write-sharded indexes (functions/data/pet-layout.ts), on DynamoDB
  * Local: pets created by several instances, each with its own allocator, are
  * walked page by page through the list use case, whatever the page size and
- * filter: every pet exactly once, ascending. Small blocks and few stripes make
- * a few hundred pets cross many blocks, shards and stripes.
+ * filter: every pet exactly once, ascending. Small blocks and few shards make
+ * a few hundred pets cross many blocks and shards.
  */
-const layout: PetLayout = { ...petLayout, blockSize: 10, stripeCount: 4, shardCount: 8 };
+const layout: PetLayout = { ...petLayout, blockSize: 10, shardCount: 8 };
 const statuses: PetStatus[] = ['available', 'available', 'pending', 'sold'];
 let created: Pet[];
 let dependencies: ReturnType<typeof testDependencies>;
-let reader: PetRepository;
+let reader: CountingPetList;
 /** The reader's real-time clock for its caches, moved by hand. */
 const cacheNow = 1_000_000;
 /** When the pets were first written: on a service clock set there, every block is still being filled (not sealed). */
@@ -30,7 +31,7 @@ beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
   const instances = Array.from({ length: 6 }, () => {
     const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout });
-    return { pets, ids: new IdAllocator((count) => pets.reserveIds(count), layout.blockSize), clock: dependencies.clock };
+    return { pets, ids: idAllocatorOn(dependencies.db, dependencies.tableNames.pets, layout), clock: dependencies.clock };
   });
   created = [];
   for (let round = 0; round < 25; round++) {
@@ -42,7 +43,7 @@ beforeAll(async () => {
     );
     for (const pet of batch) if (pet) created.push(pet);
   }
-  reader = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout, cacheClock: () => cacheNow });
+  reader = new CountingPetList(dependencies.db, dependencies.tableNames.pets, { layout, cacheClock: () => cacheNow });
 }, 120_000);
 afterAll(() => dependencies.db.destroy());
 
@@ -53,7 +54,7 @@ async function walk(limit: number, status?: PetStatus, startsLaterMs = 0): Promi
   let pages = 0;
   const clock = () => dependencies.clock() + startsLaterMs;
   do {
-    const page = await listPets({ limit, status, cursor }, { pets: reader, clock });
+    const page = await listPets({ limit, status, cursor }, { list: reader, clock });
     ids.push(...page.pets.map((pet) => pet.id));
     // A page may hold fewer than `limit` while more follow: when it read MAX_BLOCKS_PER_PAGE blocks, or reached the end of a
     // block of a dense list (both tested below).
@@ -78,7 +79,7 @@ describe.each([1, 7, 20, 100])('a walk with limit %i', (limit) => {
 it('spreads the pets over the shards of each index: whole blocks per key, no key with half of them', async () => {
   const byShard = new Map<string, number>();
   for (const pet of created) {
-    const { listShard } = reader.shardAttributes(pet);
+    const { listShard } = shardAttributes(pet, layout);
     byShard.set(listShard, (byShard.get(listShard) ?? 0) + 1);
   }
   expect(byShard.size).toBeGreaterThan(4);
@@ -100,12 +101,12 @@ it('reads a page inside one block with one Query', async () => {
 });
 
 it('refuses a tampered cursor and one made for another filter with 400s', async () => {
-  const page = await listPets({ limit: 5 }, { pets: reader, clock: dependencies.clock });
+  const page = await listPets({ limit: 5 }, { list: reader, clock: dependencies.clock });
   const cursor = page.nextCursor as string;
-  await expect(listPets({ limit: 5, cursor: `${cursor.slice(0, -2)}AA` }, { pets: reader, clock: dependencies.clock })).rejects.toThrow(
+  await expect(listPets({ limit: 5, cursor: `${cursor.slice(0, -2)}AA` }, { list: reader, clock: dependencies.clock })).rejects.toThrow(
     ApiError,
   );
-  await expect(listPets({ limit: 5, status: 'sold', cursor }, { pets: reader, clock: dependencies.clock })).rejects.toThrow(
+  await expect(listPets({ limit: 5, status: 'sold', cursor }, { list: reader, clock: dependencies.clock })).rejects.toThrow(
     /another status/,
   );
 });
@@ -120,7 +121,7 @@ it.each([undefined, 'sold'] as const)(
       const writer = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout });
       const context = {
         pets: writer,
-        ids: new IdAllocator((count) => writer.reserveIds(count), layout.blockSize),
+        ids: idAllocatorOn(dependencies.db, dependencies.tableNames.pets, layout),
         clock: dependencies.clock,
       };
       newcomers.push(await createPet({ name: `Newcomer ${i}`, categoryId: 1, status: status ?? 'available' }, context));
@@ -142,15 +143,13 @@ it('serves the last pages of walks under way from one read of the newest pets; a
     clockNow += ms;
     monotonic += ms;
   };
-  const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, {
+  const pets = new CountingPetList(dependencies.db, dependencies.tableNames.pets, {
     layout,
     clock: () => clockNow,
     cacheClock: () => monotonic,
   });
-  const context = { pets, clock: () => clockNow };
+  const context = { list: pets, clock: () => clockNow };
   const reads = () => pets.queriesSent + pets.frontierReadsSent;
-  // As a canary beside a version before format 2 runs: cursors of format 1, every page read as if its walk began then.
-  const formatOne = { ...context, cursorsCarryWalkStart: false };
   const begin = async (on = context) => {
     const page = await listPets({ limit: 7 }, on);
     return { ids: page.pets.map((pet) => pet.id), cursor: page.nextCursor };
@@ -168,24 +167,19 @@ it('serves the last pages of walks under way from one read of the newest pets; a
     return { ids, reads: reads() - before };
   };
 
-  const [a, b, c, e, f] = [await begin(), await begin(), await begin(), await begin(), await begin(formatOne)];
+  const [a, b, c, e] = [await begin(), await begin(), await begin(), await begin()];
   advance(2_000);
   const walkA = await finish(a);
   expect(walkA.ids).toEqual(created.map((pet) => pet.id).sort((x, y) => x - y));
   expect(walkA.reads).toBeGreaterThan(5);
   // Walk B began with A: the ranges and the view of which blocks exist that A's pages read serve all of it.
   expect(await finish(b)).toEqual({ ids: walkA.ids, reads: 0 });
-  // Walk F's cursors do not say when it began: each page counts as a walk begun then, and views read over half a
-  // second before it serve none: its pages at the newest pets read afresh.
   advance(600);
-  const walkF = await finish(f, formatOne);
-  expect(walkF.ids).toEqual(walkA.ids);
-  expect(walkF.reads).toBeGreaterThan(0);
 
-  const writer = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout, clock: () => clockNow });
+  const writer = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout });
   const newcomer = await createPet(
     { name: 'Created during the walks', categoryId: 1 },
-    { pets: writer, ids: new IdAllocator((count) => writer.reserveIds(count), layout.blockSize), clock: () => clockNow },
+    { pets: writer, ids: idAllocatorOn(dependencies.db, dependencies.tableNames.pets, layout), clock: () => clockNow },
   );
   created.push(newcomer);
   advance(2_000);
@@ -207,8 +201,8 @@ it('serves the last pages of walks under way from one read of the newest pets; a
 it("serves a walk's first and second pages of a sealed block from the cache, however often they alternate", async () => {
   // An hour on: every block is sealed (pet-layout.ts), so its ranges may be kept.
   const later = () => Date.now() + 3_600_000;
-  const warm = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout, clock: later, cacheClock: () => cacheNow });
-  const context = { pets: warm, clock: later };
+  const warm = new CountingPetList(dependencies.db, dependencies.tableNames.pets, { layout, clock: later, cacheClock: () => cacheNow });
+  const context = { list: warm, clock: later };
   const firstAndSecond = async () => {
     const first = await listPets({ limit: 3 }, context);
     await listPets({ limit: 3, cursor: first.nextCursor }, context);
@@ -237,8 +231,8 @@ describe('a dense list', () => {
   it.each([3, 7, 10, 100])(
     'with limit %i, reads one block a page (one Query, or none from the cache) and ends a page at a block’s end at the latest',
     async (limit) => {
-      const reader = new PetRepository(deps.db, deps.tableNames.pets, { layout: dense });
-      const context = { pets: reader, clock: deps.clock };
+      const reader = new CountingPetList(deps.db, deps.tableNames.pets, { layout: dense });
+      const context = { list: reader, clock: deps.clock };
       const pages: { ids: number[]; queries: number }[] = [];
       let cursor: string | undefined;
       do {
@@ -258,9 +252,9 @@ describe('a dense list', () => {
 });
 
 describe('a filter few pets match', () => {
-  // Blocks of 2 on one stripe: 100 available pets fill 50 blocks, then one sold pet.
-  const sparse: PetLayout = { ...petLayout, blockSize: 2, stripeCount: 1, shardCount: 8 };
-  let pets: PetRepository;
+  // Blocks of 2: 100 available pets fill 50 blocks, then one sold pet.
+  const sparse: PetLayout = { ...petLayout, blockSize: 2, shardCount: 8 };
+  let pets: CountingPetList;
   let soldId: number;
   let deps: ReturnType<typeof testDependencies>;
 
@@ -273,7 +267,7 @@ describe('a filter few pets match', () => {
   }, 120_000);
 
   it('reads at most MAX_BLOCKS_PER_PAGE blocks a page, answers a short page with a next cursor, and the walk finds every match once', async () => {
-    const context = { pets, clock: dependencies.clock };
+    const context = { list: pets, clock: dependencies.clock };
     const pages: { ids: number[]; queries: number; next: boolean }[] = [];
     let cursor: string | undefined;
     do {
@@ -290,13 +284,13 @@ describe('a filter few pets match', () => {
   it('keeps the range a first page reads while walks of rare filters read many blocks: the least recently used range goes first', async () => {
     // An hour on (every block sealed), a cache of 64 ranges; each rare filter's walk reads 51 blocks.
     const later = () => Date.now() + 3_600_000;
-    const warm = new PetRepository(deps.db, deps.tableNames.pets, {
+    const warm = new CountingPetList(deps.db, deps.tableNames.pets, {
       layout: sparse,
       clock: later,
       cacheClock: () => 0,
       rangeCacheEntries: 64,
     });
-    const context = { pets: warm, clock: later };
+    const context = { list: warm, clock: later };
     const walkOf = async (status: PetStatus) => {
       let cursor: string | undefined;
       do cursor = (await listPets({ limit: 20, status, cursor }, context)).nextCursor;
@@ -337,9 +331,9 @@ it('ends a page at the newest pets on its recent view of which blocks exist whil
   const proxy = await DynamoDbFaultProxy.start(testEndpoint());
   const db = testDocumentClient(proxy.endpoint);
   let now = 5_000_000;
-  const pets = new PetRepository(db, dependencies.tableNames.pets, { layout, cacheClock: () => now });
+  const pets = new CountingPetList(db, dependencies.tableNames.pets, { layout, cacheClock: () => now });
   // Walks begin as time passes on the cache's clock: each a while after the views its instance read.
-  const context = { pets, clock: () => dependencies.clock() + (now - 5_000_000) };
+  const context = { list: pets, clock: () => dependencies.clock() + (now - 5_000_000) };
   const walkAll = async () => {
     const ids: number[] = [];
     let cursor: string | undefined;
@@ -366,10 +360,11 @@ it('ends a page at the newest pets on its recent view of which blocks exist whil
   }
 });
 
-/** Fresh tables, a repository on `layout`, and one instance (its own id allocator) to create pets through. */
+/** Fresh tables, a list reader on `layout`, and one instance (its own id allocator) to create pets through. */
 async function tablesOn(layout: PetLayout) {
   const deps = testDependencies(await createTestTables());
-  const pets = new PetRepository(deps.db, deps.tableNames.pets, { layout });
-  const instance = { pets, ids: new IdAllocator((count) => pets.reserveIds(count), layout.blockSize), clock: deps.clock };
+  const pets = new CountingPetList(deps.db, deps.tableNames.pets, { layout });
+  const writer = new PetRepository(deps.db, deps.tableNames.pets, { layout });
+  const instance = { pets: writer, ids: idAllocatorOn(deps.db, deps.tableNames.pets, layout), clock: deps.clock };
   return { deps, pets, instance };
 }

@@ -1,6 +1,8 @@
+import { BlockCounter } from '../../functions/data/block-counter';
 import { type PetLayout, petLayout } from '../../functions/data/pet-layout';
 import { PetRepository } from '../../functions/data/pet-repository';
-import { IdAllocator } from '../../functions/domain/id-allocator';
+import { PetList } from '../../functions/domain/pet-list';
+import { idAllocatorOn } from '../support/pet-list';
 import type { ScaleDesign } from '../support/scale-run';
 
 /**
@@ -8,7 +10,7 @@ import type { ScaleDesign } from '../support/scale-run';
  * 200): a simulated instance carries the creates of many real ones, and a real
  * instance fills its block at its own pace while the block's shard takes the
  * blocks of all the others; with whole blocks a few simulated instances would
- * each pour hundreds of creates into one shard. Stripes and shards are as deployed.
+ * each pour hundreds of creates into one shard. Shards are as deployed.
  */
 export const scaledLayout: PetLayout = { ...petLayout, blockSize: 16 };
 
@@ -17,19 +19,18 @@ function design(name: string, layout: PetLayout): ScaleDesign {
     name,
     layout,
     instance: (dependencies, ofRun) => {
-      const pets = new PetRepository(dependencies.db, dependencies.tableNames.pets, { layout: ofRun, clock: dependencies.clock });
-      const ids = new IdAllocator((count) => pets.reserveIds(count), ofRun.blockSize, {
-        clock: dependencies.clock,
-        lifetimeMs: ofRun.blockLifetimeMs,
-      });
-      return { pets, ids };
+      const { db, tableNames, clock } = dependencies;
+      const pets = new PetRepository(db, tableNames.pets, { layout: ofRun });
+      const ids = idAllocatorOn(db, tableNames.pets, ofRun, { clock, lifetimeMs: ofRun.blockLifetimeMs });
+      const list = new PetList(pets, new BlockCounter(db, tableNames.pets, ofRun), { layout: ofRun, clock });
+      return { pets, list, ids };
     },
     // docs/clients.md: a pet is in every walk begun a second after its create answered.
     stalenessMs: 1_000,
   };
 }
 
-/** Today's design: lists sharded by id block over 256 keys per index, ids from 16 allocator stripes. */
+/** Today's design: lists sharded by id block over 256 keys per index, ids from one block counter. */
 export const shardedDesign = design(
   `lists sharded over ${scaledLayout.shardCount} keys per index, ids from one block counter, blocks of ${scaledLayout.blockSize}`,
   scaledLayout,

@@ -8,7 +8,7 @@ import type { PetLayout } from '../../functions/data/pet-layout';
 import type { IdAllocator } from '../../functions/domain/id-allocator';
 import type { Pet, PetStatus } from '../../functions/domain/pet';
 import { createPet } from '../../functions/domain/pet-creation';
-import { findPet, listPets, type PetStore } from '../../functions/domain/pets';
+import { findPet, listPets, type PetPages, type PetStore } from '../../functions/domain/pets';
 import { createHandler as getPetHandler } from '../../functions/get-pet/handler';
 import { toAuthorizerContext } from '../../functions/http/caller';
 import { createHandler as listPetsHandler } from '../../functions/list-pets/handler';
@@ -43,8 +43,8 @@ export interface ScaleDesign {
   name: string;
   /** The pets' layout the handlers run with (Dependencies.petLayout). */
   layout: PetLayout;
-  /** One simulated instance's pet store and id allocator, on `layout` (the design's, its block lifetime scaled: runLayout). */
-  instance(dependencies: Dependencies, layout: PetLayout): { pets: PetStore; ids: IdAllocator };
+  /** One simulated instance's pet store, list use case and id allocator, on `layout` (the design's, its block lifetime scaled: runLayout). */
+  instance(dependencies: Dependencies, layout: PetLayout): { pets: PetStore; list: PetPages; ids: IdAllocator };
   /** How late a new pet may appear in lists (caches of the design), in ms. */
   stalenessMs: number;
 }
@@ -429,7 +429,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
   };
 }
 
-type SimulatedInstance = { pets: PetStore; ids: IdAllocator; dependencies: Dependencies };
+type SimulatedInstance = { pets: PetStore; list: PetPages; ids: IdAllocator; dependencies: Dependencies };
 type ListQuery = { limit: number; status?: PetStatus; cursor?: string };
 
 /** The three operations as the run sends them. */
@@ -441,7 +441,7 @@ interface Calls {
 
 const useCaseCalls: Calls = {
   create: (at, input) => createPet(input, { ...at, clock: at.dependencies.clock }),
-  list: (at, query) => listPets(query, { pets: at.pets, clock: at.dependencies.clock }),
+  list: (at, query) => listPets(query, { list: at.list, clock: at.dependencies.clock }),
   get: (at, id) => findPet(id, { pets: at.pets, clock: at.dependencies.clock }),
 };
 

@@ -27,6 +27,11 @@ const fixtures: Record<string, string> = {
   'functions/http/imports-lib.ts': "import { stages } from '../../lib/stage-config';\nexport const a = stages;\n",
   'functions/http/imports-local.ts': "import { startLocalApi } from '../../local/local-api';\nexport const a = startLocalApi;\n",
   'functions/http/imports-data.ts': "import { PetRepository } from '../data/pet-repository';\nexport const a = PetRepository;\n",
+  'functions/data/imports-walk.ts': "import { walkPage } from '../domain/pet-walk';\nexport const a = walkPage;\n",
+  'functions/data/imports-views.ts': "import { ListViews } from '../domain/list-views';\nexport const a = ListViews;\n",
+  'functions/data/imports-lib.ts': "import { stages } from '../../lib/stage-config';\nexport const a = stages;\n",
+  'functions/data/allowed.ts':
+    "import type { BlockQueries } from '../domain/list-ports';\nimport { ApiError } from '../domain/errors';\nexport type A = BlockQueries;\nexport const b = ApiError;\n",
   'definitions/imports-domain.ts': "import { newPetSchema } from '../functions/domain/pet';\nexport const a = newPetSchema;\n",
   'definitions/operations/imports-http.ts': "import { header } from '../../functions/http/request';\nexport const a = header;\n",
   'definitions/imports-lib.ts': "import { stages } from '../lib/stage-config';\nexport const a = stages;\n",
@@ -87,6 +92,9 @@ it.each([
   ['functions/domain/imports-lib.ts'],
   ['functions/http/imports-lib.ts'],
   ['functions/http/imports-local.ts'],
+  ['functions/data/imports-walk.ts'],
+  ['functions/data/imports-views.ts'],
+  ['functions/data/imports-lib.ts'],
   ['lib/imports-handler.ts'],
   ['local/imports-lib.ts'],
   ['local/imports-handler.ts'],
@@ -100,6 +108,7 @@ it.each([
 it.each([
   ['definitions/operations/allowed.ts'],
   ['functions/domain/allowed.ts'],
+  ['functions/data/allowed.ts'],
   ['lib/constructs/allowed.ts'],
   ['openapi/allowed.ts'],
   // The rules are about these layers only: http/ may use data/; local/ serves the bundles and may use the runtime's client.

@@ -191,8 +191,8 @@ it('Idempotency-Key: the document and the handler agree', () => {
 it('cursor: every cursor the server makes matches the pattern the contract and the document state', () => {
   const cursor = parameter('/pets', 'get', 'cursor');
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: MAX_ID }), fc.constantFrom(undefined, ...petStatuses), (afterId, status) => {
-      const made = encodeCursor({ afterId, status });
+    fc.property(fc.integer({ min: 1, max: MAX_ID }), fc.constantFrom(undefined, ...petStatuses), fc.nat(), (afterId, status, at) => {
+      const made = encodeCursor({ afterId, status, walkStartedAt: at });
       expect(made).toMatch(CURSOR_PATTERN);
       expect(cursor(made)).toBe(true);
     }),

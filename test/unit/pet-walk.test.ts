@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { functionTimeoutSeconds } from '../../definitions/routes';
-import { blockOf, type CounterBlocks, type EarlyBlocks, type PetLayout, petLayout, sealedAfterMs } from '../../functions/domain/id-blocks';
-import { type BlockRead, type ListItems, ListViews } from '../../functions/domain/list-views';
+import { blockOf, type CounterBlocks, type PetLayout, petLayout, sealedAfterMs } from '../../functions/domain/id-blocks';
+import type { BlockQueries, BlockRead, CounterCopies } from '../../functions/domain/list-ports';
+import { ListViews } from '../../functions/domain/list-views';
 import type { Pet, PetStatus } from '../../functions/domain/pet';
 import { DENSE_SHARE, isDense, MAX_BLOCKS_PER_PAGE, nextBatchSize, walkPage } from '../../functions/domain/pet-walk';
 import { listMixes, pageReadUnits, queryReadUnits } from '../../scripts/capacity-model';
@@ -13,7 +14,7 @@ import { listMixes, pageReadUnits, queryReadUnits } from '../../scripts/capacity
  */
 const layout: PetLayout = { ...petLayout, blockSize: 10 };
 
-class MemoryItems implements ListItems {
+class MemoryItems implements BlockQueries, CounterCopies {
   pets: (Pet & { createdAt: number })[] = [];
   counter: CounterBlocks | undefined;
   queries = 0;
@@ -27,7 +28,7 @@ class MemoryItems implements ListItems {
     const pet = { id, name: `Pet ${id}`, categoryId: 1, status };
     this.pets.push({ ...pet, createdAt });
     const block = blockOf(id, this.layout);
-    this.counter = { from: 0, top: Math.max(this.counter?.top ?? -1, block) };
+    this.counter = { top: Math.max(this.counter?.top ?? -1, block) };
     return pet;
   }
 
@@ -51,16 +52,12 @@ class MemoryItems implements ListItems {
     this.frontierReads++;
     return this.counter && { ...this.counter };
   }
-
-  async readEarlyBlocks(): Promise<EarlyBlocks> {
-    return { legacyLastBlock: -1, stripeRanges: [] };
-  }
 }
 
 function setUp(blocks: PetLayout = layout) {
   const items = new MemoryItems(blocks);
   const time = { now: 1_000_000, monotonic: 0 };
-  const views = new ListViews(items, { layout: blocks, clock: () => time.now, cacheClock: () => time.monotonic });
+  const views = new ListViews(items, items, { layout: blocks, clock: () => time.now, cacheClock: () => time.monotonic });
   const page = (afterId: number, limit: number, status: PetStatus | undefined, walkStartedAt: number) =>
     walkPage({ afterId, limit, status, walkStartedAt }, views, views, blocks);
   /** Every page of a walk: its pets' ids, and how many pets each of its Queries returned. */
