@@ -305,7 +305,7 @@ export class ApiGatewayMetering implements Metering {
   private requirePool(): void {
     if (this.deployment.meteringKeysPerPlan === undefined) {
       throw new AdminError(
-        `Stack ${this.deployment.stackName} has no pooled metering keys yet (output ${stackOutputNames.meteringKeysPerPlan}): deploy the current version (\`npx cdk deploy ${this.deployment.stackName}\`), wait 5 minutes for the authorizer cache, then migrate.`,
+        `Stack ${this.deployment.stackName} has no pooled metering keys yet (output ${stackOutputNames.meteringKeysPerPlan}): deploy the current version (\`npx cdk deploy ${this.deployment.stackName}\`).`,
       );
     }
   }
