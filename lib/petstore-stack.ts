@@ -415,7 +415,7 @@ export class PetStoreStack extends Stack {
       new CfnOutput(this, stackOutputNames.table(name), { value: this.tables[name].tableName });
     }
     new CfnOutput(this, stackOutputNames.meteringKeysPerPlan, {
-      description: 'Pooled API Gateway API keys per fixed plan (the key tool checks it before migrating per-key metering).',
+      description: 'Pooled API Gateway API keys per fixed plan (the key tool checks it before releasing metering).',
       value: String(config.meteringKeysPerPlan),
     });
     for (const [name, plan] of Object.entries(this.usagePlans) as [PlanName, UsagePlan][]) {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { ApiKeyRecord, Customer, Secret } from '../domain/api-keys';
 import { dynamoCall } from './dynamo-errors';
 
@@ -38,17 +40,29 @@ export class ApiKeyRepository {
   /**
    * Stores a new customer with its first secret, both or neither. Safe to
    * repeat: a repeat of a write that landed (the SDK's retry after a lost
-   * answer, or the caller's own) finds this very key and succeeds.
+   * answer, or the caller's own) finds this very key and succeeds, told by the
+   * secret the refused transaction returns (ReturnValuesOnConditionCheckFailure
+   * on a transaction's item: "TransactWriteItems", Amazon DynamoDB API Reference,
+   * https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html),
+   * so it needs no read: the deployment check may only put.
    */
   async insert(record: ApiKeyRecord): Promise<void> {
     const { secret, customer } = itemsOf(record);
+    const put = (Item: object) => ({
+      Put: {
+        TableName: this.tableName,
+        Item,
+        ConditionExpression: 'attribute_not_exists(keyHash)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    });
     try {
-      await this.transact(record.keyId, [
-        { Put: { TableName: this.tableName, Item: customer, ConditionExpression: 'attribute_not_exists(keyHash)' } },
-        { Put: { TableName: this.tableName, Item: secret, ConditionExpression: 'attribute_not_exists(keyHash)' } },
-      ]);
+      await dynamoCall(() => this.db.send(new TransactWriteCommand({ TransactItems: [put(customer), put(secret)] })));
     } catch (error) {
-      if (!(error instanceof ApiKeyChangedError) || (await this.get<Secret>(record.keyHash))?.keyId !== record.keyId) throw error;
+      const inTheWay = cancellationItems(error)[1];
+      if (inTheWay?.keyId === record.keyId) return;
+      if (error instanceof Error && error.name === 'TransactionCanceledException') throw new ApiKeyChangedError(record.keyId);
+      throw error;
     }
   }
 
@@ -79,6 +93,13 @@ export class ApiKeyRepository {
       throw error;
     }
   }
+}
+
+/** The items a cancelled transaction found in the way of its writes, by position (undefined where none). */
+function cancellationItems(error: unknown): (Record<string, unknown> | undefined)[] {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return [];
+  const reasons = (error as { CancellationReasons?: { Item?: Record<string, AttributeValue> }[] }).CancellationReasons ?? [];
+  return reasons.map((reason) => (reason.Item ? unmarshall(reason.Item) : undefined));
 }
 
 /** The key of a customer's item in the key table: no SHA-256 hash (64 hex digits) can take this form. */
