@@ -173,12 +173,18 @@ describe('the customer is the unit of a plan: every secret of it has one plan, w
     return { status: response.status, limit: limitOf(response) };
   };
 
-  it('set-plan on either secret of a rotation, in both directions, during the grace: show, list and both secrets’ answers agree', async () => {
-    clock.set(testInstant(4, '10:00:00'));
+  /** An Enterprise customer of 1,000/min and 20,000/day, its key rotated with a grace of 30 minutes: both secrets. */
+  const rotatedEnterpriseCustomer = async (owner: string) => {
     const old = JSON.parse(
-      await succeeds(['issue', '--plan', 'enterprise', '--owner', 'Wayne', '--per-minute', '1000', '--per-day', '20000', '--json']),
+      await succeeds(['issue', '--plan', 'enterprise', '--owner', owner, '--per-minute', '1000', '--per-day', '20000', '--json']),
     ) as IssuedJson;
     const rotated = JSON.parse(await succeeds(['rotate', old.keyId, '--grace', '30m', '--json'])) as IssuedJson;
+    return { old, rotated };
+  };
+
+  it('set-plan on either secret of a rotation, in both directions, during the grace: show, list and both secrets’ answers agree', async () => {
+    clock.set(testInstant(4, '10:00:00'));
+    const { old, rotated } = await rotatedEnterpriseCustomer('Wayne');
     const both = [
       { keyId: old.keyId, secret: old.secret },
       { keyId: rotated.keyId, secret: rotated.secret },
@@ -205,10 +211,7 @@ describe('the customer is the unit of a plan: every secret of it has one plan, w
 
   it('after the grace, the expired secret cannot change the plan (nothing changes); the working one can, for the customer', async () => {
     clock.set(testInstant(5, '10:00:00'));
-    const old = JSON.parse(
-      await succeeds(['issue', '--plan', 'enterprise', '--owner', 'Stark', '--per-minute', '1000', '--per-day', '20000', '--json']),
-    ) as IssuedJson;
-    const rotated = JSON.parse(await succeeds(['rotate', old.keyId, '--grace', '30m', '--json'])) as IssuedJson;
+    const { old, rotated } = await rotatedEnterpriseCustomer('Stark');
     clock.advance(30 * 60_000);
     expectOneLineError(
       await keys(['set-plan', old.keyId, 'free']),

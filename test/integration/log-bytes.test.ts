@@ -1,18 +1,13 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { accessLogClass, functionLogging, xraySampling } from '../../definitions/observability';
 import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
 import { createHandler as listPetsHandler } from '../../functions/list-pets/handler';
 import type { Dependencies } from '../../functions/runtime/dependencies';
-import { addPetStoreStacks } from '../../lib/petstore-app';
-import { projectRoot } from '../../lib/project-root';
 import { logBytesPerRequest, renderAccessLogLine, sampleAccessLogValues, sampleRequest } from '../../scripts/cost-model';
 import { lambdaContext, restProxyEvent } from '../support/api-gateway-events';
 import { createTestTables, testDependencies } from '../support/dynamo';
+import { type Json, synthesizeProductionTemplate } from '../support/production-template';
 
 /**
  * The bill's log bytes (scripts/cost-model.ts, logBytesPerRequest) against what
@@ -22,7 +17,6 @@ import { createTestTables, testDependencies } from '../support/dynamo';
  * access-log format, as `cdk synth` writes it, filled in for that request. The
  * stack settings the bill relies on are read from the same template.
  */
-type Json = Record<string, any>;
 
 const customer = {
   keyId: 'key_logbytes00000001',
@@ -37,10 +31,7 @@ let dependencies: Dependencies;
 const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
-  outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-log-bytes-'));
-  const cdkContext = JSON.parse(fs.readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
-  const app = new App({ outdir, context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(addPetStoreStacks(app).production).toJSON() as Json;
+  ({ template, outdir } = synthesizeProductionTemplate('petstore-log-bytes-'));
   // As in Lambda: Powertools' default level (the tests' setup silences it), metrics on.
   const lambdaEnvironment = {
     POWERTOOLS_LOG_LEVEL: 'INFO',

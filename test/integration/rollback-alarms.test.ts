@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
@@ -18,6 +17,7 @@ import { type AlarmState, alarmState, type Resolve, type Sample, samplesOf } fro
 import { lambdaContext, requestAuthorizerEvent, restProxyEvent } from '../support/api-gateway-events';
 import { createTestTables, testDependencies, testEndpoint } from '../support/dynamo';
 import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
+import { type Json, synthesizeProductionTemplate } from '../support/production-template';
 
 /**
  * Acceptance of the canary: the production template's rollback alarms (as
@@ -35,7 +35,6 @@ import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
  * the environment; here the lines carry the template's references instead,
  * which the evaluator resolves the same way.
  */
-type Json = Record<string, any>;
 
 const HOOK_RUNS = 4;
 /** Client calls of one function per minute in a busy hour (production: about 100 creates per second). */
@@ -49,10 +48,7 @@ let proxy: DynamoDbFaultProxy;
 const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
-  outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'petstore-rollback-'));
-  const cdkContext = JSON.parse(fs.readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
-  const app = new App({ outdir, context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(addPetStoreStacks(app).production).toJSON() as Json;
+  ({ template, outdir } = synthesizeProductionTemplate('petstore-rollback-'));
   // The metrics are on, as in Lambda, for the stage the template is about.
   for (const [name, value] of Object.entries({ POWERTOOLS_METRICS_DISABLED: 'false', PETSTORE_STAGE: 'production' })) {
     saved[name] = process.env[name];
