@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
 import { type ApiKeyRecord, generateApiKey, type KeyState, keyState, keyStates, ownerProblem } from '../functions/domain/api-keys';
 import { DependencyUnavailableError } from '../functions/domain/errors';
-import { windowsAt } from '../functions/domain/rate-limit';
+import { windowsAt } from '../functions/rate-limit';
 import { AdminError, describeError } from './errors';
 import { type KeyAdminTarget, type MeteringChange, nothingToChange } from './targets/target';
 import { COUNTER_RETENTION_DAYS, type DayUsage } from './usage-counters';

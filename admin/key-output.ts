@@ -10,7 +10,7 @@ import type { DayUsage } from './usage-counters';
 
 /**
  * Why a change is immediate: every request that reaches a function checks the
- * key's state in its counter update (functions/data/rate-limit-repository.ts).
+ * key's state in its counter update (functions/rate-limit/counters.ts).
  */
 const atOnceNote = `The functions check this at every request; the gateway's cached authorizer answer (${authorizer.resultsCacheTtlSeconds} s) no longer matters.`;
 

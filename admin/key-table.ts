@@ -4,8 +4,8 @@ import { authorizer } from '../definitions/routes';
 import { apiKeyIndexes } from '../definitions/tables';
 import { ApiKeyRepository, customerKey, itemsOf, joined } from '../functions/data/api-key-repository';
 import { dynamoCall } from '../functions/data/dynamo-errors';
-import { type KeyStateChange, keyStateUpdates } from '../functions/data/rate-limit-repository';
 import type { ApiKeyRecord, Customer, Secret } from '../functions/domain/api-keys';
+import { type KeyStateChange, keyStateUpdates } from '../functions/rate-limit';
 
 type Update = Required<
   Pick<UpdateCommand['input'], 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>

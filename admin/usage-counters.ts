@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoCall } from '../functions/data/dynamo-errors';
-import { COUNTER_RETENTION_DAYS, counterKey } from '../functions/data/rate-limit-repository';
 import type { ApiKeyRecord } from '../functions/domain/api-keys';
+import { COUNTER_RETENTION_DAYS, counterKey } from '../functions/rate-limit';
 
 /** Counters are kept this long after their day. */
 export { COUNTER_RETENTION_DAYS };

@@ -57,7 +57,7 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
     headers: { 'WWW-Authenticate': 'Bearer' },
   },
   // The authorizer's Deny: only for a key whose customer is banned for longer
-  // than the authorizer's cache TTL (functions/domain/gateway-refusal.ts). API
+  // than the authorizer's cache TTL (functions/rate-limit/bans.ts). API
   // Gateway caches the Deny for that TTL, so a retry within it is refused
   // again: Retry-After is the TTL, never past the ban's end by more than one
   // TTL, and the next answer after it comes from the authorizer (a Deny again)

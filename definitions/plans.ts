@@ -38,3 +38,6 @@ export function limitsFor(plan: PlanName, custom?: Partial<PlanLimits>): PlanLim
   }
   return { perMinute: custom.perMinute, perDay: custom.perDay };
 }
+
+/** How long the temporary ban of a key that keeps calling after its 429s lasts (decision 9). */
+export const BAN_DURATION_SECONDS = 15 * 60;

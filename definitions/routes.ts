@@ -42,7 +42,7 @@ export interface RouteDefinition {
 /**
  * Every operation counts its request against the caller's rate limits
  * (UpdateItem), and reads the key's state on its counters where it answers
- * without a write (GetItem: functions/domain/rate-limiter.ts).
+ * without a write (GetItem: functions/rate-limit/limiter.ts).
  */
 const rateLimitAccess = ['dynamodb:UpdateItem', 'dynamodb:GetItem'] as const;
 
@@ -110,7 +110,7 @@ export const authorizer = {
    */
   resultsCacheTtlSeconds: 300,
   // GetItem on a key by its hash; GetItem on the customer's counter item of the day, for its ban
-  // (functions/data/suspension-reader.ts): the authorizer never writes.
+  // (functions/rate-limit/bans.ts): the authorizer never writes.
   access: { apiKeys: ['dynamodb:GetItem'], rateLimits: ['dynamodb:GetItem'] },
 } as const satisfies { handlerEntry: string; identityHeader: string; resultsCacheTtlSeconds: number; access: TableAccess };
 

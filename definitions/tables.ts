@@ -35,7 +35,8 @@ export const tables = {
     ],
   },
   apiKeys: {
-    purpose: 'Customers (plan, limits, metering key; keyHash `customer#<id>`) and their API keys (secrets), stored by the SHA-256 hash of the secret.',
+    purpose:
+      'Customers (plan, limits, metering key; keyHash `customer#<id>`) and their API keys (secrets), stored by the SHA-256 hash of the secret.',
     envVar: 'API_KEYS_TABLE_NAME',
     partitionKey: { name: 'keyHash', type: 'S' },
     indexes: [{ name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } }],

@@ -5,10 +5,9 @@ import { gatewayResponses } from '../definitions/gateway-responses';
 import { operationContracts } from '../definitions/operations';
 import { LOCAL_SERVER_URL } from '../definitions/operations/code-samples';
 import type { JsonSchema, OperationContract } from '../definitions/operations/operation-contract';
-import { plans } from '../definitions/plans';
+import { BAN_DURATION_SECONDS, plans } from '../definitions/plans';
 import { maxRequestBodyBytes } from '../definitions/request-size-limits';
 import { authorizer, type Deprecation, type OperationId, type RouteDefinition, routes, stageName } from '../definitions/routes';
-import { BAN_DURATION_SECONDS } from '../functions/domain/rate-limit';
 import {
   functionHeadersPresence,
   gatewayAnswerToUnknownRoutes,

@@ -1,6 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
-import { RateLimiter } from '../../functions/domain/rate-limiter';
+import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { lambdaContext } from '../../test/support/api-gateway-events';
 import { bundleName, type Operation } from '../support/contenders';

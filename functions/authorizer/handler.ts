@@ -3,13 +3,12 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Cont
 import { limitsFor } from '../../definitions/plans';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { ApiKeyRepository } from '../data/api-key-repository';
-import { SuspensionReader } from '../data/suspension-reader';
 import { type ApiKeyRecord, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
-import { refusedAtGateway } from '../domain/gateway-refusal';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { bearerToken } from '../http/bearer-token';
 import { toAuthorizerContext } from '../http/caller';
 import { header } from '../http/request';
+import { BanCheck } from '../rate-limit';
 import { type Dependencies, dependenciesFromEnvironment, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { canaryMetrics, withAuthorizerOutcomes } from '../runtime/metrics';
@@ -29,7 +28,7 @@ const answerCache = { ttlSeconds: authorizer.resultsCacheTtlSeconds, answeredWit
  * authorizer's TTL (docs/api-gateway-behaviour.md):
  * - Allow, for a usable key (the operation's limiter then counts it);
  * - Deny, for a key whose customer is banned for longer than that TTL
- *   (domain/gateway-refusal.ts): the ACCESS_DENIED gateway response, 429
+ *   (rate-limit/bans.ts): the ACCESS_DENIED gateway response, 429
  *   key_suspended (definitions/gateway-responses.ts), with no operation Lambda;
  * - the exact message "Unauthorized", for a missing, unknown, revoked or expired
  *   key: the UNAUTHORIZED gateway response (401 with WWW-Authenticate); a
@@ -53,9 +52,9 @@ export function createHandler(
     const now = dependencies.clock();
     if (!record || !isUsable(record, now)) throw new Error('Unauthorized');
     const suspendedUntil = await readBan(record, context);
-    if (refusedAtGateway(suspendedUntil, now, answerCache)) {
+    if (suspendedUntil !== undefined) {
       logger.debug('refused at the gateway: banned', { keyId: record.keyId, suspendedUntil });
-      return suspendedKeyPolicy(record, event.methodArn, suspendedUntil as number);
+      return suspendedKeyPolicy(record, event.methodArn, suspendedUntil);
     }
     logger.debug('authorized', { keyId: record.keyId, plan: record.plan });
     return allowPolicy(record, event.methodArn, meteringPool);
@@ -76,15 +75,16 @@ function keyFinder(dependencies: Dependencies) {
 }
 
 /**
- * The customer's ban, if any (functions/data/suspension-reader.ts). Unreadable,
- * the key is let through: the operation's own limiter still refuses a banned
- * key, so a failure here costs Lambda time, never a wrong answer.
+ * Until when the gateway refuses the customer for its ban, if it does
+ * (functions/rate-limit/, BanCheck: while the ban outlasts the cached answer).
+ * Unreadable, the key is let through: the operation's own limiter still
+ * refuses a banned key, so a failure here costs Lambda time, never a wrong answer.
  */
 function banReader(dependencies: Dependencies) {
-  const bans = new SuspensionReader(dependencies.db, dependencies.tableNames.rateLimits);
+  const bans = new BanCheck(dependencies.db, dependencies.tableNames.rateLimits, answerCache);
   return async (record: ApiKeyRecord, context: TimeBudget): Promise<number | undefined> => {
     try {
-      return await withinTimeBudget(bans.suspendedUntil(record.customerId, dependencies.clock()), context, 'the ban lookup');
+      return await withinTimeBudget(bans.refusedUntil(record.customerId, dependencies.clock()), context, 'the ban lookup');
     } catch (error) {
       logger.warn('the ban could not be read; the operation limiter decides', { error, keyId: record.keyId });
       return undefined;

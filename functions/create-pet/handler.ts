@@ -4,13 +4,13 @@ import { BlockCounter } from '../data/block-counter';
 import { IdempotencyRepository } from '../data/idempotency-repository';
 import { petLayout } from '../data/pet-layout';
 import { PetRepository } from '../data/pet-repository';
-import { RateLimitRepository } from '../data/rate-limit-repository';
 import { IdAllocator } from '../domain/id-allocator';
 import { toPetBody } from '../domain/pet';
 import { PetCreation } from '../domain/pet-creation';
 import { createApiHandler } from '../http/api-handler';
 import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
+import { RateLimitRepository } from '../rate-limit';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { recordPetCreated } from '../runtime/metrics';
 import { perPetNamespace } from '../runtime/pet-namespaces';
@@ -29,7 +29,7 @@ export function createHandler(dependencies: Dependencies) {
         records,
         ids,
         clock,
-        leaseMs: functionTimeoutSeconds * 1000,
+        holdMs: functionTimeoutSeconds * 1000,
         ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
       }),
   );

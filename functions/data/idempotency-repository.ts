@@ -44,10 +44,10 @@ export class IdempotencyRepository implements IdempotencyRecords {
   }
 
   async release(recordId: string, petId: number): Promise<void> {
-    await this.update(recordId, petId, 'SET leaseUntil = :zero', { ':zero': 0 }).catch((error: unknown) => {
+    await this.update(recordId, petId, 'SET heldUntil = :zero', { ':zero': 0 }).catch((error: unknown) => {
       // Not ours (the claim never landed) or not answered: either way nothing to undo.
       if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException'))
-        logger.warn('idempotency lease not released; it runs out with the function timeout', { error: describe(error) });
+        logger.warn('idempotency hold not released; it runs out with the function timeout', { error: describe(error) });
       throw error;
     });
   }

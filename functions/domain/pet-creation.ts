@@ -12,7 +12,7 @@ import type { PetStore } from './pets';
 export interface IdempotencyRecords {
   /** Stores `record` unless a live record with its id exists; returns the stored one (ours, or the earlier one). */
   claim(record: IdempotencyRecord): Promise<IdempotencyRecord>;
-  /** Ends the lease of the record of this pet (if the record is still that pet's), so another attempt may finish it at once. */
+  /** Ends the hold of the record of this pet (if the record is still that pet's), so another attempt may finish it at once. */
   release(recordId: string, petId: number): Promise<void>;
   /** Marks the record of this pet COMPLETED. */
   complete(recordId: string, petId: number): Promise<void>;
@@ -30,7 +30,7 @@ export interface IdempotencyRecord {
   pet: Pet;
   createdAt: string;
   /** Until this instant (ms) the attempt that claimed the record may still be writing the pet. */
-  leaseUntil: number;
+  heldUntil: number;
   /** Unix seconds; the table's TTL attribute. */
   expiration: number;
 }
@@ -47,8 +47,8 @@ export interface PetCreationContext {
   /** One per container: its id block outlives a single request. */
   ids: IdAllocator;
   clock: Clock;
-  /** How long an attempt may take (the function's timeout): the lease of its claim. */
-  leaseMs: number;
+  /** How long an attempt may take (the function's timeout): how long its claim holds. */
+  holdMs: number;
   /** How long an Idempotency-Key is remembered. */
   ttlSeconds: number;
 }
@@ -60,7 +60,7 @@ export interface PetCreationContext {
  *
  * With a key:
  * 1. The pet is drafted with its id before anything is written.
- * 2. The record is claimed with the draft and a lease. If a record exists (ours,
+ * 2. The record is claimed with the draft and a hold. If a record exists (ours,
  *    when the SDK repeated a claim whose answer it lost; or an earlier
  *    attempt's), its draft is adopted: the first body's pet, or a 422 for
  *    another body.
@@ -69,15 +69,15 @@ export interface PetCreationContext {
  *    it already there is success.
  * 4. The record is marked COMPLETED (a shortcut for later replays only).
  *
- * A record another attempt holds (IN_PROGRESS, lease running) is a 409 unless
+ * A record another attempt holds (IN_PROGRESS, hold running) is a 409 unless
  * its pet is already stored: then the pet was created (only the COMPLETED mark
  * was lost) and the replay gets the original 201. An attempt that fails after
- * its claim may have landed releases the lease, so a retry finishes at once.
+ * its claim may have landed releases the hold, so a retry finishes at once.
  *
  * The windows, in full: a record is remembered for `ttlSeconds` (24 h); a
  * duplicate gets 409 only while the first attempt is running and its pet not
  * yet stored, or — when that attempt died, or its release failed too — until
- * its lease ends (`leaseMs` after its claim, the function's timeout).
+ * its hold ends (`holdMs` after its claim, the function's timeout).
  */
 type DraftContext = Pick<PetCreationContext, 'pets' | 'ids' | 'clock'>;
 
@@ -125,11 +125,11 @@ export class PetCreation {
       requestHash,
       pet: draft.pet,
       createdAt: draft.createdAt,
-      leaseUntil: now + this.context.leaseMs,
+      heldUntil: now + this.context.holdMs,
       expiration: Math.floor(now / 1000) + this.context.ttlSeconds,
     };
     const record = await records.claim(ours).catch(async (error: unknown) => {
-      // The claim may have landed (its answer lost): release it, so that a retry need not wait for the lease.
+      // The claim may have landed (its answer lost): release it, so that a retry need not wait for the hold.
       if (error instanceof DependencyUnavailableError) await this.release(recordId, draft.pet.id);
       throw withOutcome(error, 'create_unknown_with_key');
     });
@@ -141,7 +141,7 @@ export class PetCreation {
       );
     }
     if (record.status === 'COMPLETED') return { pet: record.pet, created };
-    if (!created && record.leaseUntil > clock()) await this.settleHeldElsewhere(record);
+    if (!created && record.heldUntil > clock()) await this.settleHeldElsewhere(record);
     else await this.writePet(record);
     await this.complete(record);
     return { pet: record.pet, created };
@@ -171,7 +171,7 @@ export class PetCreation {
 
   private async release(recordId: string, petId: number): Promise<void> {
     await this.context.records.release(recordId, petId).catch(() => {
-      // Logged by the adapter; the lease then runs out by itself (the documented window).
+      // Logged by the adapter; the hold then runs out by itself (the documented window).
     });
   }
 

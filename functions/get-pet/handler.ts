@@ -1,9 +1,9 @@
 import { getPetContract } from '../../definitions/operations/get-pet';
 import { PetRepository } from '../data/pet-repository';
-import { RateLimitRepository } from '../data/rate-limit-repository';
 import { findPet } from '../domain/pets';
 import { createApiHandler } from '../http/api-handler';
 import { jsonResponse } from '../http/responses';
+import { RateLimitRepository } from '../rate-limit';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { perPetNamespace } from '../runtime/pet-namespaces';
 

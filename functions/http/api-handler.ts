@@ -6,13 +6,12 @@ import type { Deprecation, OperationId, RouteDefinition } from '../../definition
 import { routeFor } from '../../definitions/routes';
 import { onlyReadsOutside } from '../../definitions/table-grants';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
-import { type RateCounters, type RateLimitDecision, RateLimiter } from '../domain/rate-limiter';
 import { parseOrThrow } from '../domain/validation';
+import { type Admission, type RateCounters, RequestLimiter } from '../rate-limit';
 import { type Dependencies, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, publishBufferedMetrics, recordAnswer, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
-import { rateLimitHeaders } from './rate-limit-headers';
 import { header, stageBaseUrl } from './request';
 import { errorResponse, type UnexpectedErrorOutcome } from './responses';
 
@@ -38,10 +37,10 @@ interface ApiInternal extends Record<string, unknown> {
   /** Headers every response of this request carries, errors included. */
   responseHeaders: Record<string, string>;
   caller?: Caller;
-  /** The limiter's decision, still under way while a read-only operation reads (settled: it never rejects). */
-  pendingRateLimit?: Promise<PromiseSettledResult<RateLimitDecision>>;
-  /** Takes back the request's rate-limit charge; set once the request was counted. */
-  refundRateLimit?: () => Promise<boolean>;
+  /** The limiter's admission, still under way while a read-only operation reads (settled: it never rejects). */
+  pendingAdmission?: Promise<PromiseSettledResult<Admission>>;
+  /** The request's admission, once it was counted: what settles it when it is answered 503. */
+  admission?: Admission;
   /** Set when the logic of an operation that writes has started: from then on a write may have been sent. */
   writeMayHaveBeenSent?: boolean;
 }
@@ -72,7 +71,7 @@ export function createApiHandler<Contract extends OperationContract>(
   const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>().use(responseEnvelope(operationId, dependencies));
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
   // One limiter per handler, so per instance: it holds the leases of its keys and remembers windows seen used up.
-  const limiter = new RateLimiter(counters, (message, error) =>
+  const limiter = new RequestLimiter(counters, (message, error) =>
     logger.warn(message, { error: error instanceof Error ? error : String(error) }),
   );
   handler.use(rateLimit(limiter, dependencies, { overlapWithRead: onlyReads(route) }));
@@ -259,7 +258,7 @@ export function onlyReads(route: RouteDefinition): boolean {
  * then wait for the decision, which wins over whatever the logic produced.
  */
 function rateLimit(
-  limiter: RateLimiter,
+  limiter: RequestLimiter,
   dependencies: Dependencies,
   options: { overlapWithRead: boolean },
 ): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
@@ -270,13 +269,11 @@ function rateLimit(
       internal(request).caller = caller;
       const now = dependencies.clock();
       // A refusal this instance already knows of: no read is sent for it.
-      const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller.customerId, caller.limits, now);
-      const counting = limiter.enforce(caller, caller.limits, now);
-      if (!overlap) return applyDecision(request, await counting);
+      const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller, now);
+      const counting = limiter.admit(caller, now);
+      if (!overlap) return applyAdmission(request, await counting);
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
-      internal(request).pendingRateLimit = Promise.allSettled([counting]).then(
-        ([outcome]) => outcome as PromiseSettledResult<RateLimitDecision>,
-      );
+      internal(request).pendingAdmission = Promise.allSettled([counting]).then(([outcome]) => outcome as PromiseSettledResult<Admission>);
     },
     // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
     after: (request) => settleRateLimit(request),
@@ -287,7 +284,7 @@ function rateLimit(
         // 503 when counting failed, 429 when refused: either takes precedence over the logic's error.
         request.error = decisionError as Error;
       }
-      await refundIfUnavailable(request);
+      await settleIfUnavailable(request);
     },
   };
 }
@@ -296,35 +293,31 @@ function rateLimit(
  * A request answered 503 is not charged (docs/clients.md, "Plans and rate limits": "Counting: each request once"), if one more
  * DynamoDB call still fits before the Lambda timeout (else the 503 would be lost).
  */
-async function refundIfUnavailable(request: ApiRequest): Promise<void> {
-  const refund = internal(request).refundRateLimit;
-  if (!(request.error instanceof DependencyUnavailableError) || !refund) return;
+async function settleIfUnavailable(request: ApiRequest): Promise<void> {
+  const { admission } = internal(request);
+  if (!(request.error instanceof DependencyUnavailableError) || !admission) return;
   if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
-  internal(request).refundRateLimit = undefined;
-  const refunded = await refund().catch((error: unknown) => {
+  internal(request).admission = undefined;
+  await admission.settleUnavailable().catch((error: unknown) => {
     logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) });
-    return false;
   });
-  // The headers were computed with this request counted; it no longer is.
-  const headers = internal(request).responseHeaders;
-  if (refunded && headers['X-RateLimit-Remaining'] !== undefined)
-    headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
+  Object.assign(internal(request).responseHeaders, admission.headers);
 }
 
 /** Waits for a count started alongside the read, and applies its decision. */
 async function settleRateLimit(request: ApiRequest): Promise<void> {
-  const pending = internal(request).pendingRateLimit;
+  const pending = internal(request).pendingAdmission;
   if (!pending) return;
-  internal(request).pendingRateLimit = undefined;
+  internal(request).pendingAdmission = undefined;
   const outcome = await pending;
   if (outcome.status === 'rejected') throw outcome.reason;
-  applyDecision(request, outcome.value);
+  applyAdmission(request, outcome.value);
 }
 
-function applyDecision(request: ApiRequest, decision: RateLimitDecision): void {
-  internal(request).refundRateLimit = decision.refund;
-  Object.assign(internal(request).responseHeaders, rateLimitHeaders(decision.window));
-  if (decision.refusal) throw decision.refusal;
+function applyAdmission(request: ApiRequest, admission: Admission): void {
+  internal(request).admission = admission;
+  Object.assign(internal(request).responseHeaders, admission.headers);
+  if (admission.refusal) throw admission.refusal;
 }
 
 /**

@@ -2,12 +2,12 @@ import { listPetsContract } from '../../definitions/operations/list-pets';
 import { BlockCounter } from '../data/block-counter';
 import { petLayout } from '../data/pet-layout';
 import { PetRepository } from '../data/pet-repository';
-import { RateLimitRepository } from '../data/rate-limit-repository';
 import { PetList } from '../domain/pet-list';
 import { listPets } from '../domain/pets';
 import { createApiHandler } from '../http/api-handler';
 import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
+import { RateLimitRepository } from '../rate-limit';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { perPetNamespace } from '../runtime/pet-namespaces';
 

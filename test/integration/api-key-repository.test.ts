@@ -1,9 +1,8 @@
 import { KeyTable } from '../../admin/key-table';
 import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
-import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
-import { RateLimiter } from '../../functions/domain/rate-limiter';
+import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
 

@@ -2,9 +2,8 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { createHandler } from '../../functions/authorizer/handler';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
-import { windowsAt } from '../../functions/domain/rate-limit';
+import { RateLimitRepository, windowsAt } from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { metrics } from '../../functions/runtime/metrics';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
@@ -14,7 +13,7 @@ import { asFunction, createTestTables, testDependencies } from '../support/dynam
  * The authorizer reads a customer's ban where the rate limiter records it, on
  * DynamoDB Local and with the authorizer's own grants only (asFunction: GetItem
  * on apiKeys and rateLimits), and denies the key at the gateway only while the
- * ban outlasts a cached answer (functions/domain/gateway-refusal.ts).
+ * ban outlasts a cached answer (functions/rate-limit/bans.ts).
  */
 const now = Date.parse('2026-05-04T23:50:00Z');
 let dependencies: Dependencies;

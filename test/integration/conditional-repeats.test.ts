@@ -43,7 +43,7 @@ it('a claim of a live record returns the stored record, not the one offered', as
     requestHash,
     pet: { id: 42, name: 'Rex', categoryId: 1, status: 'available' },
     createdAt: new Date().toISOString(),
-    leaseUntil: Date.now() + 10_000,
+    heldUntil: Date.now() + 10_000,
     expiration: Math.floor(Date.now() / 1000) + 86_400,
   });
   const first = record('hash-1');

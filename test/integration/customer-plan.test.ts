@@ -1,10 +1,8 @@
 import { KeyTable } from '../../admin/key-table';
 import { UsageCounters } from '../../admin/usage-counters';
 import { limitsFor } from '../../definitions/plans';
-import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
-import { windowsAt } from '../../functions/domain/rate-limit';
-import { RateLimiter } from '../../functions/domain/rate-limiter';
+import { RateLimiter, RateLimitRepository, windowsAt } from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 

@@ -18,7 +18,7 @@ describe('pet ids', () => {
     const containers = Array.from({ length: 4 }, () => new IdAllocator((count) => blocks.reserveIds(count), 16));
     const records = new IdempotencyRepository(dependencies.db, dependencies.tableNames.idempotency, dependencies.clock);
     const creations = containers.map(
-      (ids) => new PetCreation({ pets, records, ids, clock: dependencies.clock, leaseMs: 10_000, ttlSeconds: 86_400 }),
+      (ids) => new PetCreation({ pets, records, ids, clock: dependencies.clock, holdMs: 10_000, ttlSeconds: 86_400 }),
     );
     const created = await Promise.all(
       Array.from({ length: 200 }, async (_, index) => {

@@ -1,5 +1,4 @@
-import { RateLimitRepository } from '../../functions/data/rate-limit-repository';
-import { windowsAt } from '../../functions/domain/rate-limit';
+import { RateLimitRepository, windowsAt } from '../../functions/rate-limit';
 import { DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { startTestApi, type TestApi } from '../support/api';
 import { createTestTables, TestClock, testDependencies, testEndpoint } from '../support/dynamo';

@@ -1,11 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { KeyTable } from '../../admin/key-table';
 import type { PlanLimits } from '../../definitions/plans';
-import { counterKey, RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
-import { windowsAt } from '../../functions/domain/rate-limit';
-import { type CountedKey, type RateCounters, RateLimiter } from '../../functions/domain/rate-limiter';
+import { type CountedKey, counterKey, type RateCounters, RateLimiter, RateLimitRepository, windowsAt } from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 

@@ -1,8 +1,6 @@
 import { tables } from '../../definitions/tables';
-import { counterKey, RateLimitRepository } from '../../functions/data/rate-limit-repository';
 import { DependencyUnavailableError } from '../../functions/domain/errors';
-import { windowsAt } from '../../functions/domain/rate-limit';
-import { type CountedKey, RateLimiter } from '../../functions/domain/rate-limiter';
+import { type CountedKey, counterKey, RateLimiter, RateLimitRepository, windowsAt } from '../../functions/rate-limit';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { createTestTables, relaxedCallBudget, testEndpoint } from '../support/dynamo';

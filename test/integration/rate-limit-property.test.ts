@@ -1,10 +1,15 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
-import { counterKey, RateLimitRepository } from '../../functions/data/rate-limit-repository';
-import { spareCap } from '../../functions/domain/allowance-lease';
-import { windowsAt } from '../../functions/domain/rate-limit';
-import { type LeaseWrite, type RateCounters, RateLimiter } from '../../functions/domain/rate-limiter';
+import {
+  counterKey,
+  type LeaseWrite,
+  type RateCounters,
+  RateLimiter,
+  RateLimitRepository,
+  spareCap,
+  windowsAt,
+} from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
 

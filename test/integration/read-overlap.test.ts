@@ -1,10 +1,10 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeFor } from '../../definitions/routes';
-import { counterKey } from '../../functions/data/rate-limit-repository';
 import { createHandler as createGetPet } from '../../functions/get-pet/handler';
 import { onlyReads } from '../../functions/http/api-handler';
 import { createHandler as createListPets } from '../../functions/list-pets/handler';
+import { counterKey } from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { lambdaContext, type RestRequest, restProxyEvent } from '../support/api-gateway-events';
 import { beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';

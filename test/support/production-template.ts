@@ -6,7 +6,6 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import { projectRoot } from '../../lib/project-root';
 
-// biome-ignore lint/suspicious/noExplicitAny: a CloudFormation template is read as plain JSON.
 export type Json = Record<string, any>;
 
 /**

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { refusedAtGateway } from '../../functions/domain/gateway-refusal';
+import { refusedAtGateway } from '../../functions/rate-limit';
 
 const cache = { ttlSeconds: 300, answeredWithinSeconds: 10 };
 

@@ -5,26 +5,24 @@
  */
 import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
-import {
-  LOOKBACK_MS,
-  leaseSpare,
-  MIN_RECENT_REQUESTS,
-  RecentRequests,
-  spareCap,
-  windowEnding,
-} from '../../functions/domain/allowance-lease';
 import { ApiError } from '../../functions/domain/errors';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
   countedVerdict,
+  LOOKBACK_MS,
+  leaseSpare,
+  MIN_RECENT_REQUESTS,
+  RecentRequests,
+  rateLimitHeaders,
   refusalBatch,
   refusedVerdict,
   secondsUntil,
+  spareCap,
   type Verdict,
+  windowEnding,
   windowsAt,
-} from '../../functions/domain/rate-limit';
-import { rateLimitHeaders } from '../../functions/http/rate-limit-headers';
+} from '../../functions/rate-limit';
 
 /** What the caller sees of a verdict. */
 const headersOf = (verdict: Verdict) => rateLimitHeaders(verdict.window);
@@ -144,7 +142,7 @@ describe('the ban', () => {
   });
 });
 
-describe('leases of allowance (functions/domain/allowance-lease.ts)', () => {
+describe('leases of allowance (functions/rate-limit/allowance.ts)', () => {
   const business: PlanLimits = { perMinute: 1_000, perDay: 100_000 };
   const sizing = {
     limits: business,

@@ -1,11 +1,11 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
+import { itemThatFailedCondition } from '../data/conditional-check';
+import { dynamoCall } from '../data/dynamo-errors';
 import type { ApiKeyRecord } from '../domain/api-keys';
 import { DependencyUnavailableError } from '../domain/errors';
-import type { Windows } from '../domain/rate-limit';
-import type { CountedKey, CounterItemState, LeaseWrite, RateCounters } from '../domain/rate-limiter';
-import { itemThatFailedCondition } from './conditional-check';
-import { dynamoCall } from './dynamo-errors';
+import type { CountedKey, CounterItemState, LeaseWrite, RateCounters } from './limiter';
+import type { Windows } from './windows';
 
 /** Counters are kept this long after their day, for usage reports. */
 export const COUNTER_RETENTION_DAYS = 35;
@@ -14,7 +14,7 @@ const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
 /**
  * One item per set of counters and UTC day holds what the limiter's leases
  * granted in the day and in the current minute, the spare the instances were
- * recorded to hold (domain/allowance-lease.ts), each instance's last lease
+ * recorded to hold (rate-limit/allowance.ts), each instance's last lease
  * sequence number of the minute, the refusals of the current minute and any
  * suspension. Counters are the customer's (domain/api-keys.ts, Customer):
  * every secret of it counts on them, so the old and the new secret of a
@@ -42,7 +42,7 @@ const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
  * (CONFLICT_RETRY_DELAYS_MS, under 1 s in all), then answers 503.
  *
  * `suspendedUntil` (Unix seconds) on the day's item is the ban (decision 9),
- * read by the authorizer through suspension-reader.ts.
+ * read by the authorizer through rate-limit/bans.ts.
  */
 interface CounterItem {
   day?: string;

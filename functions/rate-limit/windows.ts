@@ -1,20 +1,20 @@
-import type { PlanLimits } from '../../definitions/plans';
-import { ApiError } from './errors';
+import { BAN_DURATION_SECONDS, type PlanLimits } from '../../definitions/plans';
+import { ApiError } from '../domain/errors';
 
 /**
  * Rate-limit rules (decisions 8 and 9): fixed UTC windows of one minute
  * and one day; headers that describe the window closest to exhaustion; a
  * temporary ban for keys that keep calling after their 429s. Pure functions:
- * the limiter (rate-limiter.ts) leases allowance (allowance-lease.ts) with
- * atomic writes in DynamoDB (data/rate-limit-repository.ts).
+ * the limiter (rate-limit/limiter.ts) leases allowance (rate-limit/allowance.ts) with
+ * atomic writes in DynamoDB (rate-limit/counters.ts).
  */
 
 /** A key is suspended when it sends this many refused requests within one UTC minute… */
 export function banThreshold(limits: PlanLimits): number {
   return limits.perMinute;
 }
-/** …for this long. */
-export const BAN_DURATION_SECONDS = 15 * 60;
+/** …for this long (definitions/plans.ts: a fact of the contract the docs and the OpenAPI document state too). */
+export { BAN_DURATION_SECONDS };
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;

@@ -4,7 +4,7 @@ import type { PlanLimits } from '../../definitions/plans';
  * Leases of allowance (decision 8, issue 29): a function instance takes part of
  * a key's remaining allowance with one conditional write on the key's counter
  * item and serves the key's next requests from it in memory. Pure rules here;
- * the limiter (rate-limiter.ts) applies them, the repository writes them.
+ * the limiter (rate-limit/limiter.ts) applies them, the repository writes them.
  *
  * The item counts what was granted, not what was served: a grant never takes
  * the window past its limit, so the key is never served past it. What an
@@ -80,7 +80,7 @@ function spareByWhatIsLeft(left: WhatIsLeft): number {
 /**
  * Whether the window is at its end: what is left is too little for a lease to
  * carry spare, so every request is counted on the item, and an instance still
- * holding allowance gives it back at its next request (rate-limiter.ts). A key
+ * holding allowance gives it back at its next request (rate-limit/limiter.ts). A key
  * whose requests keep reaching the instances serving it is then refused only
  * when nothing of its window is left anywhere: the instances' leases shrink as
  * the window runs out, and what they hold at its end goes back before the last

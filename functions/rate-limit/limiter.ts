@@ -1,6 +1,6 @@
 import type { PlanLimits } from '../../definitions/plans';
-import { leaseSpare, RecentRequests, spareCap, type WhatIsLeft, windowEnding } from './allowance-lease';
-import { ApiError } from './errors';
+import { ApiError } from '../domain/errors';
+import { leaseSpare, RecentRequests, spareCap, type WhatIsLeft, windowEnding } from './allowance';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
@@ -10,7 +10,7 @@ import {
   type Verdict,
   type Windows,
   windowsAt,
-} from './rate-limit';
+} from './windows';
 
 /**
  * A caller as the limiter counts it: the secret it came with (whose revocation
@@ -33,7 +33,7 @@ export interface CounterItemState {
   minuteGranted: number;
   /** Allowance granted that day, net of what instances gave back. */
   dayGranted: number;
-  /** Spare the instances were recorded to hold in that minute (allowance-lease.ts). */
+  /** Spare the instances were recorded to hold in that minute (rate-limit/allowance.ts). */
   spare: number;
   /** The last lease sequence number of the asking instance applied in that minute. */
   leaseSeq?: number;
@@ -80,7 +80,7 @@ export interface LeaseWrite {
   spareCap: number;
 }
 
-/** The counter store the limiter needs (implemented in data/rate-limit-repository.ts): reads and writes, no decisions. */
+/** The counter store the limiter needs (implemented in rate-limit/counters.ts): reads and writes, no decisions. */
 export interface RateCounters {
   /** The key's item of the window's day, read strongly consistent (`instanceId` picks the sequence number reported). */
   read(key: CountedKey, windows: Windows, instanceId: string): Promise<CounterItemState>;
@@ -99,7 +99,22 @@ export interface RateLimitDecision extends Verdict {
 
 type Refusal = 'minute_exhausted' | 'day_exhausted' | 'suspended';
 
-/** The allowance this instance holds of a key's minute. */
+/**
+ * What this instance holds of a customer's minute: the allowance its leases
+ * were granted on the customer's counter item and it has not served yet
+ * (`unused`), and the spare its last write recorded there (`recordedSpare`).
+ * Beside it, KeyMemory.dayReturn: allowance of the day's ended minutes it never
+ * served, owed back to the day with its next write.
+ *
+ * The invariant, for every customer and day, over all instances:
+ *   item.dayGranted = requests served (not given back as 503s)
+ *                     + Σ unused + Σ dayReturn + what instances gone idle held;
+ *   item.minuteGranted ≤ the minute's limit, so requests served ≤ the limit.
+ * Every change of `unused`, `recordedSpare` or `dayReturn` below keeps it:
+ * serving takes one from `unused`; a lease write adds what it granted; a
+ * give-back moves what it gives from here to the item in the same write;
+ * a minute's end moves `unused` to `dayReturn`.
+ */
 interface HeldLease {
   minuteStart: number;
   unused: number;
@@ -140,13 +155,13 @@ const noRefund = async () => false;
  * answer was cached. One per instance:
  *
  * - It leases allowance from the key's counter item (one conditional write)
- *   and serves from it in memory (allowance-lease.ts sizes the leases); a quiet
+ *   and serves from it in memory (rate-limit/allowance.ts sizes the leases); a quiet
  *   key is counted request by request. A request served from memory reads the
  *   item once (no write), so a revocation, expiry, plan change or ban shows at
  *   the key's next request. A 503's charge goes back to the lease.
  * - A window seen used up refuses with no write (one read, for the same reason),
  *   until that read shows room given back (learnRoom).
- * - At the window's end (allowance-lease.ts, windowEnding) every request is
+ * - At the window's end (rate-limit/allowance.ts, windowEnding) every request is
  *   counted on the item, and what an instance still holds goes back with the
  *   key's next request it serves (giveBackHeld).
  * - It counts and remembers by the counters' id, so the keys of a rotation
@@ -283,7 +298,7 @@ export class RateLimiter {
   }
 
   /**
-   * At the window's end (allowance-lease.ts, windowEnding), gives back what
+   * At the window's end (rate-limit/allowance.ts, windowEnding), gives back what
    * this instance still holds, of the minute and of ended minutes, with one
    * lease write: the instances still serving the key are granted it, so the key
    * is refused only when nothing is left. A failed write keeps it held; an

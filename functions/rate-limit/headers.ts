@@ -1,4 +1,4 @@
-import type { ReportedWindow } from '../domain/rate-limit';
+import type { ReportedWindow } from './windows';
 
 /** The rate-limit headers of every response to an identified caller, errors included (decision 8). */
 export function rateLimitHeaders(

@@ -1,0 +1,111 @@
+import type { PlanLimits } from '../../definitions/plans';
+import type { ApiError } from '../domain/errors';
+import { refusedAtGateway, SuspensionReader } from './bans';
+import { rateLimitHeaders } from './headers';
+import { type RateCounters, RateLimiter } from './limiter';
+
+/**
+ * The rate limiter (decisions 8 and 9), the only door into functions/rate-limit/.
+ * Two verbs: `RequestLimiter.admit`, what one request of an operation may do
+ * (its headers, its refusal, and how to settle it when it is answered 503), and
+ * `BanCheck.refusedUntil`, the authorizer's look at a customer's ban. How it
+ * counts (leases of allowance on one counter item per customer and day) is
+ * docs/architecture.md's "How the limiter counts"; the invariant of what one
+ * instance holds is written once, at the top of limiter.ts.
+ */
+
+/** Who a request counts for: the secret it came with (revoked or expired: 401) and its customer, with the limits the authorizer found. */
+export interface LimitedCaller {
+  keyId: string;
+  customerId: string;
+  limits: PlanLimits;
+}
+
+/** What the limiter says of one request. */
+export interface Admission {
+  /** X-RateLimit-Limit, -Remaining and -Reset: on the answer, whatever it is. */
+  headers: Record<string, string>;
+  /** Set when the request is refused: the 429 to answer instead. */
+  refusal?: ApiError;
+  /** The request is answered 503: takes back its charge, and the headers then count it no more. */
+  settleUnavailable(): Promise<void>;
+}
+
+/** One per function instance: it holds the allowance of the customers it serves and remembers windows it saw used up. */
+export class RequestLimiter {
+  private readonly limiter: RateLimiter;
+
+  constructor(counters: RateCounters, warn?: (message: string, error: unknown) => void) {
+    this.limiter = new RateLimiter(counters, warn);
+  }
+
+  /** Whether this instance already knows the request will be refused: no other work need start for it. */
+  knowsRefusal(caller: LimitedCaller, nowMs: number): boolean {
+    return this.limiter.knowsRefusal(caller.customerId, caller.limits, nowMs);
+  }
+
+  async admit(caller: LimitedCaller, nowMs: number): Promise<Admission> {
+    const decision = await this.limiter.enforce(caller, caller.limits, nowMs);
+    const headers: Record<string, string> = rateLimitHeaders(decision.window);
+    return {
+      headers,
+      ...(decision.refusal ? { refusal: decision.refusal } : {}),
+      settleUnavailable: async () => {
+        if (await decision.refund()) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
+      },
+    };
+  }
+}
+
+/** The authorizer's look at a customer's ban: until when the gateway itself should refuse the customer, if it should. */
+export class BanCheck {
+  private readonly bans: SuspensionReader;
+
+  constructor(
+    db: ConstructorParameters<typeof SuspensionReader>[0],
+    tableName: string,
+    /** How long API Gateway keeps the authorizer's answer, and how late it may arrive. */
+    private readonly cache: { ttlSeconds: number; answeredWithinSeconds: number },
+  ) {
+    this.bans = new SuspensionReader(db, tableName);
+  }
+
+  async refusedUntil(customerId: string, nowMs: number): Promise<number | undefined> {
+    const until = await this.bans.suspendedUntil(customerId, nowMs);
+    return refusedAtGateway(until, nowMs, this.cache) ? until : undefined;
+  }
+}
+
+export { LOOKBACK_MS, leaseSpare, MIN_RECENT_REQUESTS, RecentRequests, spareCap, windowEnding } from './allowance';
+// What the key tool, the functions' wiring and the tests use of the limiter's parts.
+export { refusedAtGateway, SuspensionReader } from './bans';
+export {
+  CONFLICT_RETRY_DELAYS_MS,
+  COUNTER_RETENTION_DAYS,
+  counterKey,
+  type KeyStateChange,
+  keyStateNames,
+  keyStateUpdates,
+  RateLimitRepository,
+} from './counters';
+export { rateLimitHeaders } from './headers';
+export {
+  type CountedKey,
+  type CounterItemState,
+  type LeaseWrite,
+  type RateCounters,
+  type RateLimitDecision,
+  RateLimiter,
+} from './limiter';
+export {
+  BAN_DURATION_SECONDS,
+  banThreshold,
+  countedVerdict,
+  type ReportedWindow,
+  refusalBatch,
+  refusedVerdict,
+  secondsUntil,
+  type Verdict,
+  type Windows,
+  windowsAt,
+} from './windows';
