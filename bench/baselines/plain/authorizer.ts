@@ -9,19 +9,26 @@ const planLimits: Record<string, { perMinute: number; perDay: number } | undefin
   business: { perMinute: 1_000, perDay: 100_000 },
 };
 
+/** A secret as the keys table stores it: a credential of its customer. */
 interface StoredKey {
   keyId: string;
-  plan: string;
+  customerId: string;
   status: string;
-  meteringKey: string;
   expiresAt?: string;
+}
+
+/** The customer the secret belongs to: its plan, limits and metering key. */
+interface StoredCustomer {
+  plan: string;
+  meteringKey: string;
   customLimits?: { perMinute: number; perDay: number };
 }
 
 /**
  * Baseline (a): the REQUEST authorizer as one plain handler: the SHA-256 hash
- * of the bearer token looked up in the same keys table with one GetItem, the
- * caller and its limits returned as context, the whole API allowed.
+ * of the bearer token looked up in the same keys table with one GetItem, then
+ * its customer (plan and limits) with another, the caller and its limits
+ * returned as context, the whole API allowed.
  */
 export function createHandler(dependencies: Pick<BaselineDependencies, 'db' | 'tableNames'>) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
@@ -29,14 +36,18 @@ export function createHandler(dependencies: Pick<BaselineDependencies, 'db' | 't
     const token = /^bearer +(psk_[A-Za-z0-9_-]{43}) *$/i.exec(authorization ?? '')?.[1];
     if (!token) throw new Error('Unauthorized');
     const keyHash = createHash('sha256').update(token).digest('hex');
-    const { Item } = await dependencies.db.send(
-      new GetCommand({ TableName: dependencies.tableNames.apiKeys, Key: { keyHash }, ConsistentRead: true }),
-    );
-    const key = Item as StoredKey | undefined;
+    const read = async (hash: string) =>
+      (
+        await dependencies.db.send(
+          new GetCommand({ TableName: dependencies.tableNames.apiKeys, Key: { keyHash: hash }, ConsistentRead: true }),
+        )
+      ).Item;
+    const key = (await read(keyHash)) as StoredKey | undefined;
     if (key?.status !== 'active' || (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= Date.now()))
       throw new Error('Unauthorized');
-    const limits = planLimits[key.plan] ?? key.customLimits;
-    if (!limits) throw new Error('Unauthorized');
+    const customer = (await read(`customer#${key.customerId}`)) as StoredCustomer | undefined;
+    const limits = customer && (planLimits[customer.plan] ?? customer.customLimits);
+    if (!customer || !limits) throw new Error('Unauthorized');
     const [apiPart, stage] = event.methodArn.split('/');
     return {
       principalId: key.keyId,
@@ -44,8 +55,14 @@ export function createHandler(dependencies: Pick<BaselineDependencies, 'db' | 't
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${apiPart}/${stage}/*` }],
       },
-      context: { keyId: key.keyId, plan: key.plan, perMinute: String(limits.perMinute), perDay: String(limits.perDay) },
-      usageIdentifierKey: key.meteringKey,
+      context: {
+        keyId: key.keyId,
+        customerId: key.customerId,
+        plan: customer.plan,
+        perMinute: String(limits.perMinute),
+        perDay: String(limits.perDay),
+      },
+      usageIdentifierKey: customer.meteringKey,
     };
   };
 }
