@@ -134,7 +134,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     if (metered) return sendGateway(response, metered);
     const event = proxyEvent(routed, authorization, body);
     // Lambda refuses the invocation itself; API Gateway answers a 500 and no function runs.
-    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES) return sendGateway(response, 'DEFAULT_5XX');
+    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES) return sendGateway(response, 'INTEGRATION_FAILURE');
     const result = await invoke(
       routed.compiled.handler,
       event,
@@ -329,10 +329,12 @@ function proxyEvent(routed: RoutedRequest, authorization: APIGatewayAuthorizerRe
 /**
  * Runs the function as Lambda and API Gateway would: Lambda stops it at its
  * timeout (functionTimeoutSeconds), which API Gateway answers as a function
- * error (a 5xx, here DEFAULT_5XX: "Handling Lambda errors with an API Gateway API",
- * https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html);
- * API Gateway stops waiting at its integration timeout (INTEGRATION_TIMEOUT),
- * whichever comes first. A crash or a malformed answer is DEFAULT_5XX too.
+ * error ("Handling Lambda errors with an API Gateway API",
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html),
+ * the gateway response INTEGRATION_FAILURE (definitions/gateway-responses.ts
+ * says why); API Gateway stops waiting at its integration timeout
+ * (INTEGRATION_TIMEOUT), whichever comes first. A crash or a malformed answer
+ * is INTEGRATION_FAILURE too.
  */
 async function invoke(
   handler: ProxyHandler,
@@ -347,9 +349,9 @@ async function invoke(
       Math.min(integrationTimeoutMs, functionTimeoutMs),
     );
   } catch (error) {
-    return error === TIMED_OUT && integrationTimeoutMs <= functionTimeoutMs ? 'INTEGRATION_TIMEOUT' : 'DEFAULT_5XX';
+    return error === TIMED_OUT && integrationTimeoutMs <= functionTimeoutMs ? 'INTEGRATION_TIMEOUT' : 'INTEGRATION_FAILURE';
   }
-  if (!result || typeof result.statusCode !== 'number') return 'DEFAULT_5XX';
+  if (!result || typeof result.statusCode !== 'number') return 'INTEGRATION_FAILURE';
   return result;
 }
 

@@ -91,10 +91,10 @@ it('hands the authorizer a Lambda context whose remaining time is its timeout', 
 /**
  * Lambda stops a function at its timeout; API Gateway answers that function
  * error with a 5xx ("Handling Lambda errors with an API Gateway API",
- * https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html): DEFAULT_5XX here.
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html): INTEGRATION_FAILURE (definitions/gateway-responses.ts).
  */
-it('answers DEFAULT_5XX when the function runs past its Lambda timeout, before the integration timeout', async () => {
+it('answers INTEGRATION_FAILURE when the function runs past its Lambda timeout, before the integration timeout', async () => {
   const answer = await answerOf({ functionTimeoutMs: 50, integrationTimeoutMs: 5_000 });
-  const expected = gatewayResponse('DEFAULT_5XX');
+  const expected = gatewayResponse('INTEGRATION_FAILURE');
   expect(answer).toMatchObject({ status: expected.statusCode, body: expected.body });
 });
