@@ -2,7 +2,7 @@ import { KeyTable } from '../../admin/key-table';
 import { UsageCounters } from '../../admin/usage-counters';
 import { limitsFor } from '../../definitions/plans';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
-import { RateLimiter, RateLimitRepository, windowsAt } from '../../functions/rate-limit';
+import { RateLimiter, RateLimitRepository, spareCap, windowsAt } from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 
@@ -85,4 +85,26 @@ it('a key moved Free → Pro → Free within a minute on one instance is served 
   expect(served).toBe(60);
   expect(after.filter((outcome) => outcome === 'served')).toHaveLength(25);
   expect(after.slice(25).every((outcome) => outcome === 'rate_limited')).toBe(true);
+});
+
+it("after a burst over several instances, usage is the answers plus at most the spare they hold (a tenth of the minute's limit)", async () => {
+  const minute = Date.parse(testInstant(0, '16:00:00'));
+  const limits = { perMinute: 1_000, perDay: 20_000 };
+  const { record } = generateApiKey({ plan: 'enterprise', owner: 'Acme', customLimits: limits, now: minute });
+  await keys.insert(record);
+  const instances = Array.from({ length: 5 }, () => new RateLimiter(counters));
+  let answered = 0;
+  // 600 requests, 20 at a time, spread over 5 instances within 6 seconds: busy enough for each to hold spare.
+  for (let batch = 0; batch < 30; batch++) {
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => request(instances[(batch * 20 + index) % 5]!, record, limits, minute + batch * 200)),
+    );
+    answered += outcomes.filter((outcome) => !('refused' in outcome)).length;
+  }
+  expect(answered).toBe(600);
+  const usage = (await new UsageCounters(dependencies.db, dependencies.tableNames.rateLimits).day(record, windowsAt(minute).day)).requests;
+  expect(usage).toBeGreaterThanOrEqual(answered);
+  expect(usage - answered).toBeLessThanOrEqual(spareCap(limits));
+  // What the instances hold is real: the bound is reached in part, not trivially 0.
+  expect(usage - answered).toBeGreaterThan(0);
 });
