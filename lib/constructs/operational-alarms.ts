@@ -207,7 +207,7 @@ export class OperationalAlarms extends Construct {
     for (const indexName of Object.values(petIndexes)) {
       alarm(`Pets${indexName[0]!.toUpperCase()}${indexName.slice(1)}NearPartitionLimit`, {
         means: `the busiest shard of the ${indexName} index took about ${t.listShardWritesPerSecond} or more writes per second on average over 15 minutes (estimated: the index's writes over its ${listSharding.shardCount} shard keys, times ${listSharding.expectedImbalance} for the busiest). One shard key is one partition, about 1,000 writes per second: creates are nearing a hard wall of the design (SCALING.md).`,
-        todo: 'nothing fails yet. Plan more shards per list index (a data migration: new list indexes added and backfilled before reads switch to them, SCALING.md) now; meanwhile ask heavy creators to spread bulk imports over time.',
+        todo: 'nothing fails yet. Plan more shards per list index (a backfill: new list indexes added and filled before reads switch to them, SCALING.md) now; meanwhile ask heavy creators to spread bulk imports over time.',
         metric: busiestListShardWrites(props.tables.pets, indexName, ALARM_PERIOD),
         threshold: t.listShardWritesPerSecond,
         periods: 3,
