@@ -2,8 +2,8 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { limitsFor } from '../../definitions/plans';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
-import { ApiKeyRepository } from '../data/api-key-repository';
-import { type ApiKeyRecord, hashApiKey, isUsable, isWellFormedApiKey } from '../domain/api-keys';
+import { ApiKeyRepository, joined } from '../data/api-key-repository';
+import { type ApiKeyRecord, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../domain/api-keys';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { bearerToken } from '../http/bearer-token';
 import { toAuthorizerContext } from '../http/caller';
@@ -48,10 +48,11 @@ export function createHandler(
   return withAuthorizerOutcomes(async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
     const token = bearerToken(header(event, authorizer.identityHeader));
     if (!token || !isWellFormedApiKey(token)) throw new Error('Unauthorized');
-    const record = await findKey(token, context);
-    const now = dependencies.clock();
-    if (!record || !isUsable(record, now)) throw new Error('Unauthorized');
-    const suspendedUntil = await readBan(record, context);
+    const secret = await findKey.secret(token, context);
+    if (!secret || !isUsable(secret, dependencies.clock())) throw new Error('Unauthorized');
+    // The customer and its ban are both keyed by the customer's id: read together, one round trip.
+    const [record, suspendedUntil] = await Promise.all([findKey.customerOf(secret, context), readBan(secret, context)]);
+    if (!record) throw new Error('Unauthorized');
     if (suspendedUntil !== undefined) {
       logger.debug('refused at the gateway: banned', { keyId: record.keyId, suspendedUntil });
       return suspendedKeyPolicy(record, event.methodArn, suspendedUntil);
@@ -61,16 +62,27 @@ export function createHandler(
   }, metricsTarget);
 }
 
-/** The key by its hash. The key store failed: logged, and thrown as anything but "Unauthorized" (counted as failed by withAuthorizerOutcomes). */
+/**
+ * The secret by its hash, then its customer (plan, limits, metering key). The
+ * key store failed: logged, and thrown as anything but "Unauthorized" (counted
+ * as failed by withAuthorizerOutcomes).
+ */
 function keyFinder(dependencies: Dependencies) {
   const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
-  return async (token: string, context: TimeBudget): Promise<ApiKeyRecord | undefined> => {
+  const checked = async <T>(lookup: Promise<T>, context: TimeBudget, what: string): Promise<T> => {
     try {
-      return await withinTimeBudget(keys.findByHash(hashApiKey(token)), context, 'the key lookup');
+      return await withinTimeBudget(lookup, context, what);
     } catch (error) {
       logger.error('the key store failed; the key could not be checked', { error });
       throw new Error('Key store unavailable');
     }
+  };
+  return {
+    secret: (token: string, context: TimeBudget) => checked(keys.findSecret(hashApiKey(token)), context, 'the key lookup'),
+    customerOf: async (secret: Secret, context: TimeBudget): Promise<ApiKeyRecord | undefined> => {
+      const customer = await checked(keys.findCustomer(secret.customerId), context, 'the customer lookup');
+      return customer && joined(secret, customer);
+    },
   };
 }
 
@@ -82,7 +94,7 @@ function keyFinder(dependencies: Dependencies) {
  */
 function banReader(dependencies: Dependencies) {
   const bans = new BanCheck(dependencies.db, dependencies.tableNames.rateLimits, answerCache);
-  return async (record: ApiKeyRecord, context: TimeBudget): Promise<number | undefined> => {
+  return async (record: Pick<Secret, 'keyId' | 'customerId'>, context: TimeBudget): Promise<number | undefined> => {
     try {
       return await withinTimeBudget(bans.refusedUntil(record.customerId, dependencies.clock()), context, 'the ban lookup');
     } catch (error) {

@@ -31,10 +31,18 @@ export class ApiKeyRepository {
 
   /** The secret with this hash, with its customer: two consistent reads, the second keyed by the first. */
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const secret = await this.get<Secret>(keyHash);
-    if (!secret) return undefined;
-    const customer = await this.get<Customer>(customerKey(secret.customerId));
-    return customer ? joined(secret, customer) : undefined;
+    const secret = await this.findSecret(keyHash);
+    const customer = secret && (await this.findCustomer(secret.customerId));
+    return secret && customer ? joined(secret, customer) : undefined;
+  }
+
+  /** The secret alone (the authorizer reads its customer beside the customer's ban). */
+  findSecret(keyHash: string): Promise<Secret | undefined> {
+    return this.get<Secret>(keyHash);
+  }
+
+  findCustomer(customerId: string): Promise<Customer | undefined> {
+    return this.get<Customer>(customerKey(customerId));
   }
 
   /**

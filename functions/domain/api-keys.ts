@@ -113,14 +113,14 @@ export function generateApiKey(input: {
 export const keyStates = ['active', 'expired', 'revoked', 'suspended'] as const;
 export type KeyState = (typeof keyStates)[number];
 
-export function keyState(record: ApiKeyRecord, now: number, suspendedUntilMs?: number): KeyState {
+export function keyState(record: Pick<Secret, 'status' | 'expiresAt'>, now: number, suspendedUntilMs?: number): KeyState {
   if (record.status !== 'active') return record.status;
   if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now) return 'expired';
   return suspendedUntilMs !== undefined && suspendedUntilMs > now ? 'suspended' : 'active';
 }
 
 /** Whether the authorizer lets a stored key through at `now` (a ban is the rate limiter's 429, after it). */
-export function isUsable(record: ApiKeyRecord, now: number): boolean {
+export function isUsable(record: Pick<Secret, 'status' | 'expiresAt'>, now: number): boolean {
   return keyState(record, now) === 'active';
 }
 
