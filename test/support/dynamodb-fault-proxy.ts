@@ -58,6 +58,8 @@ export interface FaultRule {
   operation?: string;
   /** A table the call touches (TableName, or any table of a TransactWriteItems); any when absent. */
   table?: string;
+  /** Only calls whose request body contains this text (e.g. an attribute its update expression names); any when absent. */
+  bodyIncludes?: string;
   /** Lets this many matching calls through untouched first. Default 0. */
   skip?: number;
   /** Then applies to the next `times` matching calls, then to none. Default 1. */
@@ -132,7 +134,7 @@ export class DynamoDbFaultProxy {
     if (!body) return void request.destroy();
     const operation = operationOf(request);
     const tables = tablesOf(body);
-    const fault = this.takeFault(operation, tables);
+    const fault = this.takeFault(operation, tables, body.toString('utf8'));
     if (fault?.kind === 'transactionConflict' || fault?.kind === 'slowForward')
       return this.extraFault(fault, operation, tables, request, body, response);
     this.record({
@@ -171,9 +173,13 @@ export class DynamoDbFaultProxy {
     void held.then(() => this.held.delete(held));
   }
 
-  private takeFault(operation: string, tables: string[]): FaultRule | undefined {
+  private takeFault(operation: string, tables: string[], body: string): FaultRule | undefined {
     const match = this.rules.find(
-      ({ rule, left }) => left > 0 && (!rule.operation || rule.operation === operation) && (!rule.table || tables.includes(rule.table)),
+      ({ rule, left }) =>
+        left > 0 &&
+        (!rule.operation || rule.operation === operation) &&
+        (!rule.table || tables.includes(rule.table)) &&
+        (!rule.bodyIncludes || body.includes(rule.bodyIncludes)),
     );
     if (!match) return undefined;
     if (match.skip > 0) {
