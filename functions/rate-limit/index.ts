@@ -78,30 +78,25 @@ export class BanCheck {
 
 export { LOOKBACK_MS, leaseSpare, MIN_RECENT_REQUESTS, RecentRequests, spareCap, windowEnding } from './allowance';
 // What the key tool, the functions' wiring and the tests use of the limiter's parts.
-export { refusedAtGateway, SuspensionReader } from './bans';
+export { refusedAtGateway } from './bans';
 export {
-  CONFLICT_RETRY_DELAYS_MS,
   COUNTER_RETENTION_DAYS,
   counterKey,
   type KeyStateChange,
-  keyStateNames,
   keyStateUpdates,
   RateLimitRepository,
 } from './counters';
 export { rateLimitHeaders } from './headers';
 export {
   type CountedKey,
-  type CounterItemState,
   type LeaseWrite,
   type RateCounters,
-  type RateLimitDecision,
   RateLimiter,
 } from './limiter';
 export {
   BAN_DURATION_SECONDS,
   banThreshold,
   countedVerdict,
-  type ReportedWindow,
   refusalBatch,
   refusedVerdict,
   secondsUntil,
