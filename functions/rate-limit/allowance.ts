@@ -1,4 +1,6 @@
 import type { PlanLimits } from '../../definitions/plans';
+import type { CounterItemState, LeaseTerms } from './counter-store';
+import type { Used, Windows } from './windows';
 
 /**
  * Leases of allowance (decision 8, issue 29): a function instance takes part of
@@ -112,5 +114,161 @@ export class RecentRequests {
     let stale = 0;
     while (stale < this.times.length && (this.times[stale] as number) < ms) stale++;
     if (stale > 0) this.times.splice(0, stale);
+  }
+}
+
+/** Where a write's outcome leaves what it gave and asked for. */
+export type WriteOutcome = 'applied' | 'refused' | 'unknown';
+
+/**
+ * What one function instance holds of one customer's windows: the spare its
+ * leases were granted on the customer's counter item and it has not served
+ * yet, the spare its last write recorded there, and the day return it owes.
+ * The methods below are the only code that changes them.
+ *
+ * The invariant, for every customer and UTC day, over all instances:
+ *   item.dayGranted = requests served and not refunded + Σ spare + Σ dayReturn
+ *                     + what instances gone idle, or writes of unknown outcome, took;
+ *   item.minuteGranted ≤ the minute's limit (every grant is conditional on it),
+ *   so the requests served never pass the limit.
+ * Each method keeps it: serving moves one from spare to served; a lease's
+ * grant reaches the item and the spare together; a write that gives back
+ * takes what it gives from here when it is sent, and holds it again only if
+ * the write was refused (an unknown outcome drops it: never served twice);
+ * a minute's end moves its spare to the day return.
+ */
+export class Allowance {
+  /** The minute (Unix seconds) of the spare; 0 when none is held. */
+  minuteStart = 0;
+  spare = 0;
+  /** The spare the last write recorded on the item for `minuteStart` (the item's spare cap counts it). */
+  recordedSpare = 0;
+  /** Allowance of `day`'s ended minutes this instance never served: given back with its next write. */
+  dayReturn = 0;
+  private day = '';
+  /** Changes with every lease: a refund knows whether the lease it came from is still the one held. */
+  generation = 0;
+  private readonly recent = new RecentRequests();
+
+  /** Moves to the current windows: a minute's end turns its spare into day return; a new day starts with none. */
+  rollOver(windows: Windows): void {
+    if (this.day !== windows.day) {
+      this.day = windows.day;
+      this.dayReturn = 0;
+    }
+    if (this.minuteStart < windows.minuteStart && (this.spare > 0 || this.recordedSpare > 0)) {
+      if (this.minuteStart >= windows.dayEnd - 86_400) this.dayReturn += this.spare;
+      this.moveTo(0);
+    }
+  }
+
+  /** Serves one request from the spare. */
+  serveOne(nowMs: number): void {
+    this.spare -= 1;
+    this.recent.record(nowMs);
+  }
+
+  /** The limits were lowered under what was granted: the spare is served no more and goes back to the day. */
+  returnSpareToDay(): void {
+    this.dayReturn += this.spare;
+    this.spare = 0;
+  }
+
+  /** What the customer used of its windows as the item and this instance count it (what it holds is not used). */
+  used(state: CounterItemState): Used {
+    return { minute: state.minuteGranted - this.spare, day: state.dayGranted - this.spare - this.dayReturn };
+  }
+
+  /** What is left of the windows as the item shows it and this instance counts it (its day return included). */
+  left(state: Pick<CounterItemState, 'minuteGranted' | 'dayGranted' | 'leaseHolders'>, limits: PlanLimits): WhatIsLeft {
+    return {
+      minuteLeft: limits.perMinute - state.minuteGranted,
+      dayLeft: limits.perDay - state.dayGranted + this.dayReturn,
+      instances: Math.max(1, state.leaseHolders),
+    };
+  }
+
+  /**
+   * The next lease, sized from the item as last seen (a stale view only costs
+   * a refused write, which shows the item as it is): 1 for the asking request
+   * and the spare leaseSpare allows; it releases the spare recorded for its
+   * minute and returns the day return.
+   */
+  leaseTerms(seen: CounterItemState | undefined, limits: PlanLimits, windows: Windows, nowMs: number): LeaseTerms {
+    const minuteStart = Math.max(windows.minuteStart, seen?.minuteStart ?? 0);
+    // Never seen (an instance's first request of the customer today): guess it is busy and another instance started the minute.
+    const shape = seen && seen.minuteStart < minuteStart ? 'new_minute' : 'same_minute';
+    const releaseSpare = this.minuteStart === minuteStart ? this.recordedSpare : 0;
+    const item = shape === 'new_minute' ? { minuteGranted: 0, spare: 0 } : { minuteGranted: seen?.minuteGranted ?? 0, spare: seen?.spare ?? 0 };
+    const left = this.left({ minuteGranted: item.minuteGranted, dayGranted: seen?.dayGranted ?? 0, leaseHolders: 1 }, limits);
+    const spare = leaseSpare({
+      ...left,
+      limits,
+      recentRequests: this.recent.countAt(nowMs),
+      msLeftInMinute: (minuteStart + 60) * 1000 - nowMs,
+      spareRoom: spareCap(limits) - item.spare + releaseSpare,
+      // An instance not yet among the minute's holders is one more.
+      instances: shape === 'new_minute' ? 1 : Math.max(1, seen?.leaseHolders ?? 1) + (seen?.leaseSeq === undefined ? 1 : 0),
+    });
+    return { minuteStart, shape, take: 1 + spare, spare, releaseSpare, returnDay: this.dayReturn };
+  }
+
+  /** At the window end: everything held goes back (the minute's spare, its record, the day return), or undefined when nothing is held. */
+  giveBackTerms(): LeaseTerms | undefined {
+    if (this.spare === 0 && this.dayReturn === 0) return undefined;
+    return {
+      minuteStart: this.minuteStart,
+      shape: 'same_minute',
+      take: -this.spare,
+      spare: 0,
+      releaseSpare: this.recordedSpare,
+      returnDay: this.dayReturn,
+    };
+  }
+
+  /**
+   * A refund of a request served from the lease `generation` on `day`: its
+   * charge comes back to the spare, and the terms give it back to the item
+   * (refused, it stays spare for the customer's next request). When that
+   * lease is no longer held, the charge joins the day return: no write.
+   */
+  refundTerms(generation: number, day: string): LeaseTerms | undefined {
+    if (generation === this.generation && this.minuteStart !== 0) {
+      this.spare += 1;
+      return { minuteStart: this.minuteStart, shape: 'same_minute', take: -1, spare: 0, releaseSpare: 0, returnDay: 0 };
+    }
+    if (day === this.day) this.dayReturn += 1;
+    return undefined;
+  }
+
+  /** A write of these terms is sent: what it gives back counts as given from now on (so it is never given twice). */
+  sent(terms: LeaseTerms): void {
+    if (this.minuteStart !== terms.minuteStart) {
+      // A lease of another minute (the item's clock ran ahead): the spare of this one goes back to the day.
+      this.returnSpareToDay();
+      this.moveTo(terms.minuteStart);
+    } else if (terms.take > 0) this.generation += 1;
+    this.spare += Math.min(0, terms.take);
+    this.recordedSpare -= terms.releaseSpare;
+    this.dayReturn -= terms.returnDay;
+  }
+
+  /** Its outcome: applied (or landed) holds what it granted; refused holds again what it gave; unknown, neither. */
+  settled(terms: LeaseTerms, outcome: WriteOutcome): void {
+    if (outcome === 'applied') {
+      this.spare += Math.max(0, terms.take);
+      this.recordedSpare += terms.spare;
+    } else if (outcome === 'refused') {
+      this.spare -= Math.min(0, terms.take);
+      this.recordedSpare += terms.releaseSpare;
+      this.dayReturn += terms.returnDay;
+    }
+  }
+
+  private moveTo(minuteStart: number): void {
+    this.minuteStart = minuteStart;
+    this.spare = 0;
+    this.recordedSpare = 0;
+    this.generation += 1;
   }
 }

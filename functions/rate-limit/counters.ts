@@ -4,7 +4,16 @@ import { itemThatFailedCondition } from '../data/conditional-check';
 import { dynamoCall } from '../data/dynamo-errors';
 import type { ApiKeyRecord } from '../domain/api-keys';
 import { DependencyUnavailableError } from '../domain/errors';
-import type { CountedKey, CounterItemState, LeaseWrite, RateCounters } from './limiter';
+import type {
+  CountedKey,
+  CounterItemState,
+  CounterWrite,
+  LeaseWrite,
+  RateCounters,
+  RefusalsWrite,
+  SuspensionWrite,
+  WriteResult,
+} from './counter-store';
 import type { Windows } from './windows';
 
 /** Counters are kept this long after their day, for usage reports. */
@@ -96,22 +105,28 @@ export class RateLimitRepository implements RateCounters {
     return stateOf(Item as CounterItem | undefined, key, windows.day, instanceId);
   }
 
-  async lease(write: LeaseWrite): Promise<{ applied: boolean; state: CounterItemState }> {
+  write(write: CounterWrite): Promise<WriteResult> {
+    if (write.kind === 'lease') return this.lease(write);
+    if (write.kind === 'refusals') return this.countRefusals(write);
+    return this.suspend(write);
+  }
+
+  private async lease(write: LeaseWrite): Promise<WriteResult> {
     const result = await this.conditionalUpdate(counterKey(write.key.customerId, write.windows.day), leaseUpdate(write));
     return { applied: result.updated, state: stateOf(result.item, write.key, write.windows.day, write.instanceId) };
   }
 
-  async countRefusals(customerId: string, windows: Windows, refusals: number, batchId: string): Promise<number> {
+  /** Adds a batch of refusals once (its batchId), to the latest minute the item counts refusals of. */
+  private async countRefusals(write: RefusalsWrite): Promise<WriteResult> {
+    const { key, windows, refusals, batchId } = write;
     let minute = windows.minuteStart;
     let sameMinute = true;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const result = await this.conditionalUpdate(
-        counterKey(customerId, windows.day),
-        refusalUpdate(minute, sameMinute, refusals, batchId),
-      );
-      if (result.updated) return Number(result.item?.refusedCount);
+      const result = await this.conditionalUpdate(counterKey(key.customerId, windows.day), refusalUpdate(minute, sameMinute, refusals, batchId));
       const old = result.item;
-      if (old?.lastRefusalId === batchId) return Number(old.refusedCount);
+      if (result.updated || old?.lastRefusalId === batchId) {
+        return { applied: result.updated, state: stateOf(old, key, windows.day, write.instanceId) };
+      }
       // Refusals stamped a later minute were written first (clocks of two
       // containers differ by a few ms): count ours in that minute.
       if (old?.refusedMinute !== undefined && old.refusedMinute > minute) minute = old.refusedMinute;
@@ -120,23 +135,28 @@ export class RateLimitRepository implements RateCounters {
     throw new Error('Refusal counter kept changing under us');
   }
 
-  /** Suspends the keys counting on these counters until `until` (Unix seconds), on every day item the suspension touches: the ban is the customer's. */
-  async suspend(customerId: string, windows: Windows, until: number): Promise<void> {
+  /** Suspends the customer on every day item the suspension touches: the ban is the customer's, whichever secret it sends. */
+  private async suspend(write: SuspensionWrite): Promise<WriteResult> {
+    const { key, windows, until } = write;
     const days = [windows.day];
     if (until > windows.dayEnd) days.push(new Date(windows.dayEnd * 1000).toISOString().slice(0, 10));
+    const items: (CounterItem | undefined)[] = [];
     for (const day of days) {
-      await this.withConflictRetries(() =>
+      const { Attributes } = await this.withConflictRetries(() =>
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: { pk: counterKey(customerId, day) },
+            Key: { pk: counterKey(key.customerId, day) },
             UpdateExpression: 'SET suspendedUntil = :until, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)',
             ExpressionAttributeNames: { '#day': 'day' },
-            ExpressionAttributeValues: { ':until': until, ':keyId': customerId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
+            ExpressionAttributeValues: { ':until': until, ':keyId': key.customerId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
+            ReturnValues: 'ALL_NEW',
           }),
         ),
       );
+      items.push(Attributes as CounterItem | undefined);
     }
+    return { applied: true, state: stateOf(items[0], key, windows.day, write.instanceId) };
   }
 
   private async conditionalUpdate(

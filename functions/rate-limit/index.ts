@@ -2,7 +2,8 @@ import type { PlanLimits } from '../../definitions/plans';
 import type { ApiError } from '../domain/errors';
 import { refusedAtGateway, SuspensionReader } from './bans';
 import { rateLimitHeaders } from './headers';
-import { type RateCounters, RateLimiter } from './limiter';
+import type { RateCounters } from './counter-store';
+import { RateLimiter } from './limiter';
 
 /**
  * The rate limiter (decisions 8 and 9), the only door into functions/rate-limit/.
@@ -87,12 +88,8 @@ export {
   RateLimitRepository,
 } from './counters';
 export { rateLimitHeaders } from './headers';
-export {
-  type CountedKey,
-  type LeaseWrite,
-  type RateCounters,
-  RateLimiter,
-} from './limiter';
+export type { CountedKey, CounterWrite, RateCounters } from './counter-store';
+export { RateLimiter } from './limiter';
 export {
   BAN_DURATION_SECONDS,
   banThreshold,

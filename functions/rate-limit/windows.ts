@@ -56,6 +56,24 @@ export function refusalBatch(limits: PlanLimits): number {
   return Math.max(1, Math.ceil(banThreshold(limits) / 10));
 }
 
+/** Why a request is refused. */
+export type Refusal = 'minute_exhausted' | 'day_exhausted' | 'suspended';
+
+/** What a customer has used of its minute and its day. */
+export interface Used {
+  minute: number;
+  day: number;
+}
+
+/** What the limiter decided of one request: served, with what its customer has now used, or refused. */
+export type Outcome = { served: Used } | { refused: Refusal };
+
+/** The verdict of an outcome: its headers, and for a refusal its 429 (`suspendedUntil` for a suspension's Retry-After). */
+export function verdictOf(outcome: Outcome, limits: PlanLimits, windows: Windows, nowMs: number, suspendedUntil: number): Verdict {
+  if ('served' in outcome) return countedVerdict(limits, windows, outcome.served.minute, outcome.served.day);
+  return refusedVerdict(outcome.refused, limits, windows, nowMs, suspendedUntil);
+}
+
 export interface Verdict {
   window: ReportedWindow;
   /** Set when the request is refused: a 429 to send instead of serving it. */
@@ -80,7 +98,7 @@ export function secondsUntil(resetSeconds: number, nowMs: number): number {
 }
 
 export function refusedVerdict(
-  reason: 'minute_exhausted' | 'day_exhausted' | 'suspended',
+  reason: Refusal,
   limits: PlanLimits,
   windows: Windows,
   nowMs: number,

@@ -29,7 +29,9 @@ async function issue(): Promise<{ secret: string; keyId: string }> {
 }
 
 async function ban(keyId: string, untilMs: number): Promise<void> {
-  await new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits).suspend(keyId, windowsAt(now), untilMs / 1000);
+  const key = { keyId, customerId: keyId };
+  const counters = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
+  await counters.write({ kind: 'suspension', key, windows: windowsAt(now), instanceId: 'test', until: untilMs / 1000 });
 }
 
 async function authorize(secret: string, as: Dependencies = asFunction('authorizer', dependencies)): Promise<APIGatewayAuthorizerResult> {

@@ -104,11 +104,9 @@ describe("at the window's end, an instance gives back what it holds", () => {
   it('and when that write fails with its outcome unknown, holds none of it: never served twice, the request still served', async () => {
     const failGiveBack: RateCounters = {
       read: counters.read.bind(counters),
-      countRefusals: counters.countRefusals.bind(counters),
-      suspend: counters.suspend.bind(counters),
-      lease: async (write) => {
-        if (write.take < 0) throw new Error('connection reset after the request was sent');
-        return counters.lease(write);
+      write: async (write) => {
+        if (write.kind === 'lease' && write.take < 0) throw new Error('connection reset after the request was sent');
+        return counters.write(write);
       },
     };
     const warnings: string[] = [];
@@ -168,17 +166,9 @@ describe('an instance that has seen a window used up', () => {
     // The repository, with a note of each write the limiter asks of it.
     const counting: RateCounters = {
       read: (...args) => counters.read(...args),
-      lease: (write) => {
-        writes.push('lease');
-        return counters.lease(write);
-      },
-      countRefusals: (...args) => {
-        writes.push('refusals');
-        return counters.countRefusals(...args);
-      },
-      suspend: (...args) => {
-        writes.push('suspend');
-        return counters.suspend(...args);
+      write: (write) => {
+        writes.push(write.kind);
+        return counters.write(write);
       },
     };
     const limiter = new RateLimiter(counting);
@@ -189,7 +179,7 @@ describe('an instance that has seen a window used up', () => {
     for (let refused = 0; refused < 20; refused++) codes.push(await outcomeOf(limiter, own('key_memory'), limits, now + 1_000));
     expect(codes).toEqual([...Array(19).fill('rate_limited'), 'key_suspended']);
     // One lease write learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the suspension.
-    expect(writes).toEqual(['lease', ...Array(10).fill('refusals'), 'suspend']);
+    expect(writes).toEqual(['lease', ...Array(10).fill('refusals'), 'suspension']);
     writes.length = 0;
     expect(limiter.knowsRefusal('key_memory', limits, now + 2_000)).toBe(true);
     expect(await outcomeOf(limiter, own('key_memory'), limits, now + 2_000)).toBe('key_suspended');

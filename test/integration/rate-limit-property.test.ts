@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
 import {
   counterKey,
-  type LeaseWrite,
+  type CounterWrite,
   type RateCounters,
   RateLimiter,
   RateLimitRepository,
@@ -42,18 +42,17 @@ afterAll(() => dependencies.db.destroy());
 /** The repository, with some lease writes sent a second time after the next write, as a late SDK attempt lands. */
 function withLateRepeats(lateEvery: number): RateCounters & { repeats: number } {
   let writes = 0;
-  let pending: LeaseWrite | undefined;
+  let pending: CounterWrite | undefined;
   const counters = {
     repeats: 0,
     read: repository.read.bind(repository),
-    countRefusals: repository.countRefusals.bind(repository),
-    suspend: repository.suspend.bind(repository),
-    async lease(write: LeaseWrite) {
-      const result = await repository.lease(write);
+    async write(write: CounterWrite) {
+      const result = await repository.write(write);
+      if (write.kind !== 'lease') return result;
       if (pending) {
         const late = pending;
         pending = undefined;
-        const repeated = await repository.lease(late);
+        const repeated = await repository.write(late);
         if (repeated.applied) throw new Error('a late repeat of a lease write was applied twice');
         counters.repeats++;
       }
