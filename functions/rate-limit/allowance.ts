@@ -1,5 +1,5 @@
 import type { PlanLimits } from '../../definitions/plans';
-import type { CounterItemState, LeaseTerms } from './counter-store';
+import type { CountedKey, CounterItemState, LeaseTerms, LeaseWrite, RateCounters } from './counter-store';
 import type { Used, Windows } from './windows';
 
 /**
@@ -117,14 +117,42 @@ export class RecentRequests {
   }
 }
 
+/** What the allowance of every customer on one instance shares: the counter store, the instance's id and its sequence of writes. */
+export interface LeasingInstance {
+  counters: RateCounters;
+  id: string;
+  /** The instance's next sequence number: a repeated or late write of the same lease applies once. */
+  nextSeq(): number;
+  warn(message: string, error: unknown): void;
+}
+
+/** One request as a lease write names it. */
+export interface Asking {
+  key: CountedKey;
+  windows: Windows;
+  nowMs: number;
+}
+
+/** A request served, with what its customer has now used; `generation` names the lease a refund goes back to. */
+export interface Served {
+  served: Used;
+  generation: number;
+}
+
 /** Where a write's outcome leaves what it gave and asked for. */
-export type WriteOutcome = 'applied' | 'refused' | 'unknown';
+type WriteOutcome = 'applied' | 'refused' | 'unknown';
+
+/** A lease write's outcome, and the item as it is after (when known); `error` when its answer was lost. */
+type Sent =
+  | { outcome: 'applied' | 'refused'; state: CounterItemState }
+  | { outcome: WriteOutcome; state?: CounterItemState; error: unknown };
 
 /**
- * What one function instance holds of one customer's windows: the spare its
- * leases were granted on the customer's counter item and it has not served
- * yet, the spare its last write recorded there, and the day return it owes.
- * The methods below are the only code that changes them.
+ * What one function instance holds of one customer's windows, and the lease
+ * writes that change it: the spare its leases were granted on the customer's
+ * counter item and it has not served yet, the spare its last write recorded
+ * there, and the day return it owes. The methods below are the only code that
+ * changes them.
  *
  * The invariant, for every customer and UTC day, over all instances:
  *   item.dayGranted = requests served and not refunded + Σ spare + Σ dayReturn
@@ -133,22 +161,32 @@ export type WriteOutcome = 'applied' | 'refused' | 'unknown';
  *   so the requests served never pass the limit.
  * Each method keeps it: serving moves one from spare to served; a lease's
  * grant reaches the item and the spare together; a write that gives back
- * takes what it gives from here when it is sent, and holds it again only if
- * the write was refused (an unknown outcome drops it: never served twice);
- * a minute's end moves its spare to the day return.
+ * (at the window end, or a 503's refund) takes what it gives from here when
+ * it is sent, and holds it again only if the write was refused (an unknown
+ * outcome drops it: never served twice); a minute's end moves its spare to
+ * the day return.
  */
 export class Allowance {
   /** The minute (Unix seconds) of the spare; 0 when none is held. */
-  minuteStart = 0;
-  spare = 0;
+  private minuteStart = 0;
+  private spareHeld = 0;
   /** The spare the last write recorded on the item for `minuteStart` (the item's spare cap counts it). */
-  recordedSpare = 0;
+  private recordedSpare = 0;
   /** Allowance of `day`'s ended minutes this instance never served: given back with its next write. */
-  dayReturn = 0;
+  private dayReturn = 0;
   private day = '';
   /** Changes with every lease: a refund knows whether the lease it came from is still the one held. */
-  generation = 0;
+  private generation = 0;
   private readonly recent = new RecentRequests();
+  /** The counter item as last read or written (not part of the invariant: what the next lease is sized from). */
+  seen?: CounterItemState;
+
+  constructor(private readonly instance: LeasingInstance) {}
+
+  /** Spare held for the current minute: the request may be served from it once a read shows the customer's state. */
+  get spare(): number {
+    return this.spareHeld;
+  }
 
   /** Moves to the current windows: a minute's end turns its spare into day return; a new day starts with none. */
   rollOver(windows: Windows): void {
@@ -156,27 +194,10 @@ export class Allowance {
       this.day = windows.day;
       this.dayReturn = 0;
     }
-    if (this.minuteStart < windows.minuteStart && (this.spare > 0 || this.recordedSpare > 0)) {
-      if (this.minuteStart >= windows.dayEnd - 86_400) this.dayReturn += this.spare;
+    if (this.minuteStart < windows.minuteStart && (this.spareHeld > 0 || this.recordedSpare > 0)) {
+      if (this.minuteStart >= windows.dayEnd - 86_400) this.dayReturn += this.spareHeld;
       this.moveTo(0);
     }
-  }
-
-  /** Serves one request from the spare. */
-  serveOne(nowMs: number): void {
-    this.spare -= 1;
-    this.recent.record(nowMs);
-  }
-
-  /** The limits were lowered under what was granted: the spare is served no more and goes back to the day. */
-  returnSpareToDay(): void {
-    this.dayReturn += this.spare;
-    this.spare = 0;
-  }
-
-  /** What the customer used of its windows as the item and this instance count it (what it holds is not used). */
-  used(state: CounterItemState): Used {
-    return { minute: state.minuteGranted - this.spare, day: state.dayGranted - this.spare - this.dayReturn };
   }
 
   /** What is left of the windows as the item shows it and this instance counts it (its day return included). */
@@ -189,17 +210,89 @@ export class Allowance {
   }
 
   /**
+   * Serves the request the item was just read for from the spare, when the
+   * spare is of the item's minute and the limits were not lowered under what
+   * was granted (only a plan change does that: then the spare goes back to the
+   * day). At the window end (windowEnding) it gives back all it holds, so the
+   * instances still serving the customer are granted it.
+   */
+  async serveFromSpare(asking: Asking, state: CounterItemState, limits: PlanLimits): Promise<Served | undefined> {
+    if (this.spareHeld === 0 || state.minuteStart !== this.minuteStart) return undefined;
+    const left = this.left(state, limits);
+    if (left.minuteLeft + this.spareHeld < 1 || left.dayLeft + this.spareHeld < 1) {
+      this.returnSpareToDay();
+      return undefined;
+    }
+    const served = this.serve(state, asking.nowMs);
+    const back = this.giveBackTerms(state, limits);
+    const sent = back && (await this.send(back, asking, limits));
+    if (sent && 'error' in sent && sent.outcome === 'unknown') this.instance.warn('rate-limit allowance not given back', sent.error);
+    return served;
+  }
+
+  /**
+   * Leases 1 + spare with one conditional write and serves the request from
+   * it; a refused write answers the item as it is (a minute moved on, a plan
+   * changed, a window used up). A write whose answer was lost throws (503).
+   */
+  async lease(asking: Asking, limits: PlanLimits): Promise<Served | { refusedBy: CounterItemState }> {
+    const seen = this.seen?.day === asking.windows.day ? this.seen : undefined;
+    const sent = await this.send(this.leaseTerms(seen, limits, asking), asking, limits);
+    if ('error' in sent) throw sent.error;
+    return sent.outcome === 'applied' ? this.serve(sent.state, asking.nowMs) : { refusedBy: sent.state };
+  }
+
+  /**
+   * Takes back a 503's charge of a request served from the lease `generation`:
+   * when that lease is still held, the charge comes back to the spare and one
+   * write gives it to the item (refused, it stays spare for the customer's
+   * next request); otherwise it joins the day return, with no write. True
+   * unless whether it went back is unknown.
+   */
+  async refund(asking: Asking, generation: number, limits: PlanLimits): Promise<boolean> {
+    if (generation !== this.generation || this.minuteStart === 0) {
+      if (asking.windows.day === this.day) this.dayReturn += 1;
+      return true;
+    }
+    this.spareHeld += 1;
+    const terms: LeaseTerms = { minuteStart: this.minuteStart, shape: 'same_minute', take: -1, spare: 0, releaseSpare: 0, returnDay: 0 };
+    return (await this.send(terms, asking, limits)).outcome !== 'unknown';
+  }
+
+  /** Serves one request from the spare; what the customer has used, as the item and this instance count it (what it holds is not used). */
+  private serve(state: CounterItemState, nowMs: number): Served {
+    this.spareHeld -= 1;
+    this.recent.record(nowMs);
+    const served = { minute: state.minuteGranted - this.spareHeld, day: state.dayGranted - this.spareHeld - this.dayReturn };
+    return { served, generation: this.generation };
+  }
+
+  /** At the window end, the terms that give back everything held (the minute's spare, its record, the day return). */
+  private giveBackTerms(state: CounterItemState, limits: PlanLimits): LeaseTerms | undefined {
+    if ((this.spareHeld === 0 && this.dayReturn === 0) || !windowEnding(this.left(state, limits))) return undefined;
+    return {
+      minuteStart: this.minuteStart,
+      shape: 'same_minute',
+      take: -this.spareHeld,
+      spare: 0,
+      releaseSpare: this.recordedSpare,
+      returnDay: this.dayReturn,
+    };
+  }
+
+  /**
    * The next lease, sized from the item as last seen (a stale view only costs
    * a refused write, which shows the item as it is): 1 for the asking request
    * and the spare leaseSpare allows; it releases the spare recorded for its
    * minute and returns the day return.
    */
-  leaseTerms(seen: CounterItemState | undefined, limits: PlanLimits, windows: Windows, nowMs: number): LeaseTerms {
+  private leaseTerms(seen: CounterItemState | undefined, limits: PlanLimits, { windows, nowMs }: Asking): LeaseTerms {
     const minuteStart = Math.max(windows.minuteStart, seen?.minuteStart ?? 0);
     // Never seen (an instance's first request of the customer today): guess it is busy and another instance started the minute.
     const shape = seen && seen.minuteStart < minuteStart ? 'new_minute' : 'same_minute';
     const releaseSpare = this.minuteStart === minuteStart ? this.recordedSpare : 0;
-    const item = shape === 'new_minute' ? { minuteGranted: 0, spare: 0 } : { minuteGranted: seen?.minuteGranted ?? 0, spare: seen?.spare ?? 0 };
+    const item =
+      shape === 'new_minute' ? { minuteGranted: 0, spare: 0 } : { minuteGranted: seen?.minuteGranted ?? 0, spare: seen?.spare ?? 0 };
     const left = this.left({ minuteGranted: item.minuteGranted, dayGranted: seen?.dayGranted ?? 0, leaseHolders: 1 }, limits);
     const spare = leaseSpare({
       ...left,
@@ -213,62 +306,69 @@ export class Allowance {
     return { minuteStart, shape, take: 1 + spare, spare, releaseSpare, returnDay: this.dayReturn };
   }
 
-  /** At the window end: everything held goes back (the minute's spare, its record, the day return), or undefined when nothing is held. */
-  giveBackTerms(): LeaseTerms | undefined {
-    if (this.spare === 0 && this.dayReturn === 0) return undefined;
-    return {
-      minuteStart: this.minuteStart,
-      shape: 'same_minute',
-      take: -this.spare,
-      spare: 0,
-      releaseSpare: this.recordedSpare,
-      returnDay: this.dayReturn,
-    };
-  }
-
   /**
-   * A refund of a request served from the lease `generation` on `day`: its
-   * charge comes back to the spare, and the terms give it back to the item
-   * (refused, it stays spare for the customer's next request). When that
-   * lease is no longer held, the charge joins the day return: no write.
+   * Sends one lease write of these terms: what it gives back counts as given
+   * from the moment it is sent (so it is never given twice), and its outcome
+   * settles the rest. A write whose answer is lost is looked at with one read:
+   * one that landed is applied; otherwise its outcome stays unknown (a late
+   * attempt may still land), and what it gave back is held by no one.
    */
-  refundTerms(generation: number, day: string): LeaseTerms | undefined {
-    if (generation === this.generation && this.minuteStart !== 0) {
-      this.spare += 1;
-      return { minuteStart: this.minuteStart, shape: 'same_minute', take: -1, spare: 0, releaseSpare: 0, returnDay: 0 };
-    }
-    if (day === this.day) this.dayReturn += 1;
-    return undefined;
+  private async send(terms: LeaseTerms, { key, windows, nowMs }: Asking, limits: PlanLimits): Promise<Sent> {
+    const { counters, id } = this.instance;
+    const lease: LeaseWrite = {
+      ...{ kind: 'lease', key, windows, instanceId: id, nowSeconds: Math.floor(nowMs / 1000), seq: this.instance.nextSeq() },
+      ...{ limits, spareCap: spareCap(limits), ...terms },
+    };
+    this.sent(terms);
+    const sent = await counters.write(lease).then(
+      ({ applied, state }): Sent => ({ outcome: applied || landed(state, lease) ? 'applied' : 'refused', state }),
+      async (error: unknown): Promise<Sent> => {
+        const state = await counters.read(key, windows, id).catch(() => undefined);
+        return { outcome: state && landed(state, lease) ? 'applied' : 'unknown', ...(state ? { state } : {}), error };
+      },
+    );
+    this.settled(terms, sent.outcome);
+    if (sent.state) this.seen = sent.state;
+    return sent;
   }
 
-  /** A write of these terms is sent: what it gives back counts as given from now on (so it is never given twice). */
-  sent(terms: LeaseTerms): void {
+  private sent(terms: LeaseTerms): void {
     if (this.minuteStart !== terms.minuteStart) {
       // A lease of another minute (the item's clock ran ahead): the spare of this one goes back to the day.
       this.returnSpareToDay();
       this.moveTo(terms.minuteStart);
     } else if (terms.take > 0) this.generation += 1;
-    this.spare += Math.min(0, terms.take);
+    this.spareHeld += Math.min(0, terms.take);
     this.recordedSpare -= terms.releaseSpare;
     this.dayReturn -= terms.returnDay;
   }
 
-  /** Its outcome: applied (or landed) holds what it granted; refused holds again what it gave; unknown, neither. */
-  settled(terms: LeaseTerms, outcome: WriteOutcome): void {
+  /** Applied (or landed): holds what it granted; refused: holds again what it gave; unknown: neither. */
+  private settled(terms: LeaseTerms, outcome: WriteOutcome): void {
     if (outcome === 'applied') {
-      this.spare += Math.max(0, terms.take);
+      this.spareHeld += Math.max(0, terms.take);
       this.recordedSpare += terms.spare;
     } else if (outcome === 'refused') {
-      this.spare -= Math.min(0, terms.take);
+      this.spareHeld -= Math.min(0, terms.take);
       this.recordedSpare += terms.releaseSpare;
       this.dayReturn += terms.returnDay;
     }
   }
 
+  private returnSpareToDay(): void {
+    this.dayReturn += this.spareHeld;
+    this.spareHeld = 0;
+  }
+
   private moveTo(minuteStart: number): void {
     this.minuteStart = minuteStart;
-    this.spare = 0;
+    this.spareHeld = 0;
     this.recordedSpare = 0;
     this.generation += 1;
   }
+}
+
+/** Whether the item shows this write applied: our own, landed on an attempt whose answer was lost. */
+function landed(state: CounterItemState, write: { minuteStart: number; seq: number }): boolean {
+  return state.minuteStart === write.minuteStart && state.leaseSeq === write.seq;
 }

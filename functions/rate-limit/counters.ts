@@ -122,7 +122,10 @@ export class RateLimitRepository implements RateCounters {
     let minute = windows.minuteStart;
     let sameMinute = true;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const result = await this.conditionalUpdate(counterKey(key.customerId, windows.day), refusalUpdate(minute, sameMinute, refusals, batchId));
+      const result = await this.conditionalUpdate(
+        counterKey(key.customerId, windows.day),
+        refusalUpdate(minute, sameMinute, refusals, batchId),
+      );
       const old = result.item;
       if (result.updated || old?.lastRefusalId === batchId) {
         return { applied: result.updated, state: stateOf(old, key, windows.day, write.instanceId) };

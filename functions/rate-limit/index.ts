@@ -1,8 +1,8 @@
 import type { PlanLimits } from '../../definitions/plans';
 import type { ApiError } from '../domain/errors';
 import { refusedAtGateway, SuspensionReader } from './bans';
-import { rateLimitHeaders } from './headers';
 import type { RateCounters } from './counter-store';
+import { rateLimitHeaders } from './headers';
 import { RateLimiter } from './limiter';
 
 /**
@@ -80,6 +80,7 @@ export class BanCheck {
 export { LOOKBACK_MS, leaseSpare, MIN_RECENT_REQUESTS, RecentRequests, spareCap, windowEnding } from './allowance';
 // What the key tool, the functions' wiring and the tests use of the limiter's parts.
 export { refusedAtGateway } from './bans';
+export type { CountedKey, CounterWrite, RateCounters } from './counter-store';
 export {
   COUNTER_RETENTION_DAYS,
   counterKey,
@@ -88,7 +89,6 @@ export {
   RateLimitRepository,
 } from './counters';
 export { rateLimitHeaders } from './headers';
-export type { CountedKey, CounterWrite, RateCounters } from './counter-store';
 export { RateLimiter } from './limiter';
 export {
   BAN_DURATION_SECONDS,

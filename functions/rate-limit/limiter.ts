@@ -1,12 +1,11 @@
 import type { PlanLimits } from '../../definitions/plans';
 import { ApiError } from '../domain/errors';
-import { Allowance, spareCap, type WriteOutcome, windowEnding } from './allowance';
-import type { CountedKey, CounterItemState, LeaseTerms, LeaseWrite, RateCounters } from './counter-store';
+import { Allowance, type Asking, type LeasingInstance, type Served } from './allowance';
+import type { CountedKey, CounterItemState, RateCounters } from './counter-store';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
   type Refusal,
-  type Used,
   refusalBatch,
   type Verdict,
   verdictOf,
@@ -20,19 +19,14 @@ export interface RateLimitDecision extends Verdict {
 }
 
 /** What the limiter decided of one request; a served one names the lease its refund goes back to. */
-type Outcome = { served: Used; generation: number } | { refused: Refusal };
-
-/** A lease write's outcome, and the item as it is after (when known); `error` when its answer was lost. */
-type Sent = { outcome: 'applied' | 'refused'; state: CounterItemState } | { outcome: WriteOutcome; state?: CounterItemState; error: unknown };
+type Outcome = Served | { refused: Refusal };
 
 /** What one instance knows of one customer. */
 interface CustomerMemory {
   /** The customer's limits: as its counter item last said (a plan change the authorizer's cache does not show yet), else the caller's. */
   limits: PlanLimits;
-  /** What this instance holds of the customer's windows (rate-limit/allowance.ts): the only place that counts. */
+  /** What this instance holds of the customer's windows, and the writes that change it (rate-limit/allowance.ts). */
   allowance: Allowance;
-  /** The counter item as last read or written. */
-  seen?: CounterItemState;
   /** The minute (Unix seconds) and day seen used up. */
   exhaustedMinute: number;
   exhaustedDay: string;
@@ -71,15 +65,12 @@ const noRefund = async () => false;
  */
 export class RateLimiter {
   private readonly memory = new Map<string, CustomerMemory>();
-  private readonly instanceId: string;
+  private readonly instance: LeasingInstance;
   private seq = 0;
 
-  constructor(
-    private readonly counters: RateCounters,
-    private readonly warn: (message: string, error: unknown) => void = () => {},
-    options: { instanceId?: string } = {},
-  ) {
-    this.instanceId = options.instanceId ?? globalThis.crypto.randomUUID().slice(0, 12);
+  constructor(counters: RateCounters, warn: (message: string, error: unknown) => void = () => {}, options: { instanceId?: string } = {}) {
+    const id = options.instanceId ?? globalThis.crypto.randomUUID().slice(0, 12);
+    this.instance = { counters, id, nextSeq: () => ++this.seq, warn };
   }
 
   /** Whether this instance already knows the request will be refused: no other work need start for it. */
@@ -93,93 +84,34 @@ export class RateLimiter {
   enforce(key: CountedKey, callerLimits: PlanLimits, nowMs: number): Promise<RateLimitDecision> {
     const memory = this.memoryOf(key.customerId, callerLimits, nowMs);
     return this.enqueue(memory, async () => {
-      const windows = windowsAt(nowMs);
-      const outcome = await this.decide(key, memory, windows, nowMs);
-      const verdict = verdictOf(outcome, memory.limits, windows, nowMs, memory.suspendedUntil);
+      const asking = { key, windows: windowsAt(nowMs), nowMs };
+      const outcome = await this.decide(asking, memory);
+      const verdict = verdictOf(outcome, memory.limits, asking.windows, nowMs, memory.suspendedUntil);
       if (!('served' in outcome)) return { ...verdict, refund: noRefund };
-      return { ...verdict, refund: () => this.enqueue(memory, () => this.refund(key, memory, outcome.generation, windows, nowMs)) };
+      return { ...verdict, refund: () => this.enqueue(memory, () => memory.allowance.refund(asking, outcome.generation, memory.limits)) };
     });
   }
 
-  private async decide(key: CountedKey, memory: CustomerMemory, windows: Windows, nowMs: number): Promise<Outcome> {
+  /** Refused from memory, served from the spare (each after one read), or served from a new lease. */
+  private async decide(asking: Asking, memory: CustomerMemory): Promise<Outcome> {
+    const { key, windows, nowMs } = asking;
     rollOver(memory, windows);
-    const { allowance } = memory;
-    if (allowance.spare > 0 || rememberedRefusal(memory, windows, nowMs)) {
-      const state = await this.counters.read(key, windows, this.instanceId);
-      learnKeyState(state, memory, windows, nowMs);
-      learnRoom(state, memory, windows);
+    if (memory.allowance.spare > 0 || rememberedRefusal(memory, windows, nowMs)) {
+      const state = await this.instance.counters.read(key, windows, this.instance.id);
+      learn(state, memory, windows, nowMs, 'room');
       const known = rememberedRefusal(memory, windows, nowMs);
       if (known) return this.refuse(known, key, memory, windows, nowMs);
-      if (allowance.spare > 0 && state.minuteStart === allowance.minuteStart) {
-        if (!servedUpToLimits(state, memory)) return this.serveFromSpare(key, memory, state, windows, nowMs);
-        allowance.returnSpareToDay();
-      }
+      const served = await memory.allowance.serveFromSpare(asking, state, memory.limits);
+      if (served) return served;
     }
-    return this.leaseAndServe(key, memory, windows, nowMs);
-  }
-
-  /** Serves from the spare; at the window end, gives back what is still held, so the instances still serving the customer are granted it. */
-  private async serveFromSpare(
-    key: CountedKey,
-    memory: CustomerMemory,
-    state: CounterItemState,
-    windows: Windows,
-    nowMs: number,
-  ): Promise<Outcome> {
-    const served = serve(memory, state, nowMs);
-    const back = windowEnding(memory.allowance.left(state, memory.limits)) ? memory.allowance.giveBackTerms() : undefined;
-    const sent = back && (await this.send(back, key, memory, windows, nowMs));
-    if (sent && 'error' in sent && sent.outcome === 'unknown') this.warn('rate-limit allowance not given back', sent.error);
-    return served;
-  }
-
-  /** Leases allowance with one conditional write (more when a refused write taught it something) and serves the request from it. */
-  private async leaseAndServe(key: CountedKey, memory: CustomerMemory, windows: Windows, nowMs: number): Promise<Outcome> {
     for (let attempt = 0; attempt < MAX_LEASE_WRITES; attempt++) {
-      const seen = memory.seen?.day === windows.day ? memory.seen : undefined;
-      const terms = memory.allowance.leaseTerms(seen, memory.limits, windows, nowMs);
-      const sent = await this.send(terms, key, memory, windows, nowMs);
-      if ('error' in sent) throw sent.error;
-      if (sent.outcome === 'applied') return serve(memory, sent.state, nowMs);
-      learnKeyState(sent.state, memory, windows, nowMs);
-      learnExhaustion(sent.state, memory, windows);
+      const leased = await memory.allowance.lease(asking, memory.limits);
+      if ('served' in leased) return leased;
+      learn(leased.refusedBy, memory, windows, nowMs, 'exhaustion');
       const refusal = rememberedRefusal(memory, windows, nowMs);
       if (refusal) return this.refuse(refusal, key, memory, windows, nowMs);
     }
     throw new Error('Rate-limit counter kept changing under us');
-  }
-
-  /** Takes back a 503's charge (rate-limit/allowance.ts, refundTerms): true unless whether it went back is unknown. */
-  private async refund(key: CountedKey, memory: CustomerMemory, generation: number, windows: Windows, nowMs: number): Promise<boolean> {
-    const terms = memory.allowance.refundTerms(generation, windows.day);
-    return !terms || (await this.send(terms, key, memory, windows, nowMs)).outcome !== 'unknown';
-  }
-
-  /**
-   * Sends one lease write of these terms and settles the allowance by its
-   * outcome. A write whose answer is lost is looked at with one read: one that
-   * landed is applied; otherwise its outcome stays unknown (a late attempt may
-   * still land), and what it gave back is held by no one.
-   */
-  private async send(terms: LeaseTerms, key: CountedKey, memory: CustomerMemory, windows: Windows, nowMs: number): Promise<Sent> {
-    const { limits } = memory;
-    const lease: LeaseWrite = {
-      ...{ kind: 'lease', key, windows, instanceId: this.instanceId, nowSeconds: Math.floor(nowMs / 1000), seq: ++this.seq },
-      ...{ limits, spareCap: spareCap(limits), ...terms },
-    };
-    memory.allowance.sent(terms);
-    const sent = await this.counters.write(lease).then(
-      ({ applied, state }): Sent => ({ outcome: applied || landed(state, lease) ? 'applied' : 'refused', state }),
-      (error: unknown) => this.afterLostAnswer(lease, error),
-    );
-    memory.allowance.settled(terms, sent.outcome);
-    if (sent.state) memory.seen = sent.state;
-    return sent;
-  }
-
-  private async afterLostAnswer(lease: LeaseWrite, error: unknown): Promise<Sent> {
-    const state = await this.counters.read(lease.key, lease.windows, this.instanceId).catch(() => undefined);
-    return { outcome: state && landed(state, lease) ? 'applied' : 'unknown', ...(state ? { state } : {}), error };
   }
 
   private enqueue<T>(memory: CustomerMemory, work: () => Promise<T>): Promise<T> {
@@ -198,10 +130,10 @@ export class RateLimiter {
     if ((await this.recordRefusals(key, memory, windows)) < threshold) return { refused: refusal };
     const until = Math.floor(nowMs / 1000) + BAN_DURATION_SECONDS;
     try {
-      await this.counters.write({ kind: 'suspension', key, windows, instanceId: this.instanceId, until });
+      await this.instance.counters.write({ kind: 'suspension', key, windows, instanceId: this.instance.id, until });
     } catch (error) {
       // The next refusal recorded tries again.
-      this.warn('rate-limit suspension not written', error);
+      this.instance.warn('rate-limit suspension not written', error);
       return { refused: refusal };
     }
     memory.suspendedUntil = until;
@@ -214,14 +146,21 @@ export class RateLimiter {
     // Taken before the write: requests refused meanwhile start the next batch.
     const batch = refusals.unrecorded;
     refusals.unrecorded = 0;
-    const batchId = `${this.instanceId}.${++this.seq}`;
+    const { counters, id } = this.instance;
     try {
-      const { state } = await this.counters.write({ kind: 'refusals', key, windows, instanceId: this.instanceId, refusals: batch, batchId });
-      refusals.recorded = Math.max(refusals.recorded, state.refusedCount);
+      const write = {
+        kind: 'refusals',
+        key,
+        windows,
+        instanceId: id,
+        refusals: batch,
+        batchId: `${id}.${this.instance.nextSeq()}`,
+      } as const;
+      refusals.recorded = Math.max(refusals.recorded, (await counters.write(write)).state.refusedCount);
     } catch (error) {
       // Kept for the next batch; this request's answer is decided already.
       refusals.unrecorded += batch;
-      this.warn('rate-limit refusals not recorded', error);
+      this.instance.warn('rate-limit refusals not recorded', error);
       return 0;
     }
     return refusals.recorded;
@@ -231,25 +170,25 @@ export class RateLimiter {
    * The customer's memory, its limits brought up to date: the counter item's
    * copy of a plan change while it holds for today, else the caller's (the
    * authorizer reads the customer's record). A change of limits keeps what is
-   * held: the item counts it, and serving stops at the new limits (servedUpToLimits).
+   * held: the item counts it, and serving stops at the new limits.
    */
   private memoryOf(customerId: string, callerLimits: PlanLimits, nowMs: number): CustomerMemory {
     let memory = this.memory.get(customerId);
     if (!memory) {
-      memory = freshMemory(callerLimits);
+      memory = freshMemory(callerLimits, new Allowance(this.instance));
       this.memory.set(customerId, memory);
       if (this.memory.size > MEMORY_KEYS) this.memory.delete(this.memory.keys().next().value as string);
     }
-    const copied = memory.seen?.day === windowsAt(nowMs).day ? memory.seen.keyLimits : undefined;
-    changeLimits(memory, copied ?? callerLimits);
+    const seen = memory.allowance.seen;
+    changeLimits(memory, (seen?.day === windowsAt(nowMs).day ? seen.keyLimits : undefined) ?? callerLimits);
     return memory;
   }
 }
 
-function freshMemory(limits: PlanLimits): CustomerMemory {
+function freshMemory(limits: PlanLimits, allowance: Allowance): CustomerMemory {
   return {
     limits,
-    allowance: new Allowance(),
+    allowance,
     exhaustedMinute: 0,
     exhaustedDay: '',
     suspendedUntil: 0,
@@ -258,27 +197,28 @@ function freshMemory(limits: PlanLimits): CustomerMemory {
   };
 }
 
-/** Serves one request from the spare; its headers count what the item granted less what this instance still holds. */
-function serve(memory: CustomerMemory, state: CounterItemState, nowMs: number): Outcome {
-  memory.allowance.serveOne(nowMs);
-  return { served: memory.allowance.used(state), generation: memory.allowance.generation };
-}
-
-/** Whether the item shows this write applied: our own, landed on an attempt whose answer was lost. */
-function landed(state: CounterItemState, write: { minuteStart: number; seq: number }): boolean {
-  return state.minuteStart === write.minuteStart && state.leaseSeq === write.seq;
-}
-
-/** Applies what the item says of the customer and the secret: revoked or expired (401), a plan changed by the key tool, a ban. */
-function learnKeyState(state: CounterItemState, memory: CustomerMemory, windows: Windows, nowMs: number): void {
-  memory.seen = state;
-  const nowSeconds = Math.floor(nowMs / 1000);
-  if (state.keyRevoked || (state.keyExpiresAt !== undefined && state.keyExpiresAt <= nowSeconds)) {
+/**
+ * Applies what the item says: of the secret, revoked or expired (401); of the
+ * customer, a plan changed by the key tool, a ban, the refusals recorded; of
+ * its windows, after a read, room given back in a window seen used up (a
+ * give-back at the window end, or a 503's refund), and after a refused lease,
+ * a window used up.
+ */
+function learn(state: CounterItemState, memory: CustomerMemory, windows: Windows, nowMs: number, after: 'room' | 'exhaustion'): void {
+  memory.allowance.seen = state;
+  if (state.keyRevoked || (state.keyExpiresAt !== undefined && state.keyExpiresAt <= Math.floor(nowMs / 1000))) {
     throw new ApiError('unauthorized', 'This API key was revoked or has expired.');
   }
   if (state.keyLimits) changeLimits(memory, state.keyLimits);
   memory.suspendedUntil = Math.max(memory.suspendedUntil, state.suspendedUntil);
   if (state.refusedMinute === windows.minuteStart) memory.refusals.recorded = Math.max(memory.refusals.recorded, state.refusedCount);
+  if (state.day !== windows.day) return;
+  const left = memory.allowance.left(state, memory.limits);
+  if (after === 'room') {
+    if (memory.exhaustedDay === windows.day && left.dayLeft >= 1) memory.exhaustedDay = '';
+    if (memory.exhaustedMinute === state.minuteStart && left.minuteLeft >= 1) memory.exhaustedMinute = 0;
+  } else if (left.dayLeft < 1) memory.exhaustedDay = windows.day;
+  else if (state.minuteStart >= windows.minuteStart && left.minuteLeft < 1) memory.exhaustedMinute = state.minuteStart;
 }
 
 /** Moves the memory to new limits (a plan change). What this instance holds stays held (the item counts it); a window seen used up is looked at again. */
@@ -289,38 +229,11 @@ function changeLimits(memory: CustomerMemory, limits: PlanLimits): void {
   memory.limits = limits;
 }
 
-/**
- * Whether the customer has been served all its limits allow, as the item and
- * this instance count it: only after a plan lowered the limits under what was
- * granted, since a grant never takes a window past its limit. Then what is
- * held is served no more.
- */
-function servedUpToLimits(state: CounterItemState, memory: CustomerMemory): boolean {
-  const { allowance } = memory;
-  const left = allowance.left(state, memory.limits);
-  return left.minuteLeft + allowance.spare < 1 || left.dayLeft + allowance.spare < 1;
-}
-
-/** Remembers a window the item shows used up for one more request (what a refused lease write means when nothing else explains it). */
-function learnExhaustion(state: CounterItemState, memory: CustomerMemory, windows: Windows): void {
-  if (state.day !== windows.day) return;
-  const left = memory.allowance.left(state, memory.limits);
-  if (left.dayLeft < 1) memory.exhaustedDay = windows.day;
-  else if (state.minuteStart >= windows.minuteStart && left.minuteLeft < 1) memory.exhaustedMinute = state.minuteStart;
-}
-
-/** Forgets a window seen used up once the item shows room in it again (allowance given back at the window end, or a 503's). */
-function learnRoom(state: CounterItemState, memory: CustomerMemory, windows: Windows): void {
-  if (state.day !== windows.day) return;
-  const left = memory.allowance.left(state, memory.limits);
-  if (memory.exhaustedDay === windows.day && left.dayLeft >= 1) memory.exhaustedDay = '';
-  if (memory.exhaustedMinute === state.minuteStart && left.minuteLeft >= 1) memory.exhaustedMinute = 0;
-}
-
 /** Moves the memory to the current windows: the allowance's, and the refusals of a new minute. */
 function rollOver(memory: CustomerMemory, windows: Windows): void {
   memory.allowance.rollOver(windows);
-  if (memory.refusals.minuteStart !== windows.minuteStart) memory.refusals = { minuteStart: windows.minuteStart, recorded: 0, unrecorded: 0 };
+  if (memory.refusals.minuteStart !== windows.minuteStart)
+    memory.refusals = { minuteStart: windows.minuteStart, recorded: 0, unrecorded: 0 };
 }
 
 /** The refusal this instance already knows of, if any. */

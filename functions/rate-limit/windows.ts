@@ -97,13 +97,7 @@ export function secondsUntil(resetSeconds: number, nowMs: number): number {
   return Math.max(1, Math.ceil(resetSeconds - nowMs / 1000));
 }
 
-export function refusedVerdict(
-  reason: Refusal,
-  limits: PlanLimits,
-  windows: Windows,
-  nowMs: number,
-  suspendedUntil = 0,
-): Verdict {
+export function refusedVerdict(reason: Refusal, limits: PlanLimits, windows: Windows, nowMs: number, suspendedUntil = 0): Verdict {
   if (reason === 'suspended') {
     const retryAfter = secondsUntil(suspendedUntil, nowMs);
     return {

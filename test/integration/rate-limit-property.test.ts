@@ -2,8 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
 import {
-  counterKey,
   type CounterWrite,
+  counterKey,
   type RateCounters,
   RateLimiter,
   RateLimitRepository,
