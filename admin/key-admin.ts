@@ -177,15 +177,15 @@ export async function showKey(target: KeyAdminTarget, keyId: string, now: number
 export async function keyUsage(
   target: KeyAdminTarget,
   keyId: string,
-  dayCount: number,
+  numberOfDays: number,
   now: number,
 ): Promise<{ key: KeyView; days: DayUsage[]; total: number }> {
-  if (!Number.isInteger(dayCount) || dayCount < 1 || dayCount > COUNTER_RETENTION_DAYS) {
+  if (!Number.isInteger(numberOfDays) || numberOfDays < 1 || numberOfDays > COUNTER_RETENTION_DAYS) {
     throw new AdminError(`--days must be from 1 to ${COUNTER_RETENTION_DAYS} (counters are kept ${COUNTER_RETENTION_DAYS} days).`);
   }
   const record = await requireKey(target, keyId);
   const days = await Promise.all(
-    daysBack(now, dayCount)
+    daysBack(now, numberOfDays)
       .reverse()
       .map((day) => target.counters.day(record, day)),
   );

@@ -41,18 +41,18 @@ export class UsageCounters {
             new GetCommand({
               TableName: this.tableName,
               Key: { pk },
-              ProjectionExpression: 'dayCount, lastRequestAt, suspendedUntil',
+              ProjectionExpression: 'dayGranted, lastRequestAt, suspendedUntil',
               ConsistentRead: true,
             }),
           ),
-        ).then(({ Item }) => Item as { dayCount?: number; lastRequestAt?: number; suspendedUntil?: number } | undefined),
+        ).then(({ Item }) => Item as { dayGranted?: number; lastRequestAt?: number; suspendedUntil?: number } | undefined),
       ),
     );
     const lastRequestAt = Math.max(...items.map((item) => Number(item?.lastRequestAt ?? Number.NEGATIVE_INFINITY)));
     const suspendedUntil = Math.max(...items.map((item) => Number(item?.suspendedUntil ?? Number.NEGATIVE_INFINITY)));
     return {
       day,
-      requests: items.reduce((sum, item) => sum + Number(item?.dayCount ?? 0), 0),
+      requests: items.reduce((sum, item) => sum + Number(item?.dayGranted ?? 0), 0),
       ...(Number.isFinite(lastRequestAt) ? { lastRequestAt } : {}),
       ...(Number.isFinite(suspendedUntil) ? { suspendedUntilMs: suspendedUntil * 1000 } : {}),
     };

@@ -175,7 +175,7 @@ async function checkCounters(db: DynamoDBDocumentClient, tableNames: Record<Tabl
       refused += mine.filter((entry) => entry.status === 429).length;
       for (const day of days) {
         const { Item } = await db.send(new GetCommand({ TableName: tableNames.rateLimits, Key: { pk: counterKey(key.keyId, day) } }));
-        counted += Number(Item?.dayCount ?? 0);
+        counted += Number(Item?.dayGranted ?? 0);
       }
     }
     // Leases grant ahead of use: the day's count is what was served plus what instances still hold unused.

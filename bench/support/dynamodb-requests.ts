@@ -121,6 +121,9 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
           Attributes: {
             pk: (input.Key as { pk?: unknown }).pk,
             minuteStart: values[':minute'],
+            // Ours (functions/rate-limit/counters.ts) and the baselines' (bench/baselines/common/rate-limit.ts) names.
+            minuteGranted: granted,
+            dayGranted: granted,
             minuteCount: granted,
             dayCount: granted,
             spare: Number(values[':spare'] ?? values[':spareDelta'] ?? 0),

@@ -3,10 +3,11 @@ import type { CountedKey, CounterItemState, LeaseTerms, LeaseWrite, RateCounters
 import type { Used, Windows } from './windows';
 
 /**
- * Leases of allowance (decision 8, issue 29): a function instance takes part of
- * a key's remaining allowance with one conditional write on the key's counter
- * item and serves the key's next requests from it in memory. Pure rules here;
- * the limiter (rate-limit/limiter.ts) applies them, the repository writes them.
+ * Leases of allowance (decision 8): a function instance takes part of a
+ * customer's remaining allowance with one conditional write on its counter
+ * item and serves the customer's next requests from it in memory. The sizing
+ * rules first (pure), then Allowance: what one instance holds, and the
+ * writes that change it (the counter store, rate-limit/counter-store.ts, sends them).
  *
  * The item counts what was granted, not what was served: a grant never takes
  * the window past its limit, so the key is never served past it. What an
@@ -82,7 +83,7 @@ function spareByWhatIsLeft(left: WhatIsLeft): number {
 /**
  * Whether the window is at its end: what is left is too little for a lease to
  * carry spare, so every request is counted on the item, and an instance still
- * holding allowance gives it back at its next request (rate-limit/limiter.ts). A key
+ * holding allowance gives it back at its next request (Allowance.serveFromSpare). A key
  * whose requests keep reaching the instances serving it is then refused only
  * when nothing of its window is left anywhere: the instances' leases shrink as
  * the window runs out, and what they hold at its end goes back before the last
@@ -255,7 +256,7 @@ export class Allowance {
       return true;
     }
     this.spareHeld += 1;
-    const terms: LeaseTerms = { minuteStart: this.minuteStart, shape: 'same_minute', take: -1, spare: 0, releaseSpare: 0, returnDay: 0 };
+    const terms: LeaseTerms = { minuteStart: this.minuteStart, shape: 'same_minute', take: -1, spare: 0, releaseSpare: 0, dayReturn: 0 };
     return (await this.send(terms, asking, limits)).outcome !== 'unknown';
   }
 
@@ -276,7 +277,7 @@ export class Allowance {
       take: -this.spareHeld,
       spare: 0,
       releaseSpare: this.recordedSpare,
-      returnDay: this.dayReturn,
+      dayReturn: this.dayReturn,
     };
   }
 
@@ -303,7 +304,7 @@ export class Allowance {
       // An instance not yet among the minute's holders is one more.
       instances: shape === 'new_minute' ? 1 : Math.max(1, seen?.leaseHolders ?? 1) + (seen?.leaseSeq === undefined ? 1 : 0),
     });
-    return { minuteStart, shape, take: 1 + spare, spare, releaseSpare, returnDay: this.dayReturn };
+    return { minuteStart, shape, take: 1 + spare, spare, releaseSpare, dayReturn: this.dayReturn };
   }
 
   /**
@@ -340,7 +341,7 @@ export class Allowance {
     } else if (terms.take > 0) this.generation += 1;
     this.spareHeld += Math.min(0, terms.take);
     this.recordedSpare -= terms.releaseSpare;
-    this.dayReturn -= terms.returnDay;
+    this.dayReturn -= terms.dayReturn;
   }
 
   /** Applied (or landed): holds what it granted; refused: holds again what it gave; unknown: neither. */
@@ -351,7 +352,7 @@ export class Allowance {
     } else if (outcome === 'refused') {
       this.spareHeld -= Math.min(0, terms.take);
       this.recordedSpare += terms.releaseSpare;
-      this.dayReturn += terms.returnDay;
+      this.dayReturn += terms.dayReturn;
     }
   }
 

@@ -80,7 +80,7 @@ export interface LeaseTerms {
   /** Spare this instance was recorded to hold in this minute, released by the write. */
   releaseSpare: number;
   /** Allowance of ended minutes this instance never served, given back to the day. */
-  returnDay: number;
+  dayReturn: number;
 }
 
 /** One conditional write of a lease; the instance's id and its own sequence number make a repeated or late write apply once. */

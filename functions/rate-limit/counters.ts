@@ -55,10 +55,10 @@ const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
  */
 interface CounterItem {
   day?: string;
-  dayCount?: number;
+  dayGranted?: number;
   minuteStart?: number;
   /** Granted in minuteStart. */
-  minuteCount?: number;
+  minuteGranted?: number;
   spare?: number;
   /** Instance id → its last lease sequence number in minuteStart. */
   leases?: Record<string, number>;
@@ -228,8 +228,8 @@ function stateOf(item: CounterItem | undefined, key: CountedKey, day: string, in
   return {
     day,
     minuteStart: Number(item?.minuteStart ?? 0),
-    minuteGranted: Number(item?.minuteCount ?? 0),
-    dayGranted: Number(item?.dayCount ?? 0),
+    minuteGranted: Number(item?.minuteGranted ?? 0),
+    dayGranted: Number(item?.dayGranted ?? 0),
     spare: Number(item?.spare ?? 0),
     leaseHolders: Object.keys(item?.leases ?? {}).length,
     ...(leaseSeq !== undefined ? { leaseSeq: Number(leaseSeq) } : {}),
@@ -262,7 +262,7 @@ function refusalUpdate(minute: number, sameMinute: boolean, refusals: number, ba
  */
 function leaseUpdate(write: LeaseWrite) {
   const { limits, take } = write;
-  const dayDelta = take - write.returnDay;
+  const dayDelta = take - write.dayReturn;
   const marks = keyStateNames(write.key);
   const common = {
     names: { '#keyRevoked': marks.revoked, '#keyExpiresAt': marks.expiresAt },
@@ -291,8 +291,8 @@ interface LeaseCommon {
 function sameMinuteLease(write: LeaseWrite, { names, values, always }: LeaseCommon) {
   return {
     UpdateExpression:
-      'SET minuteCount = minuteCount + :take, dayCount = dayCount + :dayDelta, spare = spare + :spareDelta, leases.#instance = :seq, lastRequestAt = :now',
-    ConditionExpression: `minuteStart = :minute AND attribute_exists(leases) AND minuteCount <= :minuteMax AND dayCount <= :dayMax AND spare <= :spareMax AND (attribute_not_exists(leases.#instance) OR leases.#instance < :seq) AND ${always}`,
+      'SET minuteGranted = minuteGranted + :take, dayGranted = dayGranted + :dayDelta, spare = spare + :spareDelta, leases.#instance = :seq, lastRequestAt = :now',
+    ConditionExpression: `minuteStart = :minute AND attribute_exists(leases) AND minuteGranted <= :minuteMax AND dayGranted <= :dayMax AND spare <= :spareMax AND (attribute_not_exists(leases.#instance) OR leases.#instance < :seq) AND ${always}`,
     ExpressionAttributeNames: { ...names, '#instance': write.instanceId },
     ExpressionAttributeValues: {
       ...values,
@@ -309,8 +309,8 @@ function newMinuteLease(write: LeaseWrite, { names, values, always }: LeaseCommo
   const { windows } = write;
   return {
     UpdateExpression:
-      'SET minuteStart = :minute, minuteCount = :take, dayCount = if_not_exists(dayCount, :zero) + :dayDelta, spare = :spare, leases = :leases, lastRequestAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
-    ConditionExpression: `(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayCount) OR dayCount <= :dayMax) AND ${always}`,
+      'SET minuteStart = :minute, minuteGranted = :take, dayGranted = if_not_exists(dayGranted, :zero) + :dayDelta, spare = :spare, leases = :leases, lastRequestAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
+    ConditionExpression: `(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayGranted) OR dayGranted <= :dayMax) AND ${always}`,
     ExpressionAttributeNames: { ...names, '#day': 'day' },
     ExpressionAttributeValues: {
       ...values,

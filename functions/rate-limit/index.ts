@@ -12,7 +12,7 @@ import { RateLimiter } from './limiter';
  * `BanCheck.refusedUntil`, the authorizer's look at a customer's ban. How it
  * counts (leases of allowance on one counter item per customer and day) is
  * docs/architecture.md's "How the limiter counts"; the invariant of what one
- * instance holds is written once, at the top of limiter.ts.
+ * instance holds is written once, at the top of allowance.ts (Allowance).
  */
 
 /** Who a request counts for: the secret it came with (revoked or expired: 401) and its customer, with the limits the authorizer found. */

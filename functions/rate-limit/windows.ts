@@ -81,9 +81,9 @@ export interface Verdict {
 }
 
 /** Headers for a counted request: the window with fewer requests left wins (the minute on a tie). */
-export function countedVerdict(limits: PlanLimits, windows: Windows, minuteCount: number, dayCount: number): Verdict {
-  const minuteLeft = limits.perMinute - minuteCount;
-  const dayLeft = limits.perDay - dayCount;
+export function countedVerdict(limits: PlanLimits, windows: Windows, minuteUsed: number, dayUsed: number): Verdict {
+  const minuteLeft = limits.perMinute - minuteUsed;
+  const dayLeft = limits.perDay - dayUsed;
   return {
     window:
       dayLeft < minuteLeft

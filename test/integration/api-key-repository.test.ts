@@ -93,7 +93,7 @@ describe('key changes reach the functions through the counters, across midnight'
         limits,
         at(iso),
       );
-      return refusal ? { kind: refusal.code } : { kind: 'counted', limit: window.limit, minuteCount: window.limit - window.remaining };
+      return refusal ? { kind: refusal.code } : { kind: 'counted', limit: window.limit, minuteGranted: window.limit - window.remaining };
     } catch (error) {
       if (error instanceof ApiError && error.code === 'unauthorized') return { kind: 'key_unusable' };
       throw error;
@@ -119,11 +119,11 @@ describe('key changes reach the functions through the counters, across midnight'
     const record = await stored();
     const { record: successor } = generateApiKey({ plan: 'pro', owner: 'Acme', customerId: record.keyId, now: at('2029-06-01T12:00:00Z') });
     await keys.insertSuccessor(successor, record, `${day(4)}T00:00:00.000Z`);
-    expect(await count(record, `${day(3)}T10:00:01Z`)).toMatchObject({ kind: 'counted', minuteCount: 1 });
-    expect(await count(successor, `${day(3)}T10:00:02Z`)).toMatchObject({ kind: 'counted', minuteCount: 2 });
+    expect(await count(record, `${day(3)}T10:00:01Z`)).toMatchObject({ kind: 'counted', minuteGranted: 1 });
+    expect(await count(successor, `${day(3)}T10:00:02Z`)).toMatchObject({ kind: 'counted', minuteGranted: 2 });
     await keys.revoke((await keys.findById(successor.keyId))!, `${day(3)}T10:00:03.000Z`);
     expect(await count(successor, `${day(3)}T10:00:04Z`)).toMatchObject({ kind: 'key_unusable' });
-    expect(await count(record, `${day(3)}T10:00:05Z`)).toMatchObject({ kind: 'counted', minuteCount: 3 });
+    expect(await count(record, `${day(3)}T10:00:05Z`)).toMatchObject({ kind: 'counted', minuteGranted: 3 });
 
     // The other way round: the old key revoked during its grace, its successor goes on.
     const other = await stored();
@@ -131,7 +131,7 @@ describe('key changes reach the functions through the counters, across midnight'
     await keys.insertSuccessor(next, other, `${day(4)}T00:00:00.000Z`);
     await keys.revoke((await keys.findById(other.keyId))!, `${day(3)}T11:00:00.000Z`);
     expect(await count(other, `${day(3)}T11:00:01Z`)).toMatchObject({ kind: 'key_unusable' });
-    expect(await count(next, `${day(3)}T11:00:02Z`)).toMatchObject({ kind: 'counted', minuteCount: 1 });
+    expect(await count(next, `${day(3)}T11:00:02Z`)).toMatchObject({ kind: 'counted', minuteGranted: 1 });
   });
 
   it('a plan change applies its limits to the next count, whatever limits the caller brought', async () => {

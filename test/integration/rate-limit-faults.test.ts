@@ -41,7 +41,7 @@ async function countersOf(key: string) {
   const { Item } = await direct.db.send(
     new GetCommand({ TableName: rateLimits(), Key: { pk: counterKey(keyId, windowsAt(api.clock.now).day) }, ConsistentRead: true }),
   );
-  return { minuteCount: Item?.minuteCount, dayCount: Item?.dayCount, refusedCount: Item?.refusedCount };
+  return { minuteGranted: Item?.minuteGranted, dayGranted: Item?.dayGranted, refusedCount: Item?.refusedCount };
 }
 
 async function keyIdOf(key: string): Promise<string> {
@@ -66,7 +66,7 @@ describe('TransactionConflictException on the count (#21 defect 2: a key-tool tr
     expect(response.status).toBeLessThan(300);
     expect(response.headers.get('x-ratelimit-remaining')).toBe('299');
     expect(proxy.calls.filter((call) => call.fault === 'transactionConflict')).toHaveLength(3);
-    expect(await countersOf(currentKey)).toMatchObject({ minuteCount: 1, dayCount: 1 });
+    expect(await countersOf(currentKey)).toMatchObject({ minuteGranted: 1, dayGranted: 1 });
   });
 
   it('answers 503 with Retry-After, never 500, when the item stays held past the retries, and charges nothing', async () => {
@@ -77,7 +77,7 @@ describe('TransactionConflictException on the count (#21 defect 2: a key-tool tr
     expect(await codeOf(response)).toBe('service_unavailable');
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     proxy.clear();
-    expect(await countersOf(key)).toEqual({ minuteCount: undefined, dayCount: undefined, refusedCount: undefined });
+    expect(await countersOf(key)).toEqual({ minuteGranted: undefined, dayGranted: undefined, refusedCount: undefined });
     // The next request is the first one charged.
     expect((await api.call('/pets', { key })).headers.get('x-ratelimit-remaining')).toBe('299');
   });
@@ -95,7 +95,7 @@ describe('a count whose first attempt reaches DynamoDB after the SDK retry (#21 
     expect(second.headers.get('x-ratelimit-remaining')).toBe('298');
     await proxy.settled();
     expect(proxy.calls.filter((call) => call.fault === 'slowForward')).toHaveLength(1);
-    expect(await countersOf(key)).toMatchObject({ minuteCount: 2, dayCount: 2 });
+    expect(await countersOf(key)).toMatchObject({ minuteGranted: 2, dayGranted: 2 });
   });
 
   it('charges nothing for a 503 whose count was refunded before its first attempt landed late', async () => {
@@ -111,7 +111,7 @@ describe('a count whose first attempt reaches DynamoDB after the SDK retry (#21 
     expect(next.status).toBe(200);
     expect(next.headers.get('x-ratelimit-remaining')).toBe('299');
     await proxy.settled();
-    expect(await countersOf(key)).toMatchObject({ minuteCount: 1, dayCount: 1 });
+    expect(await countersOf(key)).toMatchObject({ minuteGranted: 1, dayGranted: 1 });
   });
 });
 
@@ -133,10 +133,10 @@ describe('a refusal whose bookkeeping write fails (#21 defect 7)', () => {
     }).toEqual({ limit: '2', remaining: '0', reset: String(minuteEnd) });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(proxy.calls.filter((call) => call.fault === 'throttling')).toHaveLength(2);
-    expect(await countersOf(key)).toEqual({ minuteCount: 2, dayCount: 2, refusedCount: undefined });
+    expect(await countersOf(key)).toEqual({ minuteGranted: 2, dayGranted: 2, refusedCount: undefined });
     // The next refusal records both: the ban threshold (2, the per-minute limit) is reached.
     const banned = await api.call('/pets', { key });
     expect(await codeOf(banned)).toBe('key_suspended');
-    expect(await countersOf(key)).toEqual({ minuteCount: 2, dayCount: 2, refusedCount: 2 });
+    expect(await countersOf(key)).toEqual({ minuteGranted: 2, dayGranted: 2, refusedCount: 2 });
   });
 });

@@ -59,7 +59,7 @@ async function itemCounts(keyId: string, day: string) {
   const { Item } = await dependencies.db.send(
     new GetCommand({ TableName: dependencies.tableNames.rateLimits, Key: { pk: counterKey(keyId, day) }, ConsistentRead: true }),
   );
-  return { minuteCount: Item?.minuteCount, dayCount: Item?.dayCount };
+  return { minuteGranted: Item?.minuteGranted, dayGranted: Item?.dayGranted };
 }
 
 it('gives a key of 1,001 a minute exactly its minute and its day on one item, from 4 instances that keep receiving its requests', async () => {
@@ -68,11 +68,11 @@ it('gives a key of 1,001 a minute exactly its minute and its day on one item, fr
   const minute1 = Date.parse(testInstant(0, '10:00:05'));
   expect(await sendMany(instances, [own('key_large')], limits, minute1, 1_101)).toEqual({ counted: 1_001, rate_limited: 100 });
   const day = windowsAt(minute1).day;
-  expect(await itemCounts('key_large', day)).toEqual({ minuteCount: 1_001, dayCount: 1_001 });
+  expect(await itemCounts('key_large', day)).toEqual({ minuteGranted: 1_001, dayGranted: 1_001 });
   // The next minute: the day's last 100, then the day is used up.
   const minute2 = Date.parse(testInstant(0, '10:01:05'));
   expect(await sendMany(instances, [own('key_large')], limits, minute2, 200)).toEqual({ counted: 100, quota_exceeded: 100 });
-  expect((await itemCounts('key_large', day)).dayCount).toBe(1_101);
+  expect((await itemCounts('key_large', day)).dayGranted).toBe(1_101);
 });
 
 describe("at the window's end, an instance gives back what it holds", () => {
@@ -98,7 +98,7 @@ describe("at the window's end, an instance gives back what it holds", () => {
     while ((await outcomeOf(other, own('key_window_end'), limits, minute + 10_000)) === 'counted') more++;
     expect(more).toBe(heldUnused - 1);
     expect(await outcomeOf(held, own('key_window_end'), limits, minute + 10_000)).toBe('rate_limited');
-    expect((await itemCounts('key_window_end', windowsAt(minute).day)).minuteCount).toBe(limits.perMinute);
+    expect((await itemCounts('key_window_end', windowsAt(minute).day)).minuteGranted).toBe(limits.perMinute);
   });
 
   it('and when that write fails with its outcome unknown, holds none of it: never served twice, the request still served', async () => {
@@ -118,7 +118,7 @@ describe("at the window's end, an instance gives back what it holds", () => {
     // Unknown whether it went back: the holder serves none of it again, and the item never grants past the limit.
     expect(await outcomeOf(held, own('key_window_end_unknown'), limits, minute + 10_000)).toBe('rate_limited');
     expect(await outcomeOf(other, own('key_window_end_unknown'), limits, minute + 10_000)).toBe('rate_limited');
-    expect((await itemCounts('key_window_end_unknown', windowsAt(minute).day)).minuteCount).toBe(limits.perMinute);
+    expect((await itemCounts('key_window_end_unknown', windowsAt(minute).day)).minuteGranted).toBe(limits.perMinute);
   });
 });
 
@@ -148,8 +148,8 @@ it('counts a rotated key and its successor together on one item: exactly the lim
 
   const instances = Array.from({ length: 4 }, () => new RateLimiter(counters));
   expect(await sendMany(instances, [counted(old), counted(successor)], limits, now, 1_101)).toEqual({ counted: 1_001, rate_limited: 100 });
-  expect((await itemCounts(old.keyId, windowsAt(now).day)).minuteCount).toBe(1_001);
-  expect((await itemCounts(successor.keyId, windowsAt(now).day)).minuteCount).toBeUndefined();
+  expect((await itemCounts(old.keyId, windowsAt(now).day)).minuteGranted).toBe(1_001);
+  expect((await itemCounts(successor.keyId, windowsAt(now).day)).minuteGranted).toBeUndefined();
 
   // The grace ends: the old key is refused, its successor counted.
   for (const limiter of instances) {

@@ -102,7 +102,7 @@ function keyMinute(perMinute: number, instances: number, lateEvery: number) {
         ConsistentRead: true,
       }),
     );
-    return Number(Item?.minuteCount);
+    return Number(Item?.minuteGranted);
   };
   return { limits, state, send, sweep, granted };
 }

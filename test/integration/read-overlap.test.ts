@@ -91,7 +91,7 @@ async function counters(keyId: string) {
   const { Item } = await dependencies.db.send(
     new GetCommand({ TableName: dependencies.tableNames.rateLimits, Key: { pk: counterKey(keyId, DAY) }, ConsistentRead: true }),
   );
-  return { minuteCount: Item?.minuteCount, dayCount: Item?.dayCount, refusedCount: Item?.refusedCount };
+  return { minuteGranted: Item?.minuteGranted, dayGranted: Item?.dayGranted, refusedCount: Item?.refusedCount };
 }
 
 it('overlaps exactly the operations whose functions only read (from the route table), never createPet', () => {
@@ -131,7 +131,7 @@ describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => 
     // getPet is deprecated: its 429 carries Deprecation, Sunset and Link as every other answer of it does.
     if (name === 'getPet') expect(Object.keys(refused.headers ?? {})).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
     // The served requests are counted once each; the refused one only as a refusal.
-    expect(await counters(keyId)).toEqual({ minuteCount: PER_MINUTE, dayCount: PER_MINUTE, refusedCount: 1 });
+    expect(await counters(keyId)).toEqual({ minuteGranted: PER_MINUTE, dayGranted: PER_MINUTE, refusedCount: 1 });
   });
 
   it('sends no pet read, and no write, for a refusal the instance already knows of: one read of the key state on its counters', async () => {
@@ -170,7 +170,7 @@ describe.each(operations)('$name', ({ name, handler: makeHandler, request }) => 
     expect(response.headers?.['Retry-After']).toBeDefined();
     expect(response.body).not.toContain('Rex');
     expect(sends.some((send) => send.table === dependencies.tableNames.pets)).toBe(true);
-    expect(await counters(keyId)).toEqual({ minuteCount: undefined, dayCount: undefined, refusedCount: undefined });
+    expect(await counters(keyId)).toEqual({ minuteGranted: undefined, dayGranted: undefined, refusedCount: undefined });
   });
 
   it('answers 503 when the read fails after the count, and does not charge it (the exactly-once rules)', async () => {
