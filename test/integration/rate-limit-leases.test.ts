@@ -215,3 +215,45 @@ describe('an instance that has seen a window used up', () => {
     expect(decision.window).toMatchObject({ limit: 300, remaining: 297 });
   });
 });
+
+describe('what an instance holds is never lost to the day nor counted twice', () => {
+  const limits = { perMinute: 100, perDay: 10_000 };
+
+  it('when another instance’s clock starts the next minute first, the spare of the earlier minute goes back to the day', async () => {
+    const keyId = 'key_clock_ahead';
+    const [behind, ahead] = [new RateLimiter(counters), new RateLimiter(counters)] as [RateLimiter, RateLimiter];
+    const minuteEnd = Date.parse(testInstant(3, '12:01:00'));
+    // Busy on the instance whose clock is behind: it leases spare in the minute ending at minuteEnd.
+    for (let request = 0; request < 10; request++) {
+      expect(await outcomeOf(behind, own(keyId), limits, minuteEnd - 20_000 + request * 400)).toBe('counted');
+    }
+    // The other instance's clock is 50 ms ahead: it starts the next minute on the item.
+    expect(await outcomeOf(ahead, own(keyId), limits, minuteEnd + 20)).toBe('counted');
+    // Still in its own earlier minute, the first instance finds the item counting the next one: it leases there.
+    expect(await outcomeOf(behind, own(keyId), limits, minuteEnd - 30)).toBe('counted');
+    // A minute later, counted request by request (fewer than 3 in 10 s: no spare), its writes return what it never served.
+    for (let request = 0; request < 2; request++) expect(await outcomeOf(behind, own(keyId), limits, minuteEnd + 61_000)).toBe('counted');
+    // The day counts exactly the 14 requests served: nothing of what the first instance held is lost to it.
+    expect((await itemCounts(keyId, windowsAt(minuteEnd).day)).dayGranted).toBe(14);
+  });
+
+  it('a refund whose write and read both fail is not claimed: the 503’s headers keep counting it, and it is not served again', async () => {
+    const keyId = 'key_refund_unknown';
+    let failing = false;
+    const flaky: RateCounters = {
+      read: (...args) => (failing ? Promise.reject(new Error('connection reset')) : counters.read(...args)),
+      write: (write) => (failing ? Promise.reject(new Error('connection reset after the request was sent')) : counters.write(write)),
+    };
+    const limiter = new RateLimiter(flaky);
+    const now = Date.parse(testInstant(3, '13:00:05'));
+    const decision = await limiter.enforce(own(keyId), limits, now);
+    failing = true;
+    expect(await decision.refund()).toBe(false);
+    failing = false;
+    const day = windowsAt(now).day;
+    expect((await itemCounts(keyId, day)).minuteGranted).toBe(1);
+    // Counted once as granted, never served twice: the next request takes a grant of its own.
+    expect(await outcomeOf(limiter, own(keyId), limits, now + 1_000)).toBe('counted');
+    expect((await itemCounts(keyId, day)).minuteGranted).toBe(2);
+  });
+});
