@@ -8,6 +8,11 @@
  * Writes bench/results/latest.md and bench/results/ratios.svg (a --quick smoke
  * run writes under bench/results/tmp/ instead); --readme also rewrites the
  * README's Performance section from the run. Traffic goes to 127.0.0.1 only.
+ *
+ * `npm run bench -- --only warm` runs the warm rows alone (in process, against
+ * the stubbed client and DynamoDB Local; about a minute, `--quick` shortens
+ * it): for iterating on the warm path. It prints the rows and their targets and
+ * writes nothing: a partial run is never the recorded one.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -29,6 +34,7 @@ import { measureRoundTrips } from './measures/round-trips';
 import { type LoadedBundle, loadBundle, measureWarmOnDynamoDbLocal, measureWarmStubbed, SMALL_LIST } from './measures/warm';
 import { adminClient, createTables, loadPets } from './support/dynamodb';
 import { benchTableNames, tableEnvironment } from './support/lambda-environment';
+import { checkLine, markdownTable } from './support/report';
 import { writeResults } from './support/results';
 import { type BenchRun, fullSettings, progressReporter, quickSettings } from './support/run-context';
 
@@ -43,8 +49,17 @@ const cli = new Command()
     'a short smoke run (fewer processes and invocations, 10,000 pets instead of 100,000) that writes to bench/results/tmp/, not the recorded results',
   )
   .option('--readme', "also rewrite README.md's Performance section from this run (a full run only)")
+  .option(
+    '--only <measures>',
+    'run only these rows and print them, writing no results: "warm" (the warm rows, stubbed and on DynamoDB Local)',
+  )
   .parse()
-  .opts<{ quick?: boolean; readme?: boolean }>();
+  .opts<{ quick?: boolean; readme?: boolean; only?: string }>();
+
+/** The measures of a partial run (--only): each name selects rows of the table. */
+const partialRuns = ['warm'] as const;
+const only = cli.only as (typeof partialRuns)[number] | undefined;
+if (only !== undefined && !partialRuns.includes(only)) throw new Error(`--only takes one of: ${partialRuns.join(', ')}`);
 
 /** Functions write metrics and logs to stdout as in Lambda; here that output is swallowed while measuring, so stdout keeps the table. */
 const writeStdout = process.stdout.write.bind(process.stdout);
@@ -84,6 +99,7 @@ async function measureOnDynamoDbLocal(run: BenchRun): Promise<void> {
 
     await measureWarmStubbed(run, moduleOf);
     await measureWarmOnDynamoDbLocal(run, moduleOf);
+    if (only === 'warm') return;
     await measureOverlapFloor(run, endpoint, moduleOf);
     await measureRoundTrips(run, endpoint, moduleOf);
     await measureAuthorizer(run, admin, moduleOf);
@@ -107,7 +123,7 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   const progress = progressReporter();
   const quick = cli.quick === true;
-  if (quick && cli.readme) throw new Error('--readme records a full run: leave out --quick');
+  if ((quick || only) && cli.readme) throw new Error('--readme records a full run: leave out --quick and --only');
   const bundles = await buildBundles(projectRoot, join(workDir, 'bundles'), progress);
   const run: BenchRun = {
     quick,
@@ -122,6 +138,11 @@ async function main(): Promise<void> {
     notes: [],
     progress,
   };
+  if (only) {
+    await measureOnDynamoDbLocal(run);
+    process.stdout.write(`\n${markdownTable(run.rows)}\n\n${run.checks.map(checkLine).join('\n')}\n`);
+    return;
+  }
   reportBundleSizes(run, projectRoot);
   // Cold starts first, before DynamoDB Local takes a core.
   await measureColdInit(run);
