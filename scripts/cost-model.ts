@@ -9,6 +9,7 @@
  */
 import { lambdaMemoryMb } from '../definitions/lambda-function';
 import { accessLogClass, accessLogFormat, xraySampling } from '../definitions/observability';
+import { answerMetricLines } from '../functions/runtime/metrics';
 import { assumptions, dynamoUnitsPerRequest, rps } from './capacity-model';
 
 /** AWS list prices, us-east-1, each with the pricing page it is read from. */
@@ -85,30 +86,12 @@ export function renderAccessLogLine(format: string, values: Record<string, strin
   });
 }
 
-/**
- * The operation's canary metric line (functions/runtime/metrics.ts, recordAnswer): an
- * embedded-metric-format line per answer, with the version that answered.
- */
-const sampleAnswerMetricLine = JSON.stringify({
-  _aws: {
-    Timestamp: 1795636202361,
-    CloudWatchMetrics: [
-      {
-        Namespace: 'PetStore',
-        Dimensions: [
-          ['service', 'stage', 'function', 'version'],
-          ['service', 'stage', 'function'],
-        ],
-        Metrics: [{ Name: 'AnswerLatency', Unit: 'Milliseconds' }],
-      },
-    ],
-  },
-  service: 'petstore',
+/** The operation's canary metric line (functions/runtime/metrics.ts, answerMetricLines): one per answer, with the version that answered. */
+const sampleAnswerMetricLine = answerMetricLines({
   stage: 'production',
-  function: sampleRequest.functionName,
+  functionName: sampleRequest.functionName,
   version: sampleRequest.version,
-  AnswerLatency: sampleRequest.latencyMs,
-});
+})(1795636202361, sampleRequest.latencyMs);
 
 const lineBytes = (line: string) => Buffer.byteLength(line) + 1;
 

@@ -106,16 +106,77 @@ function publishCanaryMetrics(target: Metrics, values: [name: string, unit: Unit
   target.publishStoredMetrics();
 }
 
+/** What an answer adds to its latency sample: a 500 (our bug) or a 503 (a dependency failed), else nothing. */
+export type AnswerFailure = typeof metricNames.serverErrors | typeof metricNames.unavailable;
+
+/** What names an instance's answers in its canary line: the stage, the function, the version that answered. */
+export interface AnswerLineSource {
+  stage?: string;
+  functionName: string;
+  version: string;
+}
+
+/**
+ * An operation's canary lines, the embedded-metric-format line of each answer
+ * ("Specification: Embedded metric format",
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html):
+ * the line Powertools writes for these values (publishCanaryMetrics), built by
+ * hand from parts made once per source, because every answer writes one:
+ * Powertools' per-metric checks and environment reads were about a third of the
+ * warm path's own time. The bill (scripts/cost-model.ts) charges these bytes.
+ */
+export function answerMetricLines(source: AnswerLineSource): (timestampMs: number, latencyMs: number, failure?: AnswerFailure) => string {
+  const dims = businessMetrics.canaryDimensions;
+  const across = ['service', ...(source.stage === undefined ? [] : ['stage']), dims.function];
+  const root = JSON.stringify({
+    service: businessMetrics.serviceName,
+    stage: source.stage,
+    [dims.function]: source.functionName,
+    [dims.version]: source.version,
+  });
+  const metric = (name: string, unit: string) => `{"Name":"${name}","Unit":"${unit}"}`;
+  /** The line between its timestamp and its latency value, by failure. */
+  const middle = (failure?: AnswerFailure) =>
+    `,"CloudWatchMetrics":[{"Namespace":"${businessMetrics.namespace}","Dimensions":${JSON.stringify([[...across, dims.version], across])},"Metrics":[${[
+      metric(metricNames.answerLatency, MetricUnit.Milliseconds),
+      ...(failure ? [metric(failure, MetricUnit.Count)] : []),
+    ].join(',')}]}]},${root.slice(1, -1)},"${metricNames.answerLatency}":`;
+  const parts = {
+    none: [middle(), '}'],
+    [metricNames.serverErrors]: [middle(metricNames.serverErrors), `,"${metricNames.serverErrors}":1}`],
+    [metricNames.unavailable]: [middle(metricNames.unavailable), `,"${metricNames.unavailable}":1}`],
+  };
+  return (timestampMs, latencyMs, failure) => {
+    const [between, end] = parts[failure ?? 'none'] as [string, string];
+    return `{"_aws":{"Timestamp":${timestampMs}${between}${Math.max(0, latencyMs)}${end}`;
+  };
+}
+
+/** Whether Powertools would publish (POWERTOOLS_METRICS_DISABLED first, else not in POWERTOOLS_DEV), as its Metrics decides at construction. */
+function metricsEnabled(env: NodeJS.ProcessEnv): boolean {
+  const flag = (value: string | undefined) => ['1', 't', 'true', 'y', 'yes', 'on'].includes((value ?? '').trim().toLowerCase());
+  if (env.POWERTOOLS_METRICS_DISABLED !== undefined) return !flag(env.POWERTOOLS_METRICS_DISABLED);
+  return !flag(env.POWERTOOLS_DEV);
+}
+
+/** The instance's writer of answer lines, made at its first answer (as the Metrics instances are); the version is read per answer. */
+let answerLines: { enabled: boolean; version?: string; line?: ReturnType<typeof answerMetricLines> } | undefined;
+
 /**
  * What a client got from this version: its latency (whose count is the number
  * of answers), a 500 apart from a 503. The deployment check's answers count
  * here: before traffic shifts they are the new version's only data.
  */
-export function recordAnswer(statusCode: number, latencyMs: number, target: Metrics = canaryMetrics): void {
-  const values: [string, Unit, number][] = [[metricNames.answerLatency, MetricUnit.Milliseconds, Math.max(0, latencyMs)]];
-  if (statusCode === 503) values.push([metricNames.unavailable, MetricUnit.Count, 1]);
-  else if (statusCode >= 500) values.push([metricNames.serverErrors, MetricUnit.Count, 1]);
-  publishCanaryMetrics(target, values);
+export function recordAnswer(statusCode: number, latencyMs: number, env: NodeJS.ProcessEnv = process.env): void {
+  answerLines ??= { enabled: metricsEnabled(env) };
+  if (!answerLines.enabled) return;
+  const version = env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST';
+  if (answerLines.version !== version || !answerLines.line) {
+    answerLines.version = version;
+    answerLines.line = answerMetricLines({ stage: stageDimensions(env).stage, functionName: functionNameOf(env), version });
+  }
+  const failure = statusCode === 503 ? metricNames.unavailable : statusCode >= 500 ? metricNames.serverErrors : undefined;
+  process.stdout.write(`${answerLines.line(Date.now(), latencyMs, failure)}\n`);
 }
 
 /** What the authorizer did with a key: let it through, refused it (401 or a Deny), or could not check it (clients got 5xx). */

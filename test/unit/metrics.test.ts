@@ -74,9 +74,9 @@ it('counts created pets of customers, not those of the deployment check', async 
 
 describe('answers per version (the canary metrics)', () => {
   it('a 500 counts as ServerErrors, a 503 as Unavailable, every answer as one AnswerLatency sample', async () => {
-    const [ok] = await canaryLines((metrics) => recordAnswer(201, 35, metrics));
-    const [bug] = await canaryLines((metrics) => recordAnswer(500, 12, metrics));
-    const [down] = await canaryLines((metrics) => recordAnswer(503, 2_100, metrics));
+    const [ok] = await canaryLines(() => recordAnswer(201, 35));
+    const [bug] = await canaryLines(() => recordAnswer(500, 12));
+    const [down] = await canaryLines(() => recordAnswer(503, 2_100));
     expect(ok).toMatchObject({ [metricNames.answerLatency]: 35 });
     expect(ok).not.toHaveProperty(metricNames.serverErrors);
     expect(bug).toMatchObject({ [metricNames.answerLatency]: 12, [metricNames.serverErrors]: 1 });
@@ -86,7 +86,7 @@ describe('answers per version (the canary metrics)', () => {
   });
 
   it('carry the stage, the function and the version that answered (from the Lambda environment), and the function across versions', async () => {
-    const [line] = await canaryLines((metrics) => recordAnswer(500, 12, metrics));
+    const [line] = await canaryLines(() => recordAnswer(500, 12));
     expect(line).toMatchObject({
       service: 'petstore',
       stage: 'production',
@@ -106,7 +106,7 @@ describe('answers per version (the canary metrics)', () => {
         recordPetCreated(customer.keyId, metrics);
       })),
       ...(await canaryLines((metrics) => {
-        recordAnswer(503, 1, metrics);
+        recordAnswer(503, 1);
         recordAuthorizerOutcome('failed', 3, metrics);
       })),
     ];
