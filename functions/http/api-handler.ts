@@ -68,7 +68,10 @@ export function createApiHandler<Contract extends OperationContract>(
   const { operationId } = contract;
   const route = routeFor(operationId);
 
-  const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>().use(responseEnvelope(operationId, dependencies));
+  // middy's own timeoutEarly (a timer and a race per request, 5 ms before the timeout) is off: withinTimeBudget, below, answers first.
+  const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>({ timeoutEarlyInMillis: 0 }).use(
+    responseEnvelope(operationId, dependencies),
+  );
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
   // One limiter per handler, so per instance: it holds the leases of its keys and remembers windows seen used up.
   const limiter = new RequestLimiter(counters, (message, error) =>
