@@ -86,24 +86,28 @@ export function renderAccessLogLine(format: string, values: Record<string, strin
   });
 }
 
-/** The operation's canary metric line (functions/runtime/metrics.ts, answerMetricLines): one per answer, with the version that answered. */
-const sampleAnswerMetricLine = answerMetricLines({
-  stage: 'production',
-  functionName: sampleRequest.functionName,
-  version: sampleRequest.version,
-})(1795636202361, sampleRequest.latencyMs);
-
 const lineBytes = (line: string) => Buffer.byteLength(line) + 1;
 
 /**
+ * Bytes of the operation's canary metric line for the sample request, with its
+ * newline (functions/runtime/metrics.ts, answerMetricLines): one per answer,
+ * with the version that answered; a create's also counts the pet created.
+ */
+export function answerLineBytes(petCreated = false): number {
+  const line = answerMetricLines({ stage: 'production', functionName: sampleRequest.functionName, version: sampleRequest.version });
+  return lineBytes(line(1795636202361, sampleRequest.latencyMs, { petCreated }));
+}
+
+/**
  * Bytes a request leaves in CloudWatch Logs, by log group (each line with its
- * newline): what CloudWatch Logs bills as data ingested, uncompressed. The
- * authorizer's metric line, once per cache miss (about 2 in 10,000 requests),
- * is left out.
+ * newline), by the 1× mix: what CloudWatch Logs bills as data ingested,
+ * uncompressed. The authorizer's metric line, once per cache miss (about 2 in
+ * 10,000 requests), is left out.
  */
 export function logBytesPerRequest(): { functionLogs: number; accessLog: number } {
+  const creates = assumptions.mix.createPet;
   return {
-    functionLogs: lineBytes(sampleAnswerMetricLine),
+    functionLogs: (1 - creates) * answerLineBytes() + creates * answerLineBytes(true),
     accessLog: lineBytes(renderAccessLogLine(accessLogFormat, sampleAccessLogValues)),
   };
 }
@@ -181,7 +185,7 @@ export function bill(): BillLine[] {
       limiter: true,
     },
     {
-      item: `CloudWatch Logs, functions (${logs.functionLogs} bytes a request: the canary's metric line, Standard class)`,
+      item: `CloudWatch Logs, functions (${Math.round(logs.functionLogs)} bytes a request: the canary's metric line, with PetsCreated on a create; Standard class)`,
       dollars: (logs.functionLogs / 1e9) * million * prices.logsIngestionPerGb,
     },
     {

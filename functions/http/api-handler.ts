@@ -10,7 +10,7 @@ import { parseOrThrow } from '../domain/validation';
 import { type Admission, type RateCounters, RequestLimiter } from '../rate-limit';
 import { type Dependencies, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
-import { metrics, publishBufferedMetrics, recordAnswer, recordResponse } from '../runtime/metrics';
+import { metrics, recordAnswer, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
 import { header, stageBaseUrl } from './request';
 import { errorResponse, type UnexpectedErrorOutcome } from './responses';
@@ -191,8 +191,7 @@ function responseEnvelope(
       logger.info('request', { operation: operationId, requestId, extendedRequestId, keyId, statusCode, latencyMs });
     }
     recordResponse(metrics, request.response, internal(request).caller);
-    // Only PetsCreated is buffered.
-    publishBufferedMetrics();
+    // The canary's line, with PetsCreated when this request created a customer's pet.
     recordAnswer(statusCode, latencyMs);
   };
   return {

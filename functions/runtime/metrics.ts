@@ -29,7 +29,7 @@ export function buildMetrics(kind: MetricsKind, env: NodeJS.ProcessEnv = process
  * for building it during its cold start. Off locally and in tests
  * (POWERTOOLS_METRICS_DISABLED), where nobody collects them.
  */
-function builtAtFirstUse(kind: MetricsKind): { metrics: Metrics; built: () => Metrics | undefined } {
+function builtAtFirstUse(kind: MetricsKind): Metrics {
   let instance: Metrics | undefined;
   const metrics = new Proxy({} as Metrics, {
     get(_target, property) {
@@ -38,16 +38,13 @@ function builtAtFirstUse(kind: MetricsKind): { metrics: Metrics; built: () => Me
       return typeof value === 'function' ? value.bind(instance) : value;
     },
   });
-  return { metrics, built: () => instance };
+  return metrics;
 }
 
-const business = builtAtFirstUse('business');
-const canary = builtAtFirstUse('canary');
-
 /** Business metrics: the dashboard and the 429 and key-store alarms read these names. */
-export const metrics: Metrics = business.metrics;
+export const metrics: Metrics = builtAtFirstUse('business');
 /** What each version's clients got: the rollback alarms read these (recordAnswer, recordAuthorizerOutcome). */
-export const canaryMetrics: Metrics = canary.metrics;
+export const canaryMetrics: Metrics = builtAtFirstUse('canary');
 
 function functionNameOf(env: NodeJS.ProcessEnv): string {
   return env.AWS_LAMBDA_FUNCTION_NAME ?? 'local';
@@ -57,12 +54,6 @@ function functionNameOf(env: NodeJS.ProcessEnv): string {
 export function stageDimensions(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const stage = env[businessMetrics.stageEnvVar];
   return stage ? { stage } : {};
-}
-
-/** Publishes what this request buffered (PetsCreated); publishing an empty buffer would only log a warning. */
-export function publishBufferedMetrics(): void {
-  const instance = business.built();
-  if (instance?.hasStoredMetrics()) instance.publishStoredMetrics();
 }
 
 export const metricNames = businessMetrics.names;
@@ -85,10 +76,12 @@ export function recordResponse(
   }
 }
 
-/** A pet created for a customer (the deployment check's pets are not the product's). */
-export function recordPetCreated(keyId: string, target: Metrics = metrics): void {
-  if (isDeploymentCheck(keyId)) return;
-  target.addMetric(metricNames.petsCreated, MetricUnit.Count, 1);
+/** Set by a request that created a customer's pet; its answer's line (recordAnswer) carries PetsCreated and clears it. */
+let petCreatedPending = false;
+
+/** A pet created for a customer (the deployment check's pets are not the product's): counted in this answer's line. */
+export function recordPetCreated(keyId: string): void {
+  if (!isDeploymentCheck(keyId)) petCreatedPending = true;
 }
 
 /**
@@ -116,18 +109,29 @@ export interface AnswerLineSource {
   version: string;
 }
 
+/** What an answer's line says besides its latency: a failure, and whether it created a customer's pet. */
+export interface AnswerOutcome {
+  failure?: AnswerFailure;
+  petCreated?: boolean;
+}
+
 /**
  * An operation's canary lines, the embedded-metric-format line of each answer
  * ("Specification: Embedded metric format",
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html):
- * the line Powertools writes for these values (publishCanaryMetrics), built by
- * hand from parts made once per source, because every answer writes one:
- * Powertools' per-metric checks and environment reads were about a third of the
- * warm path's own time. The bill (scripts/cost-model.ts) charges these bytes.
+ * the directive Powertools writes for these values (publishCanaryMetrics), and
+ * for a created pet a second directive with the business dimensions (service,
+ * stage), so PetsCreated needs no line of its own ("CloudWatchMetrics": an
+ * array of MetricDirective objects, each with its own Dimensions, all reading
+ * the root's members). Built by hand from parts made once per source, because
+ * every answer writes one: Powertools' per-metric checks and environment reads
+ * were about a third of the warm path's own time. The bill
+ * (scripts/cost-model.ts) charges these bytes.
  */
-export function answerMetricLines(source: AnswerLineSource): (timestampMs: number, latencyMs: number, failure?: AnswerFailure) => string {
+export function answerMetricLines(source: AnswerLineSource): (timestampMs: number, latencyMs: number, outcome?: AnswerOutcome) => string {
   const dims = businessMetrics.canaryDimensions;
-  const across = ['service', ...(source.stage === undefined ? [] : ['stage']), dims.function];
+  const business = ['service', ...(source.stage === undefined ? [] : ['stage'])];
+  const across = [...business, dims.function];
   const root = JSON.stringify({
     service: businessMetrics.serviceName,
     stage: source.stage,
@@ -135,20 +139,29 @@ export function answerMetricLines(source: AnswerLineSource): (timestampMs: numbe
     [dims.version]: source.version,
   });
   const metric = (name: string, unit: string) => `{"Name":"${name}","Unit":"${unit}"}`;
-  /** The line between its timestamp and its latency value, by failure. */
-  const middle = (failure?: AnswerFailure) =>
-    `,"CloudWatchMetrics":[{"Namespace":"${businessMetrics.namespace}","Dimensions":${JSON.stringify([[...across, dims.version], across])},"Metrics":[${[
-      metric(metricNames.answerLatency, MetricUnit.Milliseconds),
-      ...(failure ? [metric(failure, MetricUnit.Count)] : []),
-    ].join(',')}]}]},${root.slice(1, -1)},"${metricNames.answerLatency}":`;
-  const parts = {
-    none: [middle(), '}'],
-    [metricNames.serverErrors]: [middle(metricNames.serverErrors), `,"${metricNames.serverErrors}":1}`],
-    [metricNames.unavailable]: [middle(metricNames.unavailable), `,"${metricNames.unavailable}":1}`],
+  const directive = (dimensions: string[][], metrics: string[]) =>
+    `{"Namespace":"${businessMetrics.namespace}","Dimensions":${JSON.stringify(dimensions)},"Metrics":[${metrics.join(',')}]}`;
+  /** The line around its latency value: [from after the timestamp to the latency, after the latency]. */
+  const around = ({ failure, petCreated }: AnswerOutcome): [string, string] => {
+    const directives = [
+      directive(
+        [[...across, dims.version], across],
+        [metric(metricNames.answerLatency, MetricUnit.Milliseconds), ...(failure ? [metric(failure, MetricUnit.Count)] : [])],
+      ),
+      ...(petCreated ? [directive([business], [metric(metricNames.petsCreated, MetricUnit.Count)])] : []),
+    ];
+    const counts = [...(failure ? [`"${failure}":1`] : []), ...(petCreated ? [`"${metricNames.petsCreated}":1`] : [])];
+    return [
+      `,"CloudWatchMetrics":[${directives.join(',')}]},${root.slice(1, -1)},"${metricNames.answerLatency}":`,
+      `${counts.map((count) => `,${count}`).join('')}}`,
+    ];
   };
-  return (timestampMs, latencyMs, failure) => {
-    const [between, end] = parts[failure ?? 'none'] as [string, string];
-    return `{"_aws":{"Timestamp":${timestampMs}${between}${Math.max(0, latencyMs)}${end}`;
+  const parts = new Map<string, [string, string]>();
+  return (timestampMs, latencyMs, outcome = {}) => {
+    const key = `${outcome.failure ?? ''}${outcome.petCreated ? '+' : ''}`;
+    let found = parts.get(key);
+    if (!found) parts.set(key, (found = around(outcome)));
+    return `{"_aws":{"Timestamp":${timestampMs}${found[0]}${Math.max(0, latencyMs)}${found[1]}`;
   };
 }
 
@@ -169,14 +182,19 @@ let answerLines: { enabled: boolean; version?: string; line?: ReturnType<typeof 
  */
 export function recordAnswer(statusCode: number, latencyMs: number, env: NodeJS.ProcessEnv = process.env): void {
   answerLines ??= { enabled: metricsEnabled(env) };
-  if (!answerLines.enabled) return;
+  if (!answerLines.enabled) {
+    petCreatedPending = false;
+    return;
+  }
   const version = env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST';
   if (answerLines.version !== version || !answerLines.line) {
     answerLines.version = version;
     answerLines.line = answerMetricLines({ stage: stageDimensions(env).stage, functionName: functionNameOf(env), version });
   }
   const failure = statusCode === 503 ? metricNames.unavailable : statusCode >= 500 ? metricNames.serverErrors : undefined;
-  process.stdout.write(`${answerLines.line(Date.now(), latencyMs, failure)}\n`);
+  const petCreated = petCreatedPending;
+  petCreatedPending = false;
+  process.stdout.write(`${answerLines.line(Date.now(), latencyMs, { failure, petCreated })}\n`);
 }
 
 /** What the authorizer did with a key: let it through, refused it (401 or a Deny), or could not check it (clients got 5xx). */

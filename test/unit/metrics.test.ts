@@ -28,7 +28,9 @@ const check = { plan: 'enterprise' as const, keyId: `${deploymentCheckKey.keyIdP
 
 /** The dimension sets CloudWatch extracts a line's metrics with (EMF `Dimensions`). */
 const dimensionSets = (line: Record<string, unknown>) =>
-  (line._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] }).CloudWatchMetrics[0]!.Dimensions.map((set) => [...set].sort());
+  (line._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] }).CloudWatchMetrics.flatMap((directive) =>
+    directive.Dimensions.map((set) => [...set].sort()),
+  );
 
 const lambdaEnvironment = { AWS_LAMBDA_FUNCTION_NAME: 'PetStore-Production-CreatePetFunction', AWS_LAMBDA_FUNCTION_VERSION: '42' };
 const saved: Record<string, string | undefined> = {};
@@ -63,11 +65,25 @@ it('counts nothing for 2xx and 5xx responses in the client-error metrics', async
   ).toEqual([]);
 });
 
-it('counts created pets of customers, not those of the deployment check', async () => {
-  expect(await emitted((metrics) => recordPetCreated(customer.keyId, metrics))).toEqual([
-    expect.objectContaining({ [metricNames.petsCreated]: 1 }),
-  ]);
-  expect(await emitted((metrics) => recordPetCreated(check.keyId, metrics))).toEqual([]);
+it("counts created pets of customers, in the answer's line, not those of the deployment check", async () => {
+  const created = await canaryLines(() => {
+    recordPetCreated(customer.keyId);
+    recordAnswer(201, 35);
+  });
+  expect(created).toEqual([expect.objectContaining({ [metricNames.petsCreated]: 1, [metricNames.answerLatency]: 35 })]);
+  // Read with the business dimensions (the dashboard's), not per version.
+  expect((created[0]!._aws as { CloudWatchMetrics: unknown[] }).CloudWatchMetrics).toContainEqual({
+    Namespace: businessMetrics.namespace,
+    Dimensions: [['service', 'stage']],
+    Metrics: [{ Name: metricNames.petsCreated, Unit: 'Count' }],
+  });
+  // The next answer created nothing.
+  expect((await canaryLines(() => recordAnswer(200, 3)))[0]).not.toHaveProperty(metricNames.petsCreated);
+  const checked = await canaryLines(() => {
+    recordPetCreated(check.keyId);
+    recordAnswer(201, 35);
+  });
+  expect(checked[0]).not.toHaveProperty(metricNames.petsCreated);
   const body = JSON.stringify({ code: 'rate_limited', message: 'm', status: 429 });
   expect(await emitted((metrics) => recordResponse(metrics, { statusCode: 429, body }, check))).toEqual([]);
 });
@@ -101,16 +117,14 @@ describe('answers per version (the canary metrics)', () => {
 
   it('every custom metric line carries the stage in every dimension set', async () => {
     const lines = [
-      ...(await emitted((metrics) => {
-        recordResponse(metrics, { statusCode: 429, body: '{"code":"rate_limited"}' }, customer);
-        recordPetCreated(customer.keyId, metrics);
-      })),
+      ...(await emitted((metrics) => recordResponse(metrics, { statusCode: 429, body: '{"code":"rate_limited"}' }, customer))),
       ...(await canaryLines((metrics) => {
+        recordPetCreated(customer.keyId);
         recordAnswer(503, 1);
         recordAuthorizerOutcome('failed', 3, metrics);
       })),
     ];
-    expect(lines.length).toBe(5);
+    expect(lines.length).toBe(4);
     for (const line of lines) for (const set of dimensionSets(line)) expect(set).toContain('stage');
   });
 });
