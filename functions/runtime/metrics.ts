@@ -160,7 +160,10 @@ export function answerMetricLines(source: AnswerLineSource): (timestampMs: numbe
   return (timestampMs, latencyMs, outcome = {}) => {
     const key = `${outcome.failure ?? ''}${outcome.petCreated ? '+' : ''}`;
     let found = parts.get(key);
-    if (!found) parts.set(key, (found = around(outcome)));
+    if (!found) {
+      found = around(outcome);
+      parts.set(key, found);
+    }
     return `{"_aws":{"Timestamp":${timestampMs}${found[0]}${Math.max(0, latencyMs)}${found[1]}`;
   };
 }
