@@ -73,8 +73,6 @@ export const sampleAccessLogValues: Record<string, string> = {
   '$context.authorizer.principalId': 'key_0123456789abcdef',
   '$context.identity.apiKeyId': 'a1b2c3d4e5',
   '$context.error.responseType': '-',
-  '$context.authorizer.error': '-',
-  '$context.wafResponseCode': '-',
 };
 
 /** An access-log format with its `$context` variables replaced by `values` (each variable must have one). */
