@@ -280,7 +280,10 @@ function rateLimit(
       const counting = limiter.admit(caller, now);
       if (!overlap) return applyAdmission(request, await counting);
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
-      internal(request).pendingAdmission = Promise.allSettled([counting]).then(([outcome]) => outcome as PromiseSettledResult<Admission>);
+      internal(request).pendingAdmission = counting.then(
+        (value): PromiseSettledResult<Admission> => ({ status: 'fulfilled', value }),
+        (reason: unknown): PromiseSettledResult<Admission> => ({ status: 'rejected', reason }),
+      );
     },
     // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
     after: (request) => settleRateLimit(request),
