@@ -20,7 +20,7 @@ import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { assertJavaAvailable, startDynamoDbLocal } from '../local/dynamodb-local';
 import { measureAuthorizer } from './measures/authorizer';
 import { buildBundles, reportBundleSizes } from './measures/bundles';
@@ -42,6 +42,9 @@ const projectRoot = join(__dirname, '..');
 const resultsDir = join(__dirname, 'results');
 const workDir = join(resultsDir, 'tmp');
 
+/** The measures of a partial run (--only): each name selects rows of the table. */
+const partialRuns = ['warm'] as const;
+
 const cli = new Command()
   .description('Benchmark our Lambda functions against a plain-handler and an Express baseline, and the floor.')
   .option(
@@ -49,17 +52,15 @@ const cli = new Command()
     'a short smoke run (fewer processes and invocations, 10,000 pets instead of 100,000) that writes to bench/results/tmp/, not the recorded results',
   )
   .option('--readme', "also rewrite README.md's Performance section from this run (a full run only)")
-  .option(
-    '--only <measures>',
-    'run only these rows and print them, writing no results: "warm" (the warm rows, stubbed and on DynamoDB Local)',
+  .addOption(
+    new Option(
+      '--only <measures>',
+      'run only these rows and print them, writing no results: the warm rows, stubbed and on DynamoDB Local',
+    ).choices(partialRuns),
   )
   .parse()
-  .opts<{ quick?: boolean; readme?: boolean; only?: string }>();
-
-/** The measures of a partial run (--only): each name selects rows of the table. */
-const partialRuns = ['warm'] as const;
-const only = cli.only as (typeof partialRuns)[number] | undefined;
-if (only !== undefined && !partialRuns.includes(only)) throw new Error(`--only takes one of: ${partialRuns.join(', ')}`);
+  .opts<{ quick?: boolean; readme?: boolean; only?: (typeof partialRuns)[number] }>();
+const only = cli.only;
 
 /** Functions write metrics and logs to stdout as in Lambda; here that output is swallowed while measuring, so stdout keeps the table. */
 const writeStdout = process.stdout.write.bind(process.stdout);
