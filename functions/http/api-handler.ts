@@ -269,8 +269,9 @@ function rateLimit(
   dependencies: Dependencies,
   options: { overlapWithRead: boolean },
 ): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  // before and after return a promise only when there is something to wait for: middy awaits only a promise.
   return {
-    before: async (request) => {
+    before: (request) => {
       const caller = callerFrom(request.event);
       if (!caller) throw new ApiError('unauthorized', 'Missing or invalid API key.');
       internal(request).caller = caller;
@@ -278,7 +279,7 @@ function rateLimit(
       // A refusal this instance already knows of: no read is sent for it.
       const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller, now);
       const counting = limiter.admit(caller, now);
-      if (!overlap) return applyAdmission(request, await counting);
+      if (!overlap) return counting.then((admission) => applyAdmission(request, admission));
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
       internal(request).pendingAdmission = counting.then(
         (value): PromiseSettledResult<Admission> => ({ status: 'fulfilled', value }),
@@ -286,7 +287,7 @@ function rateLimit(
       );
     },
     // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
-    after: (request) => settleRateLimit(request),
+    after: (request) => (internal(request).pendingAdmission ? settleRateLimit(request) : undefined),
     onError: async (request) => {
       try {
         await settleRateLimit(request);
