@@ -8,6 +8,11 @@
  * Writes bench/results/latest.md and bench/results/ratios.svg (a --quick smoke
  * run writes under bench/results/tmp/ instead); --readme also rewrites the
  * README's Performance section from the run. Traffic goes to 127.0.0.1 only.
+ *
+ * `npm run bench -- --only warm` runs the warm rows alone (in process, against
+ * the stubbed client and DynamoDB Local; about a minute, `--quick` shortens
+ * it): for iterating on the warm path. It prints the rows and their targets and
+ * writes nothing: a partial run is never the recorded one.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -15,7 +20,7 @@ import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { assertJavaAvailable, startDynamoDbLocal } from '../local/dynamodb-local';
 import { measureAuthorizer } from './measures/authorizer';
 import { buildBundles, reportBundleSizes } from './measures/bundles';
@@ -29,12 +34,16 @@ import { measureRoundTrips } from './measures/round-trips';
 import { type LoadedBundle, loadBundle, measureWarmOnDynamoDbLocal, measureWarmStubbed, SMALL_LIST } from './measures/warm';
 import { adminClient, createTables, loadPets } from './support/dynamodb';
 import { benchTableNames, tableEnvironment } from './support/lambda-environment';
+import { checkLine, markdownTable } from './support/report';
 import { writeResults } from './support/results';
 import { type BenchRun, fullSettings, progressReporter, quickSettings } from './support/run-context';
 
 const projectRoot = join(__dirname, '..');
 const resultsDir = join(__dirname, 'results');
 const workDir = join(resultsDir, 'tmp');
+
+/** The measures of a partial run (--only): each name selects rows of the table. */
+const partialRuns = ['warm'] as const;
 
 const cli = new Command()
   .description('Benchmark our Lambda functions against a plain-handler and an Express baseline, and the floor.')
@@ -43,8 +52,15 @@ const cli = new Command()
     'a short smoke run (fewer processes and invocations, 10,000 pets instead of 100,000) that writes to bench/results/tmp/, not the recorded results',
   )
   .option('--readme', "also rewrite README.md's Performance section from this run (a full run only)")
+  .addOption(
+    new Option(
+      '--only <measures>',
+      'run only these rows and print them, writing no results: the warm rows, stubbed and on DynamoDB Local',
+    ).choices(partialRuns),
+  )
   .parse()
-  .opts<{ quick?: boolean; readme?: boolean }>();
+  .opts<{ quick?: boolean; readme?: boolean; only?: (typeof partialRuns)[number] }>();
+const only = cli.only;
 
 /** Functions write metrics and logs to stdout as in Lambda; here that output is swallowed while measuring, so stdout keeps the table. */
 const writeStdout = process.stdout.write.bind(process.stdout);
@@ -84,6 +100,7 @@ async function measureOnDynamoDbLocal(run: BenchRun): Promise<void> {
 
     await measureWarmStubbed(run, moduleOf);
     await measureWarmOnDynamoDbLocal(run, moduleOf);
+    if (only === 'warm') return;
     await measureOverlapFloor(run, endpoint, moduleOf);
     await measureRoundTrips(run, endpoint, moduleOf);
     await measureAuthorizer(run, admin, moduleOf);
@@ -107,7 +124,7 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   const progress = progressReporter();
   const quick = cli.quick === true;
-  if (quick && cli.readme) throw new Error('--readme records a full run: leave out --quick');
+  if ((quick || only) && cli.readme) throw new Error('--readme records a full run: leave out --quick and --only');
   const bundles = await buildBundles(projectRoot, join(workDir, 'bundles'), progress);
   const run: BenchRun = {
     quick,
@@ -122,6 +139,11 @@ async function main(): Promise<void> {
     notes: [],
     progress,
   };
+  if (only) {
+    await measureOnDynamoDbLocal(run);
+    process.stdout.write(`\n${markdownTable(run.rows)}\n\n${run.checks.map(checkLine).join('\n')}\n`);
+    return;
+  }
   reportBundleSizes(run, projectRoot);
   // Cold starts first, before DynamoDB Local takes a core.
   await measureColdInit(run);

@@ -16,11 +16,19 @@
  * logging for REST APIs",
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-access-logging.html), who called (the key id the authorizer named, the metering key, the
  * address), what was asked, what was answered and how fast, and who refused it
- * when the function never ran (a gateway response, the authorizer, WAF). Left
- * out since they cost more than they told: the user agent, the protocol, the response length, the integration's and authorizer's
+ * when the function never ran: the gateway response's type, which names the
+ * authorizer's refusal or failure (UNAUTHORIZED, ACCESS_DENIED,
+ * AUTHORIZER_FAILURE, AUTHORIZER_CONFIGURATION_ERROR) and WAF's block
+ * (WAF_FILTERED) ("Gateway response types for API Gateway",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
+ * Left out since they cost more than they told: the user agent, the protocol, the response length, the integration's and authorizer's
  * latencies and statuses (the functions' Duration metrics tell them), the error
- * message (its responseType names it), the X-Ray trace id (few requests are
- * traced: xraySampling).
+ * message (its responseType names it), the authorizer's error message (the type
+ * names the failure; the authorizer's log and its KeyStoreFailures metric tell
+ * which), WAF's response code (its block is WAF_FILTERED; with a web ACL on the
+ * stage every allowed request would carry WAF_ALLOW, 30 bytes a line; WAF's own
+ * metrics count its blocks), the X-Ray trace id (few requests are traced:
+ * xraySampling).
  */
 export const accessLogFields = {
   requestId: '$context.requestId',
@@ -33,8 +41,6 @@ export const accessLogFields = {
   principalId: '$context.authorizer.principalId',
   apiKeyId: '$context.identity.apiKeyId',
   errorType: '$context.error.responseType',
-  authorizerError: '$context.authorizer.error',
-  wafResponseCode: '$context.wafResponseCode',
 } as const;
 
 /**

@@ -9,6 +9,7 @@
  */
 import { lambdaMemoryMb } from '../definitions/lambda-function';
 import { accessLogClass, accessLogFormat, xraySampling } from '../definitions/observability';
+import { answerMetricLines } from '../functions/runtime/metrics';
 import { assumptions, dynamoUnitsPerRequest, rps } from './capacity-model';
 
 /** AWS list prices, us-east-1, each with the pricing page it is read from. */
@@ -72,8 +73,6 @@ export const sampleAccessLogValues: Record<string, string> = {
   '$context.authorizer.principalId': 'key_0123456789abcdef',
   '$context.identity.apiKeyId': 'a1b2c3d4e5',
   '$context.error.responseType': '-',
-  '$context.authorizer.error': '-',
-  '$context.wafResponseCode': '-',
 };
 
 /** An access-log format with its `$context` variables replaced by `values` (each variable must have one). */
@@ -85,42 +84,28 @@ export function renderAccessLogLine(format: string, values: Record<string, strin
   });
 }
 
-/**
- * The operation's canary metric line (functions/runtime/metrics.ts, recordAnswer): an
- * embedded-metric-format line per answer, with the version that answered.
- */
-const sampleAnswerMetricLine = JSON.stringify({
-  _aws: {
-    Timestamp: 1795636202361,
-    CloudWatchMetrics: [
-      {
-        Namespace: 'PetStore',
-        Dimensions: [
-          ['service', 'stage', 'function', 'version'],
-          ['service', 'stage', 'function'],
-        ],
-        Metrics: [{ Name: 'AnswerLatency', Unit: 'Milliseconds' }],
-      },
-    ],
-  },
-  service: 'petstore',
-  stage: 'production',
-  function: sampleRequest.functionName,
-  version: sampleRequest.version,
-  AnswerLatency: sampleRequest.latencyMs,
-});
-
 const lineBytes = (line: string) => Buffer.byteLength(line) + 1;
 
 /**
+ * Bytes of the operation's canary metric line for the sample request, with its
+ * newline (functions/runtime/metrics.ts, answerMetricLines): one per answer,
+ * with the version that answered; a create's also counts the pet created.
+ */
+export function answerLineBytes(petCreated = false): number {
+  const line = answerMetricLines({ stage: 'production', functionName: sampleRequest.functionName, version: sampleRequest.version });
+  return lineBytes(line(1795636202361, sampleRequest.latencyMs, { petCreated }));
+}
+
+/**
  * Bytes a request leaves in CloudWatch Logs, by log group (each line with its
- * newline): what CloudWatch Logs bills as data ingested, uncompressed. The
- * authorizer's metric line, once per cache miss (about 2 in 10,000 requests),
- * is left out.
+ * newline), by the 1× mix: what CloudWatch Logs bills as data ingested,
+ * uncompressed. The authorizer's metric line, once per cache miss (about 2 in
+ * 10,000 requests), is left out.
  */
 export function logBytesPerRequest(): { functionLogs: number; accessLog: number } {
+  const creates = assumptions.mix.createPet;
   return {
-    functionLogs: lineBytes(sampleAnswerMetricLine),
+    functionLogs: (1 - creates) * answerLineBytes() + creates * answerLineBytes(true),
     accessLog: lineBytes(renderAccessLogLine(accessLogFormat, sampleAccessLogValues)),
   };
 }
@@ -198,7 +183,7 @@ export function bill(): BillLine[] {
       limiter: true,
     },
     {
-      item: `CloudWatch Logs, functions (${logs.functionLogs} bytes a request: the canary's metric line, Standard class)`,
+      item: `CloudWatch Logs, functions (${Math.round(logs.functionLogs)} bytes a request: the canary's metric line, with PetsCreated on a create; Standard class)`,
       dollars: (logs.functionLogs / 1e9) * million * prices.logsIngestionPerGb,
     },
     {

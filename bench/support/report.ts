@@ -45,6 +45,11 @@ export function formatRatio(value: number): string {
   return `${value.toFixed(2)}×`;
 }
 
+/** A target's line in the summary: met or MISSED, the ratio against its limit, and the figures it came from. */
+export function checkLine(check: TargetCheck): string {
+  return `- ${check.met ? 'met' : 'MISSED'}: ${check.label}${check.ratio !== undefined ? ` = ${formatRatio(check.ratio)} (target ≤ ${formatRatio(check.limit ?? 0)})` : ''} — ${check.detail}`;
+}
+
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**

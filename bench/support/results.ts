@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleComposition } from '../measures/bundles';
 import { bytesByPackage } from './bundling';
-import { formatRatio, markdownTable, ratiosSvg } from './report';
+import { checkLine, markdownTable, ratiosSvg } from './report';
 import { ADDED_ROUND_TRIP_MS, type BenchRun } from './run-context';
 
 /** What the table's columns are and how each figure was taken: printed under every table. */
@@ -26,10 +26,7 @@ export function writeResults(
   const command = `npm run bench${run.quick ? ' -- --quick' : ''}`;
   const table = markdownTable(run.rows);
   const notes = legend(run);
-  const targetLines = run.checks.map(
-    (check) =>
-      `- ${check.met ? 'met' : 'MISSED'}: ${check.label}${check.ratio !== undefined ? ` = ${formatRatio(check.ratio)} (target ≤ ${formatRatio(check.limit ?? 0)})` : ''} — ${check.detail}`,
-  );
+  const targetLines = run.checks.map(checkLine);
   const metCount = run.checks.filter((check) => check.met).length;
   const subtitle = `${command} · ${new Date().toISOString().slice(0, 10)} · ${options.cores} cores · Node.js ${process.version}`;
   const markdown = [

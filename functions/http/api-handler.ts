@@ -10,7 +10,7 @@ import { parseOrThrow } from '../domain/validation';
 import { type Admission, type RateCounters, RequestLimiter } from '../rate-limit';
 import { type Dependencies, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
-import { metrics, publishBufferedMetrics, recordAnswer, recordResponse } from '../runtime/metrics';
+import { metrics, recordAnswer, recordResponse } from '../runtime/metrics';
 import { type Caller, callerFrom } from './caller';
 import { header, stageBaseUrl } from './request';
 import { errorResponse, type UnexpectedErrorOutcome } from './responses';
@@ -68,7 +68,10 @@ export function createApiHandler<Contract extends OperationContract>(
   const { operationId } = contract;
   const route = routeFor(operationId);
 
-  const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>().use(responseEnvelope(operationId, dependencies));
+  // middy's own timeoutEarly (a timer and a race per request, 5 ms before the timeout) is off: withinTimeBudget, below, answers first.
+  const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>({ timeoutEarlyInMillis: 0 }).use(
+    responseEnvelope(operationId, dependencies),
+  );
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
   // One limiter per handler, so per instance: it holds the leases of its keys and remembers windows seen used up.
   const limiter = new RequestLimiter(counters, (message, error) =>
@@ -106,20 +109,25 @@ export function createApiHandler<Contract extends OperationContract>(
  * work cut short is not undone: each DynamoDB call is bounded on its own, and
  * the 503 says what the client may assume.
  */
-export async function withinTimeBudget(
+export function withinTimeBudget(
   answer: Promise<ApiResult>,
   context: Pick<Context, 'getRemainingTimeInMillis'>,
   cutShort: () => ApiResult,
 ): Promise<ApiResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<ApiResult>((resolve) => {
-    timer = setTimeout(() => resolve(cutShort()), Math.max(0, context.getRemainingTimeInMillis() - TIME_BUDGET_GUARD_MS));
+  // One promise settled by whichever comes first (not a race of two): the timer costs no promise of its own.
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(cutShort()), Math.max(0, context.getRemainingTimeInMillis() - TIME_BUDGET_GUARD_MS));
+    answer.then(
+      (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([answer, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function maxBodyBytesOf(contract: OperationContract): number {
@@ -188,8 +196,7 @@ function responseEnvelope(
       logger.info('request', { operation: operationId, requestId, extendedRequestId, keyId, statusCode, latencyMs });
     }
     recordResponse(metrics, request.response, internal(request).caller);
-    // Only PetsCreated is buffered.
-    publishBufferedMetrics();
+    // The canary's line, with PetsCreated when this request created a customer's pet.
     recordAnswer(statusCode, latencyMs);
   };
   return {
@@ -262,8 +269,9 @@ function rateLimit(
   dependencies: Dependencies,
   options: { overlapWithRead: boolean },
 ): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  // before and after return a promise only when there is something to wait for: middy awaits only a promise.
   return {
-    before: async (request) => {
+    before: (request) => {
       const caller = callerFrom(request.event);
       if (!caller) throw new ApiError('unauthorized', 'Missing or invalid API key.');
       internal(request).caller = caller;
@@ -271,12 +279,15 @@ function rateLimit(
       // A refusal this instance already knows of: no read is sent for it.
       const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller, now);
       const counting = limiter.admit(caller, now);
-      if (!overlap) return applyAdmission(request, await counting);
+      if (!overlap) return counting.then((admission) => applyAdmission(request, admission));
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
-      internal(request).pendingAdmission = Promise.allSettled([counting]).then(([outcome]) => outcome as PromiseSettledResult<Admission>);
+      internal(request).pendingAdmission = counting.then(
+        (value): PromiseSettledResult<Admission> => ({ status: 'fulfilled', value }),
+        (reason: unknown): PromiseSettledResult<Admission> => ({ status: 'rejected', reason }),
+      );
     },
     // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
-    after: (request) => settleRateLimit(request),
+    after: (request) => (internal(request).pendingAdmission ? settleRateLimit(request) : undefined),
     onError: async (request) => {
       try {
         await settleRateLimit(request);

@@ -27,9 +27,9 @@ export function createHandler(dependencies: Dependencies) {
       const page = await listPets(query, { list: listFor(caller.keyId), clock });
       const headers: Record<string, string> = {};
       if (page.nextCursor) {
-        const next = new URLSearchParams({ limit: String(query.limit) });
-        if (query.status) next.set('status', query.status);
-        next.set('cursor', page.nextCursor);
+        // Each part is URL-safe as it is (an integer, a status name, an unpadded base64url cursor: the contract's
+        // patterns), so no URLSearchParams per page.
+        const next = `limit=${query.limit}${query.status ? `&status=${query.status}` : ''}&cursor=${page.nextCursor}`;
         headers.Link = `<${stageBaseUrl(event)}/pets?${next}>; rel="next"`;
         // The same cursor on its own, for clients generated from the OpenAPI document (typed, no URL to parse).
         headers['X-Next-Cursor'] = page.nextCursor;

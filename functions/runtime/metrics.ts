@@ -29,7 +29,7 @@ export function buildMetrics(kind: MetricsKind, env: NodeJS.ProcessEnv = process
  * for building it during its cold start. Off locally and in tests
  * (POWERTOOLS_METRICS_DISABLED), where nobody collects them.
  */
-function builtAtFirstUse(kind: MetricsKind): { metrics: Metrics; built: () => Metrics | undefined } {
+function builtAtFirstUse(kind: MetricsKind): Metrics {
   let instance: Metrics | undefined;
   const metrics = new Proxy({} as Metrics, {
     get(_target, property) {
@@ -38,16 +38,13 @@ function builtAtFirstUse(kind: MetricsKind): { metrics: Metrics; built: () => Me
       return typeof value === 'function' ? value.bind(instance) : value;
     },
   });
-  return { metrics, built: () => instance };
+  return metrics;
 }
 
-const business = builtAtFirstUse('business');
-const canary = builtAtFirstUse('canary');
-
 /** Business metrics: the dashboard and the 429 and key-store alarms read these names. */
-export const metrics: Metrics = business.metrics;
+export const metrics: Metrics = builtAtFirstUse('business');
 /** What each version's clients got: the rollback alarms read these (recordAnswer, recordAuthorizerOutcome). */
-export const canaryMetrics: Metrics = canary.metrics;
+export const canaryMetrics: Metrics = builtAtFirstUse('canary');
 
 function functionNameOf(env: NodeJS.ProcessEnv): string {
   return env.AWS_LAMBDA_FUNCTION_NAME ?? 'local';
@@ -57,12 +54,6 @@ function functionNameOf(env: NodeJS.ProcessEnv): string {
 export function stageDimensions(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const stage = env[businessMetrics.stageEnvVar];
   return stage ? { stage } : {};
-}
-
-/** Publishes what this request buffered (PetsCreated); publishing an empty buffer would only log a warning. */
-export function publishBufferedMetrics(): void {
-  const instance = business.built();
-  if (instance?.hasStoredMetrics()) instance.publishStoredMetrics();
 }
 
 export const metricNames = businessMetrics.names;
@@ -85,10 +76,12 @@ export function recordResponse(
   }
 }
 
-/** A pet created for a customer (the deployment check's pets are not the product's). */
-export function recordPetCreated(keyId: string, target: Metrics = metrics): void {
-  if (isDeploymentCheck(keyId)) return;
-  target.addMetric(metricNames.petsCreated, MetricUnit.Count, 1);
+/** Set by a request that created a customer's pet; its answer's line (recordAnswer) carries PetsCreated and clears it. */
+let petCreatedPending = false;
+
+/** A pet created for a customer (the deployment check's pets are not the product's): counted in this answer's line. */
+export function recordPetCreated(keyId: string): void {
+  if (!isDeploymentCheck(keyId)) petCreatedPending = true;
 }
 
 /**
@@ -106,16 +99,105 @@ function publishCanaryMetrics(target: Metrics, values: [name: string, unit: Unit
   target.publishStoredMetrics();
 }
 
+/** What an answer adds to its latency sample: a 500 (our bug) or a 503 (a dependency failed), else nothing. */
+export type AnswerFailure = typeof metricNames.serverErrors | typeof metricNames.unavailable;
+
+/** What names an instance's answers in its canary line: the stage, the function, the version that answered. */
+export interface AnswerLineSource {
+  stage?: string;
+  functionName: string;
+  version: string;
+}
+
+/** What an answer's line says besides its latency: a failure, and whether it created a customer's pet. */
+export interface AnswerOutcome {
+  failure?: AnswerFailure;
+  petCreated?: boolean;
+}
+
+/**
+ * An operation's canary lines, the embedded-metric-format line of each answer
+ * ("Specification: Embedded metric format",
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html):
+ * the directive Powertools writes for these values (publishCanaryMetrics), and
+ * for a created pet a second directive with the business dimensions (service,
+ * stage), so PetsCreated needs no line of its own ("CloudWatchMetrics": an
+ * array of MetricDirective objects, each with its own Dimensions, all reading
+ * the root's members). Built by hand from parts made once per source, because
+ * every answer writes one: Powertools' per-metric checks and environment reads
+ * were about a third of the warm path's own time. The bill
+ * (scripts/cost-model.ts) charges these bytes.
+ */
+export function answerMetricLines(source: AnswerLineSource): (timestampMs: number, latencyMs: number, outcome?: AnswerOutcome) => string {
+  const dims = businessMetrics.canaryDimensions;
+  const business = ['service', ...(source.stage === undefined ? [] : ['stage'])];
+  const across = [...business, dims.function];
+  const root = JSON.stringify({
+    service: businessMetrics.serviceName,
+    stage: source.stage,
+    [dims.function]: source.functionName,
+    [dims.version]: source.version,
+  });
+  const metric = (name: string, unit: string) => `{"Name":"${name}","Unit":"${unit}"}`;
+  const directive = (dimensions: string[][], metrics: string[]) =>
+    `{"Namespace":"${businessMetrics.namespace}","Dimensions":${JSON.stringify(dimensions)},"Metrics":[${metrics.join(',')}]}`;
+  /** The line around its latency value: [from after the timestamp to the latency, after the latency]. */
+  const around = ({ failure, petCreated }: AnswerOutcome): [string, string] => {
+    const directives = [
+      directive(
+        [[...across, dims.version], across],
+        [metric(metricNames.answerLatency, MetricUnit.Milliseconds), ...(failure ? [metric(failure, MetricUnit.Count)] : [])],
+      ),
+      ...(petCreated ? [directive([business], [metric(metricNames.petsCreated, MetricUnit.Count)])] : []),
+    ];
+    const counts = [...(failure ? [`"${failure}":1`] : []), ...(petCreated ? [`"${metricNames.petsCreated}":1`] : [])];
+    return [
+      `,"CloudWatchMetrics":[${directives.join(',')}]},${root.slice(1, -1)},"${metricNames.answerLatency}":`,
+      `${counts.map((count) => `,${count}`).join('')}}`,
+    ];
+  };
+  const parts = new Map<string, [string, string]>();
+  return (timestampMs, latencyMs, outcome = {}) => {
+    const key = `${outcome.failure ?? ''}${outcome.petCreated ? '+' : ''}`;
+    let found = parts.get(key);
+    if (!found) {
+      found = around(outcome);
+      parts.set(key, found);
+    }
+    return `{"_aws":{"Timestamp":${timestampMs}${found[0]}${Math.max(0, latencyMs)}${found[1]}`;
+  };
+}
+
+/** Whether Powertools would publish (POWERTOOLS_METRICS_DISABLED first, else not in POWERTOOLS_DEV), as its Metrics decides at construction. */
+function metricsEnabled(env: NodeJS.ProcessEnv): boolean {
+  const flag = (value: string | undefined) => ['1', 't', 'true', 'y', 'yes', 'on'].includes((value ?? '').trim().toLowerCase());
+  if (env.POWERTOOLS_METRICS_DISABLED !== undefined) return !flag(env.POWERTOOLS_METRICS_DISABLED);
+  return !flag(env.POWERTOOLS_DEV);
+}
+
+/** The instance's writer of answer lines, made at its first answer (as the Metrics instances are); the version is read per answer. */
+let answerLines: { enabled: boolean; version?: string; line?: ReturnType<typeof answerMetricLines> } | undefined;
+
 /**
  * What a client got from this version: its latency (whose count is the number
  * of answers), a 500 apart from a 503. The deployment check's answers count
  * here: before traffic shifts they are the new version's only data.
  */
-export function recordAnswer(statusCode: number, latencyMs: number, target: Metrics = canaryMetrics): void {
-  const values: [string, Unit, number][] = [[metricNames.answerLatency, MetricUnit.Milliseconds, Math.max(0, latencyMs)]];
-  if (statusCode === 503) values.push([metricNames.unavailable, MetricUnit.Count, 1]);
-  else if (statusCode >= 500) values.push([metricNames.serverErrors, MetricUnit.Count, 1]);
-  publishCanaryMetrics(target, values);
+export function recordAnswer(statusCode: number, latencyMs: number, env: NodeJS.ProcessEnv = process.env): void {
+  answerLines ??= { enabled: metricsEnabled(env) };
+  if (!answerLines.enabled) {
+    petCreatedPending = false;
+    return;
+  }
+  const version = env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST';
+  if (answerLines.version !== version || !answerLines.line) {
+    answerLines.version = version;
+    answerLines.line = answerMetricLines({ stage: stageDimensions(env).stage, functionName: functionNameOf(env), version });
+  }
+  const failure = statusCode === 503 ? metricNames.unavailable : statusCode >= 500 ? metricNames.serverErrors : undefined;
+  const petCreated = petCreatedPending;
+  petCreatedPending = false;
+  process.stdout.write(`${answerLines.line(Date.now(), latencyMs, { failure, petCreated })}\n`);
 }
 
 /** What the authorizer did with a key: let it through, refused it (401 or a Deny), or could not check it (clients got 5xx). */

@@ -242,7 +242,7 @@ function productRow(props: OperationsDashboardProps): IWidget[] {
       title: 'Latest 5xx (access logs)',
       logGroupNames: [props.accessLogs.logGroupName],
       queryLines: [
-        'fields @timestamp, status, httpMethod, resourcePath, errorType, authorizerError, requestId',
+        'fields @timestamp, status, httpMethod, resourcePath, errorType, requestId',
         'filter status like /^5/',
         'sort @timestamp desc',
         'limit 20',

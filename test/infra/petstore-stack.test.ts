@@ -1276,9 +1276,9 @@ describe.each(stageNames)('%s stack', (stage) => {
       const arn = JSON.stringify(associations[0]![1].Properties.ResourceArn);
       expect(arn).toContain(`{"Ref":"${logicalId(c(), c().stack.api)}"}`);
       expect(arn).toContain(`{"Ref":"${ofType(c(), 'AWS::ApiGateway::Stage')[0]![0]}"}`);
-      // What WAF did to a request shows in the access log, and its blocks on the dashboard.
+      // A request WAF blocked shows in the access log (its gateway response type, WAF_FILTERED), and its blocks on the dashboard.
       const format = JSON.parse(ofType(c(), 'AWS::ApiGateway::Stage')[0]![1].Properties.AccessLogSetting.Format);
-      expect(format.wafResponseCode).toBe('$context.wafResponseCode');
+      expect(format.errorType).toBe('$context.error.responseType');
       expect(dashboardMetricLines(c()).some((line) => line.includes('"AWS/WAFV2","BlockedRequests"'))).toBe(true);
     });
 

@@ -4,7 +4,8 @@ import { accessLogClass, functionLogging, xraySampling } from '../../definitions
 import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
 import { createHandler as listPetsHandler } from '../../functions/list-pets/handler';
 import type { Dependencies } from '../../functions/runtime/dependencies';
-import { logBytesPerRequest, renderAccessLogLine, sampleAccessLogValues, sampleRequest } from '../../scripts/cost-model';
+import { assumptions } from '../../scripts/capacity-model';
+import { answerLineBytes, logBytesPerRequest, renderAccessLogLine, sampleAccessLogValues, sampleRequest } from '../../scripts/cost-model';
 import { lambdaContext, restProxyEvent } from '../support/api-gateway-events';
 import { createTestTables, testDependencies } from '../support/dynamo';
 import { type Json, synthesizeProductionTemplate } from '../support/production-template';
@@ -127,13 +128,25 @@ it('a listPets page leaves in CloudWatch Logs the bytes the bill charges: its me
   expect(metricLine.AnswerLatency).toEqual(expect.any(Number));
   // The same line with the bill's latency (its digits are the only part that moves from run to run).
   const asBilled = JSON.stringify({ ...metricLine, AnswerLatency: sampleRequest.latencyMs });
-  expect(bytesOf([asBilled])).toBe(logBytesPerRequest().functionLogs);
-  expect(Math.abs(bytesOf(lines) - logBytesPerRequest().functionLogs)).toBeLessThanOrEqual(2);
+  expect(bytesOf([asBilled])).toBe(answerLineBytes());
+  expect(Math.abs(bytesOf(lines) - answerLineBytes())).toBeLessThanOrEqual(2);
 
   const accessLine = accessLogLine(event, answer.statusCode, Date.now() - startedAt);
   expect(JSON.parse(accessLine)).toMatchObject({ requestId: event.requestContext.requestId, status: '200', principalId: customer.keyId });
   const accessAsBilled = accessLogLine(event, answer.statusCode, Number(sampleAccessLogValues['$context.responseLatency']));
   expect(bytesOf([accessAsBilled])).toBe(logBytesPerRequest().accessLog);
+});
+
+it("a created pet leaves one line too: the canary's, which also counts PetsCreated (the bill's create share)", async () => {
+  const { result, lines } = await written(() => createPetHandler(dependencies)(petEvent(99), lambdaContext('createPet')));
+  expect((result as APIGatewayProxyResult).statusCode).toBe(201);
+  expect(lines).toHaveLength(1);
+  const metricLine = JSON.parse(lines[0]!) as Json;
+  expect(metricLine).toMatchObject({ function: sampleRequest.functionName, version: sampleRequest.version, PetsCreated: 1 });
+  // With the bill's latency, as above.
+  expect(bytesOf([JSON.stringify({ ...metricLine, AnswerLatency: sampleRequest.latencyMs })])).toBe(answerLineBytes(true));
+  const { mix } = assumptions;
+  expect(logBytesPerRequest().functionLogs).toBeCloseTo((1 - mix.createPet) * answerLineBytes() + mix.createPet * answerLineBytes(true), 6);
 });
 
 it('an answer of 400 or more also writes the request line, with the request id the access log carries', async () => {

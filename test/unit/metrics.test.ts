@@ -28,7 +28,9 @@ const check = { plan: 'enterprise' as const, keyId: `${deploymentCheckKey.keyIdP
 
 /** The dimension sets CloudWatch extracts a line's metrics with (EMF `Dimensions`). */
 const dimensionSets = (line: Record<string, unknown>) =>
-  (line._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] }).CloudWatchMetrics[0]!.Dimensions.map((set) => [...set].sort());
+  (line._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] }).CloudWatchMetrics.flatMap((directive) =>
+    directive.Dimensions.map((set) => [...set].sort()),
+  );
 
 const lambdaEnvironment = { AWS_LAMBDA_FUNCTION_NAME: 'PetStore-Production-CreatePetFunction', AWS_LAMBDA_FUNCTION_VERSION: '42' };
 const saved: Record<string, string | undefined> = {};
@@ -63,20 +65,34 @@ it('counts nothing for 2xx and 5xx responses in the client-error metrics', async
   ).toEqual([]);
 });
 
-it('counts created pets of customers, not those of the deployment check', async () => {
-  expect(await emitted((metrics) => recordPetCreated(customer.keyId, metrics))).toEqual([
-    expect.objectContaining({ [metricNames.petsCreated]: 1 }),
-  ]);
-  expect(await emitted((metrics) => recordPetCreated(check.keyId, metrics))).toEqual([]);
+it("counts created pets of customers, in the answer's line, not those of the deployment check", async () => {
+  const created = await canaryLines(() => {
+    recordPetCreated(customer.keyId);
+    recordAnswer(201, 35);
+  });
+  expect(created).toEqual([expect.objectContaining({ [metricNames.petsCreated]: 1, [metricNames.answerLatency]: 35 })]);
+  // Read with the business dimensions (the dashboard's), not per version.
+  expect((created[0]!._aws as { CloudWatchMetrics: unknown[] }).CloudWatchMetrics).toContainEqual({
+    Namespace: businessMetrics.namespace,
+    Dimensions: [['service', 'stage']],
+    Metrics: [{ Name: metricNames.petsCreated, Unit: 'Count' }],
+  });
+  // The next answer created nothing.
+  expect((await canaryLines(() => recordAnswer(200, 3)))[0]).not.toHaveProperty(metricNames.petsCreated);
+  const checked = await canaryLines(() => {
+    recordPetCreated(check.keyId);
+    recordAnswer(201, 35);
+  });
+  expect(checked[0]).not.toHaveProperty(metricNames.petsCreated);
   const body = JSON.stringify({ code: 'rate_limited', message: 'm', status: 429 });
   expect(await emitted((metrics) => recordResponse(metrics, { statusCode: 429, body }, check))).toEqual([]);
 });
 
 describe('answers per version (the canary metrics)', () => {
   it('a 500 counts as ServerErrors, a 503 as Unavailable, every answer as one AnswerLatency sample', async () => {
-    const [ok] = await canaryLines((metrics) => recordAnswer(201, 35, metrics));
-    const [bug] = await canaryLines((metrics) => recordAnswer(500, 12, metrics));
-    const [down] = await canaryLines((metrics) => recordAnswer(503, 2_100, metrics));
+    const [ok] = await canaryLines(() => recordAnswer(201, 35));
+    const [bug] = await canaryLines(() => recordAnswer(500, 12));
+    const [down] = await canaryLines(() => recordAnswer(503, 2_100));
     expect(ok).toMatchObject({ [metricNames.answerLatency]: 35 });
     expect(ok).not.toHaveProperty(metricNames.serverErrors);
     expect(bug).toMatchObject({ [metricNames.answerLatency]: 12, [metricNames.serverErrors]: 1 });
@@ -86,7 +102,7 @@ describe('answers per version (the canary metrics)', () => {
   });
 
   it('carry the stage, the function and the version that answered (from the Lambda environment), and the function across versions', async () => {
-    const [line] = await canaryLines((metrics) => recordAnswer(500, 12, metrics));
+    const [line] = await canaryLines(() => recordAnswer(500, 12));
     expect(line).toMatchObject({
       service: 'petstore',
       stage: 'production',
@@ -101,16 +117,14 @@ describe('answers per version (the canary metrics)', () => {
 
   it('every custom metric line carries the stage in every dimension set', async () => {
     const lines = [
-      ...(await emitted((metrics) => {
-        recordResponse(metrics, { statusCode: 429, body: '{"code":"rate_limited"}' }, customer);
-        recordPetCreated(customer.keyId, metrics);
-      })),
+      ...(await emitted((metrics) => recordResponse(metrics, { statusCode: 429, body: '{"code":"rate_limited"}' }, customer))),
       ...(await canaryLines((metrics) => {
-        recordAnswer(503, 1, metrics);
+        recordPetCreated(customer.keyId);
+        recordAnswer(503, 1);
         recordAuthorizerOutcome('failed', 3, metrics);
       })),
     ];
-    expect(lines.length).toBe(5);
+    expect(lines.length).toBe(4);
     for (const line of lines) for (const set of dimensionSets(line)) expect(set).toContain('stage');
   });
 });
