@@ -44,17 +44,16 @@ export const accessLogFields = {
 } as const;
 
 /**
- * The access log group's class. Infrequent Access would halve its ingestion
- * (about $0.08 a million requests: "Amazon CloudWatch pricing",
- * https://aws.amazon.com/cloudwatch/pricing/) and nothing here needs what only
- * Standard offers (no metric filter or alarm reads the group: "Log classes",
- * https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CloudWatch_Logs_Log_Classes.html),
- * but the bill's other lines would then be too small for the limiter's 5 %
- * budget (test/unit/cost-model.test.ts): kept Standard until the limiter's
- * own cost comes down. A group's class cannot change in place: CloudFormation
- * replaces the group.
+ * The access log group's class: Infrequent Access, half Standard's ingestion
+ * price ("Amazon CloudWatch pricing", https://aws.amazon.com/cloudwatch/pricing/).
+ * Nothing here needs what only Standard offers: no metric filter, subscription
+ * or alarm reads the group, and Logs Insights queries it ("Log classes",
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CloudWatch_Logs_Log_Classes.html;
+ * docs/operators.md, "Where to look"). The functions' groups stay Standard:
+ * the rollback alarms read metrics extracted from their lines. A group's class
+ * cannot change in place: CloudFormation replaces the group.
  */
-export const accessLogClass: 'STANDARD' | 'INFREQUENT_ACCESS' = 'STANDARD';
+export const accessLogClass: 'STANDARD' | 'INFREQUENT_ACCESS' = 'INFREQUENT_ACCESS';
 
 /** The access log's format as the stage takes it: one JSON object per line. */
 export const accessLogFormat = JSON.stringify(accessLogFields);

@@ -74,9 +74,8 @@ const limiters = (count: number) =>
   Array.from({ length: count }, () => new RateLimiter(new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits)));
 
 /** A Business key's whole minute, spread evenly over it and over the instances in turn (as a load balancer would). */
-async function fullMinute(instances: RateLimiter[], minute: number): Promise<Tally & { served: number }> {
+async function fullMinute(instances: RateLimiter[], minute: number, key = newKey()): Promise<Tally & { served: number }> {
   reset();
-  const key = newKey();
   let served = 0;
   for (let index = 0; index < business.perMinute; index++) {
     const nowMs = minute + Math.floor((index * 59_000) / business.perMinute);
@@ -92,6 +91,16 @@ it('a full Business minute over 20 instances: at most 0.3 write units per reques
   expect(found.writeUnits / business.perMinute).toBeLessThanOrEqual(0.3);
   expect(found.largestItemBytes).toBeLessThan(1024);
   expect({ writeUnits: found.writeUnits, readUnits: found.readUnits }).toEqual(limiterMeasured.businessMinuteOver20Instances);
+});
+
+it('a Business key at its full minute, minute after minute, over 20 instances: the steady minute costs less than the first (no instance counts its first requests one by one again)', async () => {
+  const instances = limiters(20);
+  const key = newKey();
+  const first = await fullMinute(instances, Date.parse('2099-06-15T14:00:00Z'), key);
+  const steady = await fullMinute(instances, Date.parse('2099-06-15T14:01:00Z'), key);
+  expect(steady.served).toBe(business.perMinute);
+  expect(steady.writeUnits).toBeLessThan(first.writeUnits);
+  expect({ writeUnits: steady.writeUnits, readUnits: steady.readUnits }).toEqual(limiterMeasured.businessSteadyMinuteOver20Instances);
 });
 
 it('a full Business minute over one instance: at most 0.3 write units per request', async () => {

@@ -18,9 +18,9 @@ it('our limiter adds at most 5 % to the bill of the same service with usage plan
   expect(totals().extraPercent).toBeLessThanOrEqual(5);
 });
 
-it('charges the limiter the units the capacity model takes from the measurement', () => {
+it('charges the limiter the units measured minute after minute (the 1× mix is steady traffic)', () => {
   const rateLimits = bill().find((line) => line.item.startsWith('DynamoDB rateLimits'));
-  const measured = limiterMeasured.businessMinuteOver20Instances;
+  const measured = limiterMeasured.businessSteadyMinuteOver20Instances;
   expect(dynamoUnitsPerRequest.rateLimits).toEqual({ writes: measured.writeUnits / 1_000, reads: measured.readUnits / 1_000 });
   expect(rateLimits?.dollars).toBeCloseTo(
     dynamoUnitsPerRequest.rateLimits.writes * prices.dynamoWritePerMillion +
