@@ -8,6 +8,7 @@ import { assumptions } from '../../scripts/capacity-model';
 import { answerLineBytes, logBytesPerRequest, renderAccessLogLine, sampleAccessLogValues, sampleRequest } from '../../scripts/cost-model';
 import { lambdaContext, restProxyEvent } from '../support/api-gateway-events';
 import { createTestTables, testDependencies } from '../support/dynamo';
+import { setEnvironment } from '../support/process-environment';
 import { type Json, synthesizeProductionTemplate } from '../support/production-template';
 
 /**
@@ -29,7 +30,7 @@ const customer = {
 let template: Json;
 let outdir: string;
 let dependencies: Dependencies;
-const saved: Record<string, string | undefined> = {};
+let restoreEnvironment: () => void;
 
 beforeAll(async () => {
   ({ template, outdir } = synthesizeProductionTemplate('petstore-log-bytes-'));
@@ -41,10 +42,7 @@ beforeAll(async () => {
     AWS_LAMBDA_FUNCTION_NAME: sampleRequest.functionName,
     AWS_LAMBDA_FUNCTION_VERSION: sampleRequest.version,
   };
-  for (const [name, value] of Object.entries(lambdaEnvironment)) {
-    saved[name] = process.env[name];
-    process.env[name] = value;
-  }
+  restoreEnvironment = setEnvironment(lambdaEnvironment);
   dependencies = testDependencies(await createTestTables());
   // A list that fills a page, created outside the requests counted.
   const create = createPetHandler(dependencies);
@@ -54,10 +52,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnvironment?.();
   fs.rmSync(outdir, { recursive: true, force: true });
 });
 

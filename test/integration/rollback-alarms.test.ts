@@ -17,6 +17,7 @@ import { type AlarmState, alarmState, type Resolve, type Sample, samplesOf } fro
 import { lambdaContext, requestAuthorizerEvent, restProxyEvent } from '../support/api-gateway-events';
 import { createTestTables, testDependencies, testEndpoint } from '../support/dynamo';
 import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
+import { setEnvironment } from '../support/process-environment';
 import { type Json, synthesizeProductionTemplate } from '../support/production-template';
 
 /**
@@ -45,28 +46,31 @@ let template: Json;
 let outdir: string;
 let dependencies: Dependencies;
 let proxy: DynamoDbFaultProxy;
-const saved: Record<string, string | undefined> = {};
+let restoreEnvironment: () => void;
 
 beforeAll(async () => {
   ({ template, outdir } = synthesizeProductionTemplate('petstore-rollback-'));
   // The metrics are on, as in Lambda, for the stage the template is about.
-  for (const [name, value] of Object.entries({ POWERTOOLS_METRICS_DISABLED: 'false', PETSTORE_STAGE: 'production' })) {
-    saved[name] = process.env[name];
-    process.env[name] = value;
-  }
+  restoreEnvironment = setEnvironment({ POWERTOOLS_METRICS_DISABLED: 'false', PETSTORE_STAGE: 'production' });
   // The real clock: the latency the handlers report is measured with it.
   dependencies = testDependencies(await createTestTables());
   proxy = await DynamoDbFaultProxy.start(testEndpoint());
 }, 120_000);
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnvironment?.();
   await proxy?.close();
   fs.rmSync(outdir, { recursive: true, force: true });
 });
+
+/** The dependencies through the fault proxy, every DynamoDB answer coming after the SDK's 1 s timeout on both attempts (a slowdown). */
+function slowedDown(): Dependencies {
+  proxy.inject({ kind: 'late', times: 1_000, delayMs: 1_200 });
+  return {
+    ...dependencies,
+    db: createDocumentClient({ endpoint: proxy.endpoint, region: 'local', budget: DYNAMODB_CALL_BUDGET, ...localCredentials() }),
+  };
+}
 
 // ---- the template --------------------------------------------------------------------------------
 
@@ -312,11 +316,7 @@ describe('a good createPet version', () => {
 
   test('during a DynamoDB slowdown, answering 503 slowly exactly as the old version does: every alarm stays OK', async () => {
     // Every DynamoDB answer comes after the SDK's 1 s timeout, on both attempts: what a slowdown does to both versions.
-    const slow: Dependencies = {
-      ...dependencies,
-      db: createDocumentClient({ endpoint: proxy.endpoint, region: 'local', budget: DYNAMODB_CALL_BUDGET, ...localCredentials() }),
-    };
-    proxy.inject({ kind: 'late', times: 1_000, delayMs: 1_200 });
+    const slow = slowedDown();
     try {
       const old = await createPetRuns('old', slow, 2);
       const fresh = await createPetRuns('new', slow, 2);
@@ -426,11 +426,7 @@ describe(`the verdict is not chance: the template's rollback alarms over ${INTER
   const behaviours: Partial<Record<'createPet' | 'authorizer', Behaviour>> = {};
   beforeAll(async () => {
     // createPet's failure in a slowdown: DynamoDB answers after the SDK's timeout, twice, and the client gets a slow 503.
-    const slow: Dependencies = {
-      ...dependencies,
-      db: createDocumentClient({ endpoint: proxy.endpoint, region: 'local', budget: DYNAMODB_CALL_BUDGET, ...localCredentials() }),
-    };
-    proxy.inject({ kind: 'late', times: 1_000, delayMs: 1_200 });
+    const slow = slowedDown();
     try {
       const failed = await createPetRuns('x', slow, 2);
       expect(failed.statuses).toEqual([503, 503]);

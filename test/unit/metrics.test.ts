@@ -10,7 +10,9 @@ import {
   recordResponse,
   withAuthorizerOutcomes,
 } from '../../functions/runtime/metrics';
+
 import { captureMetrics } from '../support/metrics';
+import { setEnvironment } from '../support/process-environment';
 
 /** The business metrics the dashboard and the alarms read (CloudWatch EMF on stdout). */
 async function emitted(run: (metrics: Metrics) => unknown, kind: MetricsKind = 'business'): Promise<Record<string, unknown>[]> {
@@ -33,19 +35,11 @@ const dimensionSets = (line: Record<string, unknown>) =>
   );
 
 const lambdaEnvironment = { AWS_LAMBDA_FUNCTION_NAME: 'PetStore-Production-CreatePetFunction', AWS_LAMBDA_FUNCTION_VERSION: '42' };
-const saved: Record<string, string | undefined> = {};
+let restoreEnvironment: () => void;
 beforeEach(() => {
-  for (const [name, value] of Object.entries({ ...lambdaEnvironment, [businessMetrics.stageEnvVar]: 'production' })) {
-    saved[name] = process.env[name];
-    process.env[name] = value;
-  }
+  restoreEnvironment = setEnvironment({ ...lambdaEnvironment, [businessMetrics.stageEnvVar]: 'production' });
 });
-afterEach(() => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-});
+afterEach(() => restoreEnvironment());
 
 it('counts a 429 as a client error by code and as RateLimited by plan', async () => {
   const body = JSON.stringify({ code: 'rate_limited', message: 'm', status: 429 });
