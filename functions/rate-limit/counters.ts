@@ -89,6 +89,11 @@ const notSuspended = '(attribute_not_exists(suspendedUntil) OR suspendedUntil <=
 /** With the names #keyRevoked and #keyExpiresAt of the counting key's marks (keyStateNames). */
 const keyUsable = '(attribute_not_exists(#keyRevoked) AND (attribute_not_exists(#keyExpiresAt) OR #keyExpiresAt > :now))';
 const samePlan = '(attribute_not_exists(keyPerMinute) OR (keyPerMinute = :keyPerMinute AND keyPerDay = :keyPerDay))';
+/** What every lease write asks of the item, whatever its shape: no ban, a usable secret, the plan the limiter counts with. */
+const keyStateHolds = `${notSuspended} AND ${keyUsable} AND ${samePlan}`;
+/** A lease's conditions, by shape, built once (they name values, never embed them). */
+const sameMinuteCondition = `minuteStart = :minute AND attribute_exists(leases) AND minuteGranted <= :minuteMax AND dayGranted <= :dayMax AND spare <= :spareMax AND (attribute_not_exists(leases.#instance) OR leases.#instance < :seq) AND ${keyStateHolds}`;
+const newMinuteCondition = `(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayGranted) OR dayGranted <= :dayMax) AND ${keyStateHolds}`;
 
 export class RateLimitRepository implements RateCounters {
   constructor(
@@ -275,24 +280,22 @@ function leaseUpdate(write: LeaseWrite) {
       ':keyPerDay': limits.perDay,
       ':now': write.nowSeconds,
     },
-    always: `${notSuspended} AND ${keyUsable} AND ${samePlan}`,
   };
   if (write.shape === 'same_minute') return sameMinuteLease(write, common);
   return newMinuteLease(write, common);
 }
 
-/** What every shape of lease write shares: the key's marks, the limits less the grant, the key-state conditions. */
+/** What every shape of lease write shares: the secret's marks, the limits less the grant (the conditions: keyStateHolds). */
 interface LeaseCommon {
   names: Record<string, string>;
   values: Record<string, unknown>;
-  always: string;
 }
 
-function sameMinuteLease(write: LeaseWrite, { names, values, always }: LeaseCommon) {
+function sameMinuteLease(write: LeaseWrite, { names, values }: LeaseCommon) {
   return {
     UpdateExpression:
       'SET minuteGranted = minuteGranted + :take, dayGranted = dayGranted + :dayDelta, spare = spare + :spareDelta, leases.#instance = :seq, lastRequestAt = :now',
-    ConditionExpression: `minuteStart = :minute AND attribute_exists(leases) AND minuteGranted <= :minuteMax AND dayGranted <= :dayMax AND spare <= :spareMax AND (attribute_not_exists(leases.#instance) OR leases.#instance < :seq) AND ${always}`,
+    ConditionExpression: sameMinuteCondition,
     ExpressionAttributeNames: { ...names, '#instance': write.instanceId },
     ExpressionAttributeValues: {
       ...values,
@@ -305,12 +308,12 @@ function sameMinuteLease(write: LeaseWrite, { names, values, always }: LeaseComm
 }
 
 /** The minute's first lease: the item's minute, spare and sequence numbers start again. */
-function newMinuteLease(write: LeaseWrite, { names, values, always }: LeaseCommon) {
+function newMinuteLease(write: LeaseWrite, { names, values }: LeaseCommon) {
   const { windows } = write;
   return {
     UpdateExpression:
       'SET minuteStart = :minute, minuteGranted = :take, dayGranted = if_not_exists(dayGranted, :zero) + :dayDelta, spare = :spare, leases = :leases, lastRequestAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
-    ConditionExpression: `(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayGranted) OR dayGranted <= :dayMax) AND ${always}`,
+    ConditionExpression: newMinuteCondition,
     ExpressionAttributeNames: { ...names, '#day': 'day' },
     ExpressionAttributeValues: {
       ...values,

@@ -34,9 +34,17 @@ export function windowsAt(nowMs: number): Windows {
   return {
     minuteStart: minuteStartMs / 1000,
     minuteEnd: (minuteStartMs + MINUTE_MS) / 1000,
-    day: new Date(dayStartMs).toISOString().slice(0, 10),
+    day: dayOf(dayStartMs),
     dayEnd: (dayStartMs + DAY_MS) / 1000,
   };
+}
+
+/** The last day named: every request asks, and the name changes once a day (toISOString is most of windowsAt's cost). */
+let lastDay = { startMs: Number.NaN, name: '' };
+
+function dayOf(dayStartMs: number): string {
+  if (lastDay.startMs !== dayStartMs) lastDay = { startMs: dayStartMs, name: new Date(dayStartMs).toISOString().slice(0, 10) };
+  return lastDay.name;
 }
 
 /** The window a response reports to its caller (the one closest to exhaustion); http/ writes it as X-RateLimit-* headers. */
