@@ -1,12 +1,14 @@
 /**
- * The business metrics the functions publish with Powertools for AWS Lambda
- * Metrics (CloudWatch embedded metric format): namespace PetStore, dimension
- * service=petstore, plus one dimension per metric. The functions write them;
- * the dashboard and the 429 alarm of the CDK stack read them.
+ * The metrics the functions publish (CloudWatch embedded metric format),
+ * namespace PetStore: business metrics, with Powertools for AWS Lambda
+ * Metrics, dimensions service=petstore and the stage plus one per metric; and
+ * the canary metrics, what each function version's clients got, with the
+ * dimensions `canaryDimensions`. The functions write them; the dashboard and
+ * the alarms of the CDK stack read them.
  */
 export const businessMetrics = {
   namespace: 'PetStore',
-  /** POWERTOOLS_SERVICE_NAME of every function, and the `service` dimension of every metric. */
+  /** POWERTOOLS_SERVICE_NAME of every function, and the `service` dimension of every business metric. */
   serviceName: 'petstore',
   /**
    * The `stage` dimension of every metric (staging, production), from this
@@ -14,6 +16,12 @@ export const businessMetrics = {
    * apart, and each stage's alarms read only its own.
    */
   stageEnvVar: 'PETSTORE_STAGE',
+  /**
+   * The `function` dimension of the canary metrics, from this environment
+   * variable: the function's short name in the stack (an operation's id,
+   * `authorizer`), which the stack also gives the alarms that read it.
+   */
+  functionEnvVar: 'PETSTORE_FUNCTION',
   names: {
     /** One per pet created (an idempotent replay creates nothing and counts nothing). */
     petsCreated: 'PetsCreated',
@@ -49,11 +57,15 @@ export const businessMetrics = {
     keysRefused: 'KeysRefused',
   },
   /**
-   * The dimensions that tell versions apart, beside service and stage: the
-   * Lambda function's name and the version that answered, both from the
-   * environment Lambda gives every function (AWS_LAMBDA_FUNCTION_NAME,
-   * AWS_LAMBDA_FUNCTION_VERSION: "Defined runtime environment variables",
+   * The dimensions of the canary metrics, beside the stage: the function's
+   * short name (functionEnvVar; shorter than the name CloudFormation makes,
+   * and the same across a function's replacement) and the version that
+   * answered, from the environment Lambda gives every function
+   * (AWS_LAMBDA_FUNCTION_VERSION: "Defined runtime environment variables",
    * https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html).
+   * No `service`: the namespace holds one service, and every answer writes
+   * these lines (functions/runtime/metrics.ts writes them without Powertools,
+   * which would add it).
    */
   canaryDimensions: { function: 'function', version: 'version' },
 } as const;

@@ -14,14 +14,18 @@
  * for; a client may set it) and the one API Gateway makes, which no client can
  * set and AWS Support asks for (`x-amz-apigw-id`; "include both", "Access
  * logging for REST APIs",
- * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-access-logging.html), who called (the key id the authorizer named, the metering key, the
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-access-logging.html), who called (the key id the authorizer named, and the
  * address), what was asked, what was answered and how fast, and who refused it
  * when the function never ran: the gateway response's type, which names the
  * authorizer's refusal or failure (UNAUTHORIZED, ACCESS_DENIED,
  * AUTHORIZER_FAILURE, AUTHORIZER_CONFIGURATION_ERROR) and WAF's block
  * (WAF_FILTERED) ("Gateway response types for API Gateway",
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
- * Left out since they cost more than they told: the user agent, the protocol, the response length, the integration's and authorizer's
+ * Left out since they cost more than they told: the metering key
+ * (`$context.identity.apiKeyId`), which follows from the key id (its slot
+ * among its plan's pooled keys, functions/domain/metering.ts, or an
+ * Enterprise customer's own key, named after the customer), the user agent,
+ * the protocol, the response length, the integration's and authorizer's
  * latencies and statuses (the functions' Duration metrics tell them), the error
  * message (its responseType names it), the authorizer's error message (the type
  * names the failure; the authorizer's log and its KeyStoreFailures metric tell
@@ -39,7 +43,6 @@ export const accessLogFields = {
   status: '$context.status',
   responseLatency: '$context.responseLatency',
   principalId: '$context.authorizer.principalId',
-  apiKeyId: '$context.identity.apiKeyId',
   errorType: '$context.error.responseType',
 } as const;
 

@@ -95,7 +95,7 @@ export class PetStoreStack extends Stack {
     // With the account's quota declared, a flood of random keys is throttled at the authorizer's
     // own concurrency instead of the region's, which the operations share (authorizerReservation).
     this.authorizerFunction = this.operationFunction(
-      'AuthorizerFunction',
+      AUTHORIZER,
       config,
       authorizer.handlerEntry,
       'Pet Store API key authorizer',
@@ -105,7 +105,7 @@ export class PetStoreStack extends Stack {
     const operationFunctions: Partial<Record<OperationId, OperationFunction>> = {};
     for (const route of routes) {
       operationFunctions[route.operationId] = this.operationFunction(
-        `${pascal(route.operationId)}Function`,
+        route.operationId,
         config,
         route.handlerEntry,
         `Pet Store ${route.operationId}: ${route.method} ${route.path}`,
@@ -122,15 +122,12 @@ export class PetStoreStack extends Stack {
       stage: config.stage,
     });
     const operationTargets: Record<string, IFunction> = Object.fromEntries(
-      routes.map((route) => [
-        route.operationId,
-        this.rollout.liveAlias(route.operationId, this.operationFunctions[route.operationId], 'operation'),
-      ]),
+      routes.map((route) => [route.operationId, this.rollout.liveAlias(this.operationFunctions[route.operationId], 'operation')]),
     );
     const frontDoor = addApiFrontDoor(this, {
       config,
       operationTargets: operationTargets as Record<OperationId, IFunction>,
-      authorizerTarget: this.rollout.liveAlias(AUTHORIZER, this.authorizerFunction, 'authorizer'),
+      authorizerTarget: this.rollout.liveAlias(this.authorizerFunction, 'authorizer'),
     });
     this.api = frontDoor.api;
     this.firewall = frontDoor.firewall;
@@ -169,16 +166,18 @@ export class PetStoreStack extends Stack {
     this.addOperatorOutputs(config, dashboardName, frontDoor.accessLogs, frontDoor.executionLogs);
   }
 
+  /** The function named `name` (an operation's id, `authorizer`, `deploymentCheck`), construct `<Name>Function`. */
   private operationFunction(
-    id: string,
+    name: string,
     config: StageConfig,
     handlerEntry: string,
     description: string,
     access: OperationFunctionProps['access'],
     extra: Partial<OperationFunctionProps> = {},
   ): OperationFunction {
-    return new OperationFunction(this, id, {
+    return new OperationFunction(this, `${pascal(name)}Function`, {
       ...extra,
+      metricsName: name,
       stage: config.stage,
       tables: this.tables,
       logRetention: config.logRetention,
@@ -314,7 +313,7 @@ export class PetStoreStack extends Stack {
       }),
     );
     const check = this.operationFunction(
-      'DeploymentCheckFunction',
+      'deploymentCheck',
       config,
       deploymentCheckFunction.handlerEntry,
       'Pet Store pre-traffic deployment check (CodeDeploy BeforeAllowTraffic hook of every function)',

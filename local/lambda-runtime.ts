@@ -98,8 +98,9 @@ export function functionEnvironment(options: LocalFunctionOptions): NodeJS.Proce
     ...(options.logLevel ? { POWERTOOLS_LOG_LEVEL: options.logLevel } : {}),
     ...(options.dynamoCallBudget ? { [CALL_BUDGET_VARIABLE]: JSON.stringify(options.dynamoCallBudget) } : {}),
     ...lambdaEnvironment,
-    // The stack sets the stage (staging, production); locally there is one.
+    // The stack sets the stage (staging, production); locally there is one. The function's short name as the stack sets it.
     [businessMetrics.stageEnvVar]: 'local',
+    [businessMetrics.functionEnvVar]: bundle.name,
     ...Object.fromEntries(tableVariables),
     ...(options.meteringPool && bundle.name === 'authorizer'
       ? {

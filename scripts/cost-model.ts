@@ -8,8 +8,9 @@
  * what our exact limits cost on top.
  */
 import { lambdaMemoryMb } from '../definitions/lambda-function';
+import { businessMetrics } from '../definitions/metrics';
 import { accessLogClass, accessLogFormat, xraySampling } from '../definitions/observability';
-import { answerMetricLines } from '../functions/runtime/metrics';
+import { canaryLines } from '../functions/runtime/metrics';
 import { assumptions, dynamoUnitsPerRequest, rps } from './capacity-model';
 
 /** AWS list prices, us-east-1, each with the pricing page it is read from. */
@@ -53,8 +54,8 @@ export const prices = {
 export const sampleRequest = {
   /** API Gateway's request id (`x-amzn-RequestId`). */
   requestId: '3f2a4c1e-7b8d-4e2f-9a6b-1c2d3e4f5a6b',
-  /** A function's name as CloudFormation makes it: stack, logical id, 12 random characters. */
-  functionName: 'PetStore-Production-listPets4A8F3C21-Xq7Lm2Np9RtK',
+  /** The function's short name, its `function` dimension (businessMetrics.functionEnvVar). */
+  functionName: 'listPets',
   /** A published version. */
   version: '12',
   /** The mix's average warm duration, as the function measures its answer (ms). */
@@ -71,7 +72,6 @@ export const sampleAccessLogValues: Record<string, string> = {
   '$context.status': '200',
   '$context.responseLatency': '45',
   '$context.authorizer.principalId': 'key_0123456789abcdef',
-  '$context.identity.apiKeyId': 'a1b2c3d4e5',
   '$context.error.responseType': '-',
 };
 
@@ -88,11 +88,14 @@ const lineBytes = (line: string) => Buffer.byteLength(line) + 1;
 
 /**
  * Bytes of the operation's canary metric line for the sample request, with its
- * newline (functions/runtime/metrics.ts, answerMetricLines): one per answer,
+ * newline (functions/runtime/metrics.ts, canaryLines): one per answer,
  * with the version that answered; a create's also counts the pet created.
  */
 export function answerLineBytes(petCreated = false): number {
-  const line = answerMetricLines({ stage: 'production', functionName: sampleRequest.functionName, version: sampleRequest.version });
+  const line = canaryLines(
+    { stage: 'production', function: sampleRequest.functionName, version: sampleRequest.version },
+    businessMetrics.names.answerLatency,
+  );
   return lineBytes(line(1795636202361, sampleRequest.latencyMs, { petCreated }));
 }
 

@@ -6,6 +6,7 @@
  * loaded after it (the local runtime's handlers included) sees it.
  */
 import { lambdaNodeMajor } from '../../definitions/lambda-function';
+import { businessMetrics } from '../../definitions/metrics';
 import { type TableName, tables } from '../../definitions/tables';
 import { tableNamesFor } from '../../local/tables';
 
@@ -39,8 +40,9 @@ export function lambdaProcessEnvironment(functionName: string): NodeJS.ProcessEn
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
-    // As the CDK stack sets it on our functions; given to every contender alike.
+    // As the CDK stack sets them on our functions; given to every contender alike.
     NODE_OPTIONS: '--enable-source-maps',
+    [businessMetrics.functionEnvVar]: functionName,
   };
 }
 

@@ -1,4 +1,3 @@
-import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { limitsFor } from '../../definitions/plans';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
@@ -11,7 +10,7 @@ import { header } from '../http/request';
 import { BanCheck } from '../rate-limit';
 import { type Dependencies, dependenciesFromEnvironment, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
-import { canaryMetrics, withAuthorizerOutcomes } from '../runtime/metrics';
+import { withAuthorizerOutcomes } from '../runtime/metrics';
 
 type TimeBudget = Pick<Context, 'getRemainingTimeInMillis'> | undefined;
 
@@ -37,11 +36,7 @@ const answerCache = { ttlSeconds: authorizer.resultsCacheTtlSeconds, answeredWit
  * Any other error becomes AUTHORIZER_CONFIGURATION_ERROR or AUTHORIZER_FAILURE,
  * both 503. Since answers are cached for the whole API, the policy names every method.
  */
-export function createHandler(
-  dependencies: Dependencies,
-  metricsTarget: Metrics = canaryMetrics,
-  meteringPool: MeteringPool | undefined = meteringPoolFromEnvironment(),
-) {
+export function createHandler(dependencies: Dependencies, meteringPool: MeteringPool | undefined = meteringPoolFromEnvironment()) {
   const findKey = keyFinder(dependencies);
   const readBan = banReader(dependencies);
   // Each call's outcome (allowed, refused, failed) per version: the canary's data (functions/runtime/metrics.ts).
@@ -59,7 +54,7 @@ export function createHandler(
     }
     logger.debug('authorized', { keyId: record.keyId, plan: record.plan });
     return allowPolicy(record, event.methodArn, meteringPool);
-  }, metricsTarget);
+  });
 }
 
 /**

@@ -3,37 +3,30 @@ import { isDeploymentCheck } from '../../definitions/deployment-check';
 import { businessMetrics } from '../../definitions/metrics';
 import type { PlanName } from '../../definitions/plans';
 
-type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
-
-/** Which metrics an instance publishes: business ones (service and stage) or a version's canary metrics (and the function). */
-export type MetricsKind = 'business' | 'canary';
-
 /**
  * A Metrics instance writing CloudWatch embedded-metric-format lines on stdout
- * (Powertools for AWS Lambda): namespace PetStore, dimensions service=petstore,
- * the stage (when the stack sets it: stageDimensions) and, for canary metrics,
- * the function (canaryDimensionSets adds the version).
+ * (Powertools for AWS Lambda): namespace PetStore, dimensions service=petstore
+ * and the stage (when the stack sets it: stageDimensions). The business
+ * metrics; the canary lines are written by canaryLines.
  */
-export function buildMetrics(kind: MetricsKind, env: NodeJS.ProcessEnv = process.env): Metrics {
-  const defaults = stageDimensions(env);
-  if (kind === 'canary') defaults[businessMetrics.canaryDimensions.function] = functionNameOf(env);
+export function buildMetrics(env: NodeJS.ProcessEnv = process.env): Metrics {
   return new Metrics({
     namespace: businessMetrics.namespace,
     serviceName: env.POWERTOOLS_SERVICE_NAME ?? businessMetrics.serviceName,
-    defaultDimensions: defaults,
+    defaultDimensions: stageDimensions(env),
   });
 }
 
 /**
- * An instance built at its first metric, not at import, so no container pays
+ * The instance, built at its first metric, not at import, so no container pays
  * for building it during its cold start. Off locally and in tests
  * (POWERTOOLS_METRICS_DISABLED), where nobody collects them.
  */
-function builtAtFirstUse(kind: MetricsKind): Metrics {
+function builtAtFirstUse(): Metrics {
   let instance: Metrics | undefined;
   const metrics = new Proxy({} as Metrics, {
     get(_target, property) {
-      instance ??= buildMetrics(kind);
+      instance ??= buildMetrics();
       const value: unknown = Reflect.get(instance, property, instance);
       return typeof value === 'function' ? value.bind(instance) : value;
     },
@@ -41,13 +34,12 @@ function builtAtFirstUse(kind: MetricsKind): Metrics {
   return metrics;
 }
 
-/** Business metrics: the dashboard and the 429 and key-store alarms read these names. */
-export const metrics: Metrics = builtAtFirstUse('business');
-/** What each version's clients got: the rollback alarms read these (recordAnswer, recordAuthorizerOutcome). */
-export const canaryMetrics: Metrics = builtAtFirstUse('canary');
+/** Business metrics: the dashboard and the 429 alarms read these names. */
+export const metrics: Metrics = builtAtFirstUse();
 
+/** The function's `function` dimension (businessMetrics.functionEnvVar, which the stack and the local runtime set). */
 function functionNameOf(env: NodeJS.ProcessEnv): string {
-  return env.AWS_LAMBDA_FUNCTION_NAME ?? 'local';
+  return env[businessMetrics.functionEnvVar] ?? 'local';
 }
 
 /** The `stage` dimension every business metric carries, from the environment the stack gives each function. */
@@ -84,87 +76,93 @@ export function recordPetCreated(keyId: string): void {
   if (!isDeploymentCheck(keyId)) petCreatedPending = true;
 }
 
+/** A canary metric that times each call: an operation's answer, the authorizer's key check. */
+export type CanaryLatency = typeof metricNames.answerLatency | typeof metricNames.keyCheckLatency;
+
 /**
- * A canary metric is extracted twice ("Specification: Embedded metric format":
- * Dimensions is "an array of DimensionSet arrays",
- * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html):
- * with the version that answered (the new version's own series) and without it
- * (the function across its versions: the alarms get the old version's series
- * by subtracting). Both carry service, stage and function (the instance's defaults).
+ * What a call adds to its latency sample, if anything: a 500 (our bug) or a
+ * 503 (a dependency failed) of an operation; a key the authorizer refused or
+ * could not check.
  */
-function publishCanaryMetrics(target: Metrics, values: [name: string, unit: Unit, value: number][], env = process.env): void {
-  target.addDimension(businessMetrics.canaryDimensions.version, env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST');
-  target.addDimensions({});
-  for (const [name, unit, value] of values) target.addMetric(name, unit, value);
-  target.publishStoredMetrics();
-}
+export type CanaryCount =
+  | typeof metricNames.serverErrors
+  | typeof metricNames.unavailable
+  | typeof metricNames.keysRefused
+  | typeof metricNames.keyStoreFailures;
 
-/** What an answer adds to its latency sample: a 500 (our bug) or a 503 (a dependency failed), else nothing. */
-export type AnswerFailure = typeof metricNames.serverErrors | typeof metricNames.unavailable;
-
-/** What names an instance's answers in its canary line: the stage, the function, the version that answered. */
-export interface AnswerLineSource {
+/** What names an instance's calls in its canary line: the stage, the function, the version that answered. */
+export interface CanaryLineSource {
   stage?: string;
-  functionName: string;
+  function: string;
   version: string;
 }
 
-/** What an answer's line says besides its latency: a failure, and whether it created a customer's pet. */
-export interface AnswerOutcome {
-  failure?: AnswerFailure;
+/** What a call's line says besides its latency: what it counts, and whether it created a customer's pet. */
+export interface CanaryOutcome {
+  count?: CanaryCount;
   petCreated?: boolean;
 }
 
 /**
- * An operation's canary lines, the embedded-metric-format line of each answer
+ * A function's canary lines, one embedded-metric-format line per call
  * ("Specification: Embedded metric format",
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html):
- * the directive Powertools writes for these values (publishCanaryMetrics), and
- * for a created pet a second directive with the business dimensions (service,
- * stage), so PetsCreated needs no line of its own ("CloudWatchMetrics": an
- * array of MetricDirective objects, each with its own Dimensions, all reading
- * the root's members). Built by hand from parts made once per source, because
- * every answer writes one: Powertools' per-metric checks and environment reads
- * were about a third of the warm path's own time. The bill
- * (scripts/cost-model.ts) charges these bytes.
+ * its metrics extracted twice (Dimensions is "an array of DimensionSet
+ * arrays"), with the version that answered (the new version's own series) and
+ * without it (the function across its versions: the rollback alarms get the
+ * old version's series by subtracting); for a created pet, a second directive
+ * with the business dimensions (service, stage), so PetsCreated needs no line
+ * of its own ("CloudWatchMetrics": an array of MetricDirective objects, each
+ * with its own Dimensions, all reading the root's members). Built by hand from
+ * parts made once per source, because every call writes one: Powertools'
+ * per-metric checks and environment reads were about a third of the warm
+ * path's own time. The bill (scripts/cost-model.ts) charges these bytes.
  */
-export function answerMetricLines(source: AnswerLineSource): (timestampMs: number, latencyMs: number, outcome?: AnswerOutcome) => string {
-  const dims = businessMetrics.canaryDimensions;
-  const business = ['service', ...(source.stage === undefined ? [] : ['stage'])];
-  const across = [...business, dims.function];
-  const root = JSON.stringify({
-    service: businessMetrics.serviceName,
-    stage: source.stage,
-    [dims.function]: source.functionName,
-    [dims.version]: source.version,
-  });
-  const metric = (name: string, unit: string) => `{"Name":"${name}","Unit":"${unit}"}`;
-  const directive = (dimensions: string[][], metrics: string[]) =>
-    `{"Namespace":"${businessMetrics.namespace}","Dimensions":${JSON.stringify(dimensions)},"Metrics":[${metrics.join(',')}]}`;
-  /** The line around its latency value: [from after the timestamp to the latency, after the latency]. */
-  const around = ({ failure, petCreated }: AnswerOutcome): [string, string] => {
-    const directives = [
-      directive(
-        [[...across, dims.version], across],
-        [metric(metricNames.answerLatency, MetricUnit.Milliseconds), ...(failure ? [metric(failure, MetricUnit.Count)] : [])],
-      ),
-      ...(petCreated ? [directive([business], [metric(metricNames.petsCreated, MetricUnit.Count)])] : []),
-    ];
-    const counts = [...(failure ? [`"${failure}":1`] : []), ...(petCreated ? [`"${metricNames.petsCreated}":1`] : [])];
-    return [
-      `,"CloudWatchMetrics":[${directives.join(',')}]},${root.slice(1, -1)},"${metricNames.answerLatency}":`,
-      `${counts.map((count) => `,${count}`).join('')}}`,
-    ];
-  };
+export function canaryLines(
+  source: CanaryLineSource,
+  latency: CanaryLatency,
+): (timestampMs: number, latencyMs: number, outcome?: CanaryOutcome) => string {
+  const around = canaryLineParts(source, latency);
   const parts = new Map<string, [string, string]>();
   return (timestampMs, latencyMs, outcome = {}) => {
-    const key = `${outcome.failure ?? ''}${outcome.petCreated ? '+' : ''}`;
+    const key = `${outcome.count ?? ''}${outcome.petCreated ? '+' : ''}`;
     let found = parts.get(key);
     if (!found) {
       found = around(outcome);
       parts.set(key, found);
     }
     return `{"_aws":{"Timestamp":${timestampMs}${found[0]}${Math.max(0, latencyMs)}${found[1]}`;
+  };
+}
+
+/** A canary line around its latency value, by outcome: [from after the timestamp to the latency, after the latency]. */
+function canaryLineParts(source: CanaryLineSource, latency: CanaryLatency): (outcome: CanaryOutcome) => [string, string] {
+  const dims = businessMetrics.canaryDimensions;
+  const stage = source.stage === undefined ? [] : ['stage'];
+  const across = [...stage, dims.function];
+  const root = (petCreated: boolean) =>
+    JSON.stringify({
+      ...(petCreated ? { service: businessMetrics.serviceName } : {}),
+      stage: source.stage,
+      [dims.function]: source.function,
+      [dims.version]: source.version,
+    }).slice(1, -1);
+  const metric = (name: string, unit: string) => `{"Name":"${name}","Unit":"${unit}"}`;
+  const directive = (dimensions: string[][], metrics: string[]) =>
+    `{"Namespace":"${businessMetrics.namespace}","Dimensions":${JSON.stringify(dimensions)},"Metrics":[${metrics.join(',')}]}`;
+  return ({ count, petCreated = false }) => {
+    const directives = [
+      directive(
+        [[...across, dims.version], across],
+        [metric(latency, MetricUnit.Milliseconds), ...(count ? [metric(count, MetricUnit.Count)] : [])],
+      ),
+      ...(petCreated ? [directive([['service', ...stage]], [metric(metricNames.petsCreated, MetricUnit.Count)])] : []),
+    ];
+    const counts = [...(count ? [`"${count}":1`] : []), ...(petCreated ? [`"${metricNames.petsCreated}":1`] : [])];
+    return [
+      `,"CloudWatchMetrics":[${directives.join(',')}]},${root(petCreated)},"${latency}":`,
+      `${counts.map((counted) => `,${counted}`).join('')}}`,
+    ];
   };
 }
 
@@ -175,8 +173,25 @@ function metricsEnabled(env: NodeJS.ProcessEnv): boolean {
   return !flag(env.POWERTOOLS_DEV);
 }
 
-/** The instance's writer of answer lines, made at its first answer (as the Metrics instances are); the version is read per answer. */
-let answerLines: { enabled: boolean; version?: string; line?: ReturnType<typeof answerMetricLines> } | undefined;
+/** The instance's writers of canary lines, made at its first call (as the Metrics instance is); the version is read per call. */
+let canaryWriter: { enabled: boolean; version?: string; lines: Map<CanaryLatency, ReturnType<typeof canaryLines>> } | undefined;
+
+/** Writes a call's canary line on stdout, where Lambda sends it to CloudWatch Logs; nothing when metrics are off. */
+function writeCanaryLine(latency: CanaryLatency, latencyMs: number, outcome: CanaryOutcome, env: NodeJS.ProcessEnv): void {
+  canaryWriter ??= { enabled: metricsEnabled(env), lines: new Map() };
+  if (!canaryWriter.enabled) return;
+  const version = env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST';
+  if (canaryWriter.version !== version) {
+    canaryWriter.version = version;
+    canaryWriter.lines.clear();
+  }
+  let line = canaryWriter.lines.get(latency);
+  if (!line) {
+    line = canaryLines({ stage: stageDimensions(env).stage, function: functionNameOf(env), version }, latency);
+    canaryWriter.lines.set(latency, line);
+  }
+  process.stdout.write(`${line(Date.now(), latencyMs, outcome)}\n`);
+}
 
 /**
  * What a client got from this version: its latency (whose count is the number
@@ -184,30 +199,18 @@ let answerLines: { enabled: boolean; version?: string; line?: ReturnType<typeof 
  * here: before traffic shifts they are the new version's only data.
  */
 export function recordAnswer(statusCode: number, latencyMs: number, env: NodeJS.ProcessEnv = process.env): void {
-  answerLines ??= { enabled: metricsEnabled(env) };
-  if (!answerLines.enabled) {
-    petCreatedPending = false;
-    return;
-  }
-  const version = env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST';
-  if (answerLines.version !== version || !answerLines.line) {
-    answerLines.version = version;
-    answerLines.line = answerMetricLines({ stage: stageDimensions(env).stage, functionName: functionNameOf(env), version });
-  }
-  const failure = statusCode === 503 ? metricNames.unavailable : statusCode >= 500 ? metricNames.serverErrors : undefined;
+  const count = statusCode === 503 ? metricNames.unavailable : statusCode >= 500 ? metricNames.serverErrors : undefined;
   const petCreated = petCreatedPending;
   petCreatedPending = false;
-  process.stdout.write(`${answerLines.line(Date.now(), latencyMs, { failure, petCreated })}\n`);
+  writeCanaryLine(metricNames.answerLatency, latencyMs, { count, petCreated }, env);
 }
 
 /** What the authorizer did with a key: let it through, refused it (401 or a Deny), or could not check it (clients got 5xx). */
 export type AuthorizerOutcome = 'allowed' | 'refused' | 'failed';
 
-export function recordAuthorizerOutcome(outcome: AuthorizerOutcome, latencyMs: number, target: Metrics = canaryMetrics): void {
-  const values: [string, Unit, number][] = [[metricNames.keyCheckLatency, MetricUnit.Milliseconds, Math.max(0, latencyMs)]];
-  if (outcome === 'refused') values.push([metricNames.keysRefused, MetricUnit.Count, 1]);
-  if (outcome === 'failed') values.push([metricNames.keyStoreFailures, MetricUnit.Count, 1]);
-  publishCanaryMetrics(target, values);
+export function recordAuthorizerOutcome(outcome: AuthorizerOutcome, latencyMs: number, env: NodeJS.ProcessEnv = process.env): void {
+  const count = outcome === 'refused' ? metricNames.keysRefused : outcome === 'failed' ? metricNames.keyStoreFailures : undefined;
+  writeCanaryLine(metricNames.keyCheckLatency, latencyMs, { count }, env);
 }
 
 /**
@@ -217,18 +220,17 @@ export function recordAuthorizerOutcome(outcome: AuthorizerOutcome, latencyMs: n
  */
 export function withAuthorizerOutcomes<Event, Ctx, Result extends { policyDocument: { Statement: { Effect: string }[] } }>(
   handler: (event: Event, context?: Ctx) => Promise<Result>,
-  target: Metrics = canaryMetrics,
 ): (event: Event, context?: Ctx) => Promise<Result> {
   return async (event, context) => {
     const startedAt = Date.now();
     try {
       const result = await handler(event, context);
       const refused = result.policyDocument.Statement.some((s) => s.Effect === 'Deny');
-      recordAuthorizerOutcome(refused ? 'refused' : 'allowed', Date.now() - startedAt, target);
+      recordAuthorizerOutcome(refused ? 'refused' : 'allowed', Date.now() - startedAt);
       return result;
     } catch (error) {
       const refused = error instanceof Error && error.message === 'Unauthorized';
-      recordAuthorizerOutcome(refused ? 'refused' : 'failed', Date.now() - startedAt, target);
+      recordAuthorizerOutcome(refused ? 'refused' : 'failed', Date.now() - startedAt);
       throw error;
     }
   };

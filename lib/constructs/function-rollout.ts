@@ -9,12 +9,13 @@ import {
   TrafficRouting,
 } from 'aws-cdk-lib/aws-codedeploy';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Alias, type IFunction, type Function as LambdaFunction, type Version } from 'aws-cdk-lib/aws-lambda';
+import { Alias, type IFunction, type Version } from 'aws-cdk-lib/aws-lambda';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { type BusinessMetricName, businessMetrics } from '../../definitions/metrics';
-import { businessMetric } from '../business-metrics';
+import { canaryMetric } from '../business-metrics';
 import { canary, type Rollout, rollbackAlarmEvaluation, rollbackThresholds } from '../stage-config';
+import type { OperationFunction } from './operation-function';
 
 /** The alias API Gateway invokes. */
 export const LIVE_ALIAS = 'live';
@@ -72,7 +73,7 @@ const canaryMetricsOf: Record<'operation' | 'authorizer', CanaryMetricsOf> = {
 
 /** The function's new version and all its versions together: the old version's series is their difference. */
 interface Series {
-  fn: LambdaFunction;
+  fn: OperationFunction;
   version: Version;
 }
 
@@ -107,7 +108,7 @@ export class FunctionRollout extends Construct {
   readonly rollbackAlarms: Alarm[] = [];
   readonly deploymentConfig: ILambdaDeploymentConfig;
   /** Each function's new version and the ARN of its live alias, by name: what the pre-traffic check calls. */
-  readonly targets: Record<string, { fn: LambdaFunction; version: Version; liveArn: string; alias: Alias }> = {};
+  readonly targets: Record<string, { fn: OperationFunction; version: Version; liveArn: string; alias: Alias }> = {};
 
   constructor(
     scope: Construct,
@@ -135,7 +136,8 @@ export class FunctionRollout extends Construct {
   }
 
   /** The alias of `fn`'s current version, moved by its deployment group, which rolls back on the new version's alarms. */
-  liveAlias(name: string, fn: LambdaFunction, kind: 'operation' | 'authorizer'): Alias {
+  liveAlias(fn: OperationFunction, kind: 'operation' | 'authorizer'): Alias {
+    const name = fn.metricsName;
     const version = fn.currentVersion;
     const alias = new Alias(fn, 'LiveAlias', { aliasName: LIVE_ALIAS, version });
     // Not alias.functionArn: the check must not depend on the alias, whose update waits for the check.
@@ -211,10 +213,8 @@ export class FunctionRollout extends Construct {
     scope: 'new' | 'all',
     period = Duration.seconds(rollbackAlarmEvaluation().periodSeconds),
   ): Metric {
-    const dims = businessMetrics.canaryDimensions;
-    const dimensions: Record<string, string> = { [dims.function]: series.fn.functionName };
-    if (scope === 'new') dimensions[dims.version] = series.version.version;
-    return businessMetric(this.props.stage, metric, dimensions, period).with({ statistic });
+    const version = scope === 'new' ? series.version.version : undefined;
+    return canaryMetric(this.props.stage, metric, { function: series.fn.metricsName, version }, period).with({ statistic });
   }
 
   /**

@@ -15,6 +15,8 @@ import { type TableName, tables } from '../../definitions/tables';
 import { projectRoot } from '../project-root';
 
 export interface OperationFunctionProps {
+  /** The function's short name (an operation's id, `authorizer`): the `function` dimension of its canary metrics. */
+  metricsName: string;
   /** Entry file relative to the project root (a route's `handlerEntry`). */
   handlerEntry: string;
   description: string;
@@ -35,11 +37,28 @@ export interface OperationFunctionProps {
 }
 
 /**
+ * The same environment (and bundling) as the local runtime gives the bundles
+ * (definitions/lambda-function.ts), the stage and the function's short name
+ * (the `stage` and `function` dimensions of its metrics), and its own settings.
+ */
+function environmentOf(props: OperationFunctionProps): Record<string, string> {
+  return {
+    ...lambdaEnvironment,
+    [businessMetrics.stageEnvVar]: props.stage,
+    [businessMetrics.functionEnvVar]: props.metricsName,
+    ...props.environment,
+  };
+}
+
+/**
  * A Lambda function of the API with every default fixed once: Node.js 24 on
  * ARM64, esbuild ESM bundle with the AWS SDK inside, source maps, X-Ray, its own
  * log group, and least-privilege DynamoDB access derived from the route table.
  */
 export class OperationFunction extends NodejsFunction {
+  /** The `function` dimension of its canary metrics, which the alarms and the dashboard read (businessMetrics.functionEnvVar). */
+  readonly metricsName: string;
+
   constructor(scope: Construct, id: string, props: OperationFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}LogGroup`, {
       retention: props.logRetention,
@@ -69,9 +88,7 @@ export class OperationFunction extends NodejsFunction {
       loggingFormat: LoggingFormat[functionLogging.format],
       applicationLogLevelV2: ApplicationLogLevel[functionLogging.applicationLogLevel],
       systemLogLevelV2: SystemLogLevel[functionLogging.systemLogLevel],
-      // The same environment (and bundling) as the local runtime gives the bundles (definitions/lambda-function.ts),
-      // and the stage: the `stage` dimension of the business metrics.
-      environment: { ...lambdaEnvironment, [businessMetrics.stageEnvVar]: props.stage, ...props.environment },
+      environment: environmentOf(props),
       bundling: {
         ...lambdaBundling,
         format: OutputFormat.ESM,
@@ -80,6 +97,7 @@ export class OperationFunction extends NodejsFunction {
       },
     });
 
+    this.metricsName = props.metricsName;
     logGroup.grantWrite(this);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

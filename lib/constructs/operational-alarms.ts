@@ -11,8 +11,9 @@ import { businessMetrics } from '../../definitions/metrics';
 import { planNames } from '../../definitions/plans';
 import type { OperationId } from '../../definitions/routes';
 import { listSharding, petIndexes, type TableName, tables as tableDefinitions } from '../../definitions/tables';
-import { businessMetric } from '../business-metrics';
+import { businessMetric, canaryMetric } from '../business-metrics';
 import type { AlarmThresholds } from '../stage-config';
+import type { OperationFunction } from './operation-function';
 
 export interface OperationalAlarmsProps {
   /** Prefix of every alarm name (the stack name), so a notification says which stage it is about. */
@@ -20,7 +21,7 @@ export interface OperationalAlarmsProps {
   stageLabel: string;
   api: RestApi;
   operationFunctions: Record<OperationId, IFunction>;
-  authorizerFunction: IFunction;
+  authorizerFunction: OperationFunction;
   tables: Record<TableName, ITable>;
   thresholds: AlarmThresholds;
 }
@@ -165,10 +166,10 @@ export class OperationalAlarms extends Construct {
       means: `the API key authorizer could not read the key store ${t.functionErrors} time(s) or more in 5 minutes: every request whose key was not in the authorizer cache got 503 service_unavailable, valid keys included.`,
       todo: 'search the authorizer log group for level ERROR ("the key store failed"); check that the apiKeys table exists and is not throttled (dashboard); if it started with a deployment, roll back (redeploy the previous commit). Keys cached in the last 300 s keep working meanwhile.',
       // The authorizer across its versions (the per-version series are the rollback alarms').
-      metric: businessMetric(
+      metric: canaryMetric(
         this.props.stageLabel,
         businessMetrics.names.keyStoreFailures,
-        { [businessMetrics.canaryDimensions.function]: props.authorizerFunction.functionName },
+        { function: props.authorizerFunction.metricsName },
         ALARM_PERIOD,
       ),
       threshold: t.functionErrors,

@@ -15,14 +15,15 @@ import {
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { businessMetrics } from '../../definitions/metrics';
 import { planNames } from '../../definitions/plans';
 import { petIndexes, type TableName, tables as tableDefinitions } from '../../definitions/tables';
-import { businessMetric } from '../business-metrics';
+import { businessMetric, canaryMetric } from '../business-metrics';
 import type { FirewallRuleMetricNames } from './api-firewall';
+import type { OperationFunction } from './operation-function';
 import { busiestListShardWrites, tableIndexMetric } from './operational-alarms';
 
 export interface OperationsDashboardProps {
@@ -30,7 +31,7 @@ export interface OperationsDashboardProps {
   stageLabel: string;
   api: RestApi;
   /** Functions by a readable name (operationId, "authorizer"). */
-  functions: Record<string, IFunction>;
+  functions: Record<string, OperationFunction>;
   tables: Record<TableName, ITable>;
   alarms: Alarm[];
   accessLogs: ILogGroup;
@@ -108,7 +109,7 @@ function versionRow(props: OperationsDashboardProps): IWidget[] {
   const { namespace, names, canaryDimensions: dims } = businessMetrics;
   const byVersion = (metricName: string, statistic: string) =>
     new SearchExpression({
-      expression: `SEARCH('{${namespace},${dims.function},service,stage,${dims.version}} MetricName="${metricName}" stage="${props.stageLabel}"', '${statistic}', 60)`,
+      expression: `SEARCH('{${namespace},${dims.function},stage,${dims.version}} MetricName="${metricName}" stage="${props.stageLabel}"', '${statistic}', 60)`,
       period: Duration.minutes(1),
     });
   const minuteGraph = (title: string, left: IMetric[]) => graph(title, left, { period: Duration.minutes(1) });
@@ -154,8 +155,8 @@ function functionRow(props: OperationsDashboardProps): IWidget[] {
       ...functions.map(([name, fn]) => fn.metricErrors({ statistic: Stats.SUM, label: name })),
       ...(props.functions.authorizer
         ? [
-            businessMetric(props.stageLabel, businessMetrics.names.keyStoreFailures, {
-              [businessMetrics.canaryDimensions.function]: props.functions.authorizer.functionName,
+            canaryMetric(props.stageLabel, businessMetrics.names.keyStoreFailures, {
+              function: props.functions.authorizer.metricsName,
             }).with({ label: 'authorizer: keys not checked (KeyStoreFailures)' }),
           ]
         : []),

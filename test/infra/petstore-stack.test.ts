@@ -308,7 +308,11 @@ describe.each(stageNames)('%s stack', (stage) => {
       const accessLogGroup = props.AccessLogSetting.DestinationArn['Fn::GetAtt'][0];
       expect(b().resources[accessLogGroup]?.Type).toBe('AWS::Logs::LogGroup');
       const format = JSON.parse(props.AccessLogSetting.Format);
-      expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', apiKeyId: '$context.identity.apiKeyId' });
+      expect(format).toMatchObject({
+        requestId: '$context.requestId',
+        status: '$context.status',
+        principalId: '$context.authorizer.principalId',
+      });
       // Never the caller's secret.
       expect(props.AccessLogSetting.Format).not.toMatch(/Authorization|requestOverride|header/i);
     });
@@ -484,6 +488,8 @@ describe.each(stageNames)('%s stack', (stage) => {
           NODE_OPTIONS: '--enable-source-maps',
           POWERTOOLS_SERVICE_NAME: 'petstore',
           [businessMetrics.stageEnvVar]: stage,
+          // The name the local runtime gives the same function (definitions/routes.ts, lambdaFunctions): its metrics' `function`.
+          [businessMetrics.functionEnvVar]: spec.id,
           ...tableVars,
           ...(spec.id === 'authorizer'
             ? {
@@ -671,9 +677,11 @@ describe.each(stageNames)('%s stack', (stage) => {
     });
 
     test('the authorizer alarm watches KeyStoreFailures (keys that could not be checked) of every version, not refused keys', () => {
+      // The series the authorizer's lines carry: its stage and the short name its environment gives it.
+      const authorizerId = logicalId(b(), b().stack.authorizerFunction);
       const alarms = watching(b(), businessMetrics.namespace, businessMetrics.names.keyStoreFailures, {
-        service: businessMetrics.serviceName,
-        function: { Ref: logicalId(b(), b().stack.authorizerFunction) },
+        stage,
+        function: b().resources[authorizerId]!.Properties.Environment.Variables[businessMetrics.functionEnvVar],
       }).filter(({ props }) => alarmMetrics(props).every((m) => m.dimensions.version === undefined));
       expect(alarms).toHaveLength(1);
       expect(alarms[0]!.props).toMatchObject({
@@ -872,7 +880,9 @@ describe.each(stageNames)('%s stack', (stage) => {
             expect(m.namespace).toBe(businessMetrics.namespace);
             expect(canaryMetricNames(spec)).toContain(m.metricName);
             const { version, ...rest } = m.dimensions;
-            expect(rest).toEqual({ function: { Ref: fnId }, service: businessMetrics.serviceName, stage });
+            // The function's short name, the one its environment gives its lines (PETSTORE_FUNCTION).
+            const fnEnvironment = b().resources[fnId]!.Properties.Environment.Variables;
+            expect(rest).toEqual({ function: fnEnvironment[businessMetrics.functionEnvVar], stage });
             if (version !== undefined) expect(version).toEqual({ 'Fn::GetAtt': [versionId, 'Version'] });
           }
           const period = alarm.Period ?? (alarm.Metrics as Json[]).find((q) => q.MetricStat)!.MetricStat.Period;

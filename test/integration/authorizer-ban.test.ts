@@ -5,7 +5,6 @@ import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import { RateLimitRepository, windowsAt } from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
-import { metrics } from '../../functions/runtime/metrics';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { asFunction, createTestTables, testDependencies } from '../support/dynamo';
 
@@ -36,7 +35,7 @@ async function ban(keyId: string, untilMs: number): Promise<void> {
 
 async function authorize(secret: string, as: Dependencies = asFunction('authorizer', dependencies)): Promise<APIGatewayAuthorizerResult> {
   const event = requestAuthorizerEvent({ method: 'GET', resource: '/pets', path: '/pets', headers: { Authorization: `Bearer ${secret}` } });
-  return createHandler(as, metrics, undefined)(event);
+  return createHandler(as, undefined)(event);
 }
 
 const effectOf = (result: APIGatewayAuthorizerResult) => result.policyDocument.Statement[0]!.Effect;

@@ -30,11 +30,8 @@ const event = (authorization: string | undefined) =>
 
 /** Runs the authorizer with metrics on, returning how it ended and the KeyStoreFailures it emitted. */
 async function authorize(deps: Dependencies, authorization: string | undefined) {
-  const { result: outcome, lines } = await captureMetrics((metrics) =>
-    createHandler(
-      deps,
-      metrics,
-    )(event(authorization)).then(
+  const { result: outcome, lines } = await captureMetrics(() =>
+    createHandler(deps)(event(authorization)).then(
       () => 'allowed',
       (error: Error) => error.message,
     ),

@@ -5,7 +5,6 @@ import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import { meteringSlot } from '../../functions/domain/metering';
 import type { Dependencies } from '../../functions/runtime/dependencies';
-import { metrics } from '../../functions/runtime/metrics';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { asFunction, createTestTables, testDependencies } from '../support/dynamo';
 
@@ -25,7 +24,7 @@ const pool = { prefix: '0f3e4c1a11114b5c9d8e7f6a5b4c3d2e', keysPerPlan: 10 };
 
 async function authorize(secret: string): Promise<APIGatewayAuthorizerResult> {
   const event = requestAuthorizerEvent({ method: 'GET', resource: '/pets', path: '/pets', headers: { Authorization: `Bearer ${secret}` } });
-  return createHandler(asFunction('authorizer', dependencies), metrics, pool)(event);
+  return createHandler(asFunction('authorizer', dependencies), pool)(event);
 }
 
 it.each(['free', 'pro', 'business'] as const)('a %s key is metered by its slot of the pooled keys of its plan', async (plan) => {

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { businessMetrics } from '../../definitions/metrics';
 import { accessLogClass, functionLogging, xraySampling } from '../../definitions/observability';
 import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
 import { createHandler as listPetsHandler } from '../../functions/list-pets/handler';
@@ -39,7 +40,7 @@ beforeAll(async () => {
     POWERTOOLS_LOG_LEVEL: 'INFO',
     POWERTOOLS_METRICS_DISABLED: 'false',
     PETSTORE_STAGE: 'production',
-    AWS_LAMBDA_FUNCTION_NAME: sampleRequest.functionName,
+    [businessMetrics.functionEnvVar]: sampleRequest.functionName,
     AWS_LAMBDA_FUNCTION_VERSION: sampleRequest.version,
   };
   restoreEnvironment = setEnvironment(lambdaEnvironment);
@@ -120,6 +121,11 @@ it('a listPets page leaves in CloudWatch Logs the bytes the bill charges: its me
   expect(lines).toHaveLength(1);
   const metricLine = JSON.parse(lines[0]!) as Json;
   expect(metricLine).toMatchObject({ function: sampleRequest.functionName, version: sampleRequest.version });
+  // The stack gives the listPets function the short name the bill's line carries.
+  const functions = Object.values(template.Resources as Json).filter((resource) => resource.Type === 'AWS::Lambda::Function');
+  expect(functions.map((fn) => fn.Properties.Environment?.Variables?.[businessMetrics.functionEnvVar])).toContain(
+    sampleRequest.functionName,
+  );
   expect(metricLine.AnswerLatency).toEqual(expect.any(Number));
   // The same line with the bill's latency (its digits are the only part that moves from run to run).
   const asBilled = JSON.stringify({ ...metricLine, AnswerLatency: sampleRequest.latencyMs });

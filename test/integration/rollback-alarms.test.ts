@@ -4,6 +4,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { businessMetrics } from '../../definitions/metrics';
 import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
 import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
@@ -32,9 +33,10 @@ import { type Json, synthesizeProductionTemplate } from '../support/production-t
  * they wrote as the traffic of each minute: the pre-traffic check's calls of
  * the new version in minute 0 (one per deployment group's hook run), then,
  * in a busy hour, the canary's share of the clients' calls on the new version
- * and the rest on the old one. Lambda names the function and the version in
- * the environment; here the lines carry the template's references instead,
- * which the evaluator resolves the same way.
+ * and the rest on the old one. The stack names the function and Lambda the
+ * version in the environment; here the lines carry the template's values
+ * instead (the function's environment; the version's reference, which the
+ * evaluator resolves the same way).
  */
 
 const HOOK_RUNS = 4;
@@ -95,7 +97,9 @@ function rollbackOf(name: 'createPet' | 'authorizer') {
     name: resources[a.Name.Ref].Properties.AlarmName as string,
     props: resources[a.Name.Ref].Properties as Json,
   }));
-  return { alarms, fn: resolve(alias.FunctionName), newVersion: resolve(alias.FunctionVersion) };
+  // The function's `function` dimension, as the stack gives it in the function's environment.
+  const fn = resources[alias.FunctionName.Ref]!.Properties.Environment.Variables[businessMetrics.functionEnvVar] as string;
+  return { alarms, fn, newVersion: resolve(alias.FunctionVersion) };
 }
 
 /** The alias whose update the group carries out (its CodeDeployLambdaAliasUpdate names the group). */

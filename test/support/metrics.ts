@@ -1,14 +1,13 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { buildMetrics, type MetricsKind } from '../../functions/runtime/metrics';
+import { buildMetrics } from '../../functions/runtime/metrics';
 
 /**
- * Runs `run` with a business Metrics instance enabled (tests disable metrics
- * by default) and returns its result with the CloudWatch EMF lines written to
- * stdout meanwhile, parsed.
+ * Runs `run` with metrics enabled (tests disable them by default), given a
+ * business Metrics instance, and returns its result with the CloudWatch EMF
+ * lines written to stdout meanwhile (the canary lines too), parsed.
  */
 export async function captureMetrics<T>(
   run: (metrics: Metrics) => T | Promise<T>,
-  kind: MetricsKind = 'business',
 ): Promise<{ result: T; lines: Record<string, unknown>[] }> {
   const saved = process.env.POWERTOOLS_METRICS_DISABLED;
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
@@ -19,7 +18,7 @@ export async function captureMetrics<T>(
   });
   try {
     // Built as the functions build theirs (functions/runtime/metrics.ts), from the environment.
-    const result = await run(buildMetrics(kind));
+    const result = await run(buildMetrics());
     const lines = written.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
     return { result, lines };
   } finally {

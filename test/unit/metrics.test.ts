@@ -2,7 +2,6 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { deploymentCheckKey } from '../../definitions/deployment-check';
 import { businessMetrics } from '../../definitions/metrics';
 import {
-  type MetricsKind,
   metricNames,
   recordAnswer,
   recordAuthorizerOutcome,
@@ -14,16 +13,15 @@ import {
 import { captureMetrics } from '../support/metrics';
 import { setEnvironment } from '../support/process-environment';
 
-/** The business metrics the dashboard and the alarms read (CloudWatch EMF on stdout). */
-async function emitted(run: (metrics: Metrics) => unknown, kind: MetricsKind = 'business'): Promise<Record<string, unknown>[]> {
+/** The metric lines the dashboard and the alarms read (CloudWatch EMF on stdout), business and canary ones. */
+async function emitted(run: (metrics: Metrics) => unknown): Promise<Record<string, unknown>[]> {
   const { lines } = await captureMetrics(async (metrics) => {
     await run(metrics);
     // Single metrics publish themselves; publishing an empty buffer only logs "No application metrics to publish".
     if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-  }, kind);
+  });
   return lines;
 }
-const canaryLines = (run: (metrics: Metrics) => unknown) => emitted(run, 'canary');
 
 const customer = { plan: 'free' as const, keyId: 'key_0123456789abcdef' };
 const check = { plan: 'enterprise' as const, keyId: `${deploymentCheckKey.keyIdPrefix}0123456789ab` };
@@ -34,7 +32,7 @@ const dimensionSets = (line: Record<string, unknown>) =>
     directive.Dimensions.map((set) => [...set].sort()),
   );
 
-const lambdaEnvironment = { AWS_LAMBDA_FUNCTION_NAME: 'PetStore-Production-CreatePetFunction', AWS_LAMBDA_FUNCTION_VERSION: '42' };
+const lambdaEnvironment = { [businessMetrics.functionEnvVar]: 'createPet', AWS_LAMBDA_FUNCTION_VERSION: '42' };
 let restoreEnvironment: () => void;
 beforeEach(() => {
   restoreEnvironment = setEnvironment({ ...lambdaEnvironment, [businessMetrics.stageEnvVar]: 'production' });
@@ -60,7 +58,7 @@ it('counts nothing for 2xx and 5xx responses in the client-error metrics', async
 });
 
 it("counts created pets of customers, in the answer's line, not those of the deployment check", async () => {
-  const created = await canaryLines(() => {
+  const created = await emitted(() => {
     recordPetCreated(customer.keyId);
     recordAnswer(201, 35);
   });
@@ -72,8 +70,8 @@ it("counts created pets of customers, in the answer's line, not those of the dep
     Metrics: [{ Name: metricNames.petsCreated, Unit: 'Count' }],
   });
   // The next answer created nothing.
-  expect((await canaryLines(() => recordAnswer(200, 3)))[0]).not.toHaveProperty(metricNames.petsCreated);
-  const checked = await canaryLines(() => {
+  expect((await emitted(() => recordAnswer(200, 3)))[0]).not.toHaveProperty(metricNames.petsCreated);
+  const checked = await emitted(() => {
     recordPetCreated(check.keyId);
     recordAnswer(201, 35);
   });
@@ -84,9 +82,9 @@ it("counts created pets of customers, in the answer's line, not those of the dep
 
 describe('answers per version (the canary metrics)', () => {
   it('a 500 counts as ServerErrors, a 503 as Unavailable, every answer as one AnswerLatency sample', async () => {
-    const [ok] = await canaryLines(() => recordAnswer(201, 35));
-    const [bug] = await canaryLines(() => recordAnswer(500, 12));
-    const [down] = await canaryLines(() => recordAnswer(503, 2_100));
+    const [ok] = await emitted(() => recordAnswer(201, 35));
+    const [bug] = await emitted(() => recordAnswer(500, 12));
+    const [down] = await emitted(() => recordAnswer(503, 2_100));
     expect(ok).toMatchObject({ [metricNames.answerLatency]: 35 });
     expect(ok).not.toHaveProperty(metricNames.serverErrors);
     expect(bug).toMatchObject({ [metricNames.answerLatency]: 12, [metricNames.serverErrors]: 1 });
@@ -95,31 +93,34 @@ describe('answers per version (the canary metrics)', () => {
     expect(down).not.toHaveProperty(metricNames.serverErrors);
   });
 
-  it('carry the stage, the function and the version that answered (from the Lambda environment), and the function across versions', async () => {
-    const [line] = await canaryLines(() => recordAnswer(500, 12));
+  it('carry the stage, the function and the version that answered (from the environment), and the function across versions', async () => {
+    const [line] = await emitted(() => recordAnswer(500, 12));
     expect(line).toMatchObject({
-      service: 'petstore',
       stage: 'production',
-      function: lambdaEnvironment.AWS_LAMBDA_FUNCTION_NAME,
+      function: 'createPet',
       version: lambdaEnvironment.AWS_LAMBDA_FUNCTION_VERSION,
     });
     expect(dimensionSets(line!)).toEqual([
-      ['function', 'service', 'stage', 'version'],
-      ['function', 'service', 'stage'],
+      ['function', 'stage', 'version'],
+      ['function', 'stage'],
     ]);
+    // No service dimension: the namespace holds one service, and every answer writes the line.
+    expect(line).not.toHaveProperty('service');
   });
 
   it('every custom metric line carries the stage in every dimension set', async () => {
     const lines = [
       ...(await emitted((metrics) => recordResponse(metrics, { statusCode: 429, body: '{"code":"rate_limited"}' }, customer))),
-      ...(await canaryLines((metrics) => {
+      ...(await emitted(() => {
         recordPetCreated(customer.keyId);
         recordAnswer(503, 1);
-        recordAuthorizerOutcome('failed', 3, metrics);
+        recordAuthorizerOutcome('failed', 3);
       })),
     ];
     expect(lines.length).toBe(4);
     for (const line of lines) for (const set of dimensionSets(line)) expect(set).toContain('stage');
+    // "The values within this array MUST also be members on the root node" (EMF specification, DimensionSet).
+    for (const line of lines) for (const name of dimensionSets(line).flat()) expect(typeof line[name]).toBe('string');
   });
 });
 
@@ -145,11 +146,13 @@ describe("the authorizer's outcomes", () => {
       { [metricNames.keyStoreFailures]: 1 },
     ],
   ])('%s', async (_name, handler, counted) => {
-    const lines = await canaryLines((metrics) =>
-      withAuthorizerOutcomes(handler as () => Promise<typeof allow>, metrics)({}).catch(() => undefined),
-    );
+    const lines = await emitted(() => withAuthorizerOutcomes(handler as () => Promise<typeof allow>)({}).catch(() => undefined));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ ...counted, version: '42', stage: 'production' });
+    expect(lines[0]).toMatchObject({ ...counted, function: 'createPet', version: '42', stage: 'production' });
+    expect(dimensionSets(lines[0]!)).toEqual([
+      ['function', 'stage', 'version'],
+      ['function', 'stage'],
+    ]);
     expect(lines[0]![metricNames.keyCheckLatency]).toEqual(expect.any(Number));
     for (const other of [metricNames.keysRefused, metricNames.keyStoreFailures]) {
       if (!(other in counted)) expect(lines[0]).not.toHaveProperty(other);
