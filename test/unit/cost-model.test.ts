@@ -13,6 +13,11 @@ it('ends with ours, usage plans only and the difference', () => {
   expect(ours).toBeGreaterThan(usagePlansOnly);
 });
 
+// The bill's budget (issue 39): a line added to every request (a field, a dimension, a trace) must buy its place.
+it('a million requests of the 1× mix cost at most $5.60', () => {
+  expect(totals().ours).toBeLessThanOrEqual(5.6);
+});
+
 // The limiter's budget (issue 39): as the rest of the bill gets cheaper, the limiter must cost at most a twentieth of it.
 it('our limiter adds at most 5 % to the bill of the same service with usage plans only', () => {
   expect(totals().extraPercent).toBeLessThanOrEqual(5);
