@@ -19,6 +19,7 @@ import { authorizer, type RouteDefinition, routes, stageName } from '../../defin
 import type { DynamoDbAction } from '../../definitions/table-grants';
 import { listSharding, petIndexes, type TableDefinition, type TableName, tables } from '../../definitions/tables';
 import { customersPerPooledKey } from '../../definitions/usage-plan-limits';
+import { canaryLines } from '../../functions/runtime/metrics';
 import { canaryVerdict, LIVE_ALIAS } from '../../lib/constructs/function-rollout';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import type { PetStoreStack } from '../../lib/petstore-stack';
@@ -1147,6 +1148,29 @@ describe.each(stageNames)('%s stack', (stage) => {
         expect(
           lines.filter((line) => line.includes(`"${namespace}","${names.rateLimited}"`) && line.includes(`"plan","${plan}"`)),
         ).toHaveLength(1);
+      }
+    });
+
+    // A SEARCH matches only metrics with exactly the dimensions of its schema: a stale schema draws empty graphs.
+    test("the by-version graphs search exactly the dimensions the functions' canary lines carry", () => {
+      const { namespace, names } = businessMetrics;
+      const written = (latency: typeof names.answerLatency | typeof names.keyCheckLatency) =>
+        JSON.parse(canaryLines({ stage, function: 'f', version: '1' }, latency)(0, 1)) as Json;
+      const lines = dashboardMetricLines(b());
+      for (const [latency, counted] of [
+        [names.answerLatency, [names.serverErrors, names.unavailable]],
+        [names.keyCheckLatency, [names.keysRefused, names.keyStoreFailures]],
+      ] as const) {
+        const [withVersion] = written(latency)._aws.CloudWatchMetrics[0].Dimensions as string[][];
+        for (const metricName of [latency, ...counted]) {
+          const searches = lines.filter((line) => line.includes('SEARCH(') && line.includes(`MetricName=\\"${metricName}\\"`));
+          expect(searches.length).toBeGreaterThan(0);
+          for (const search of searches) {
+            const schema = /SEARCH\('\{([^}]+)\}/.exec(search)![1]!.split(',');
+            expect(schema[0]).toBe(namespace);
+            expect(schema.slice(1).sort()).toEqual([...withVersion!].sort());
+          }
+        }
       }
     });
   });
