@@ -13,8 +13,12 @@ import type { Used, Windows } from './windows';
  * the window past its limit, so the key is never served past it. What an
  * instance holds unused (its spare) is lost to the key if the instance never
  * sends the key's requests again (a Lambda instance gone idle cannot give it
- * back); the item records the spare handed out this minute and a lease takes
- * spare only while the total stays within SPARE_SHARE of the minute's limit.
+ * back); the item records the spare instances were granted and have not
+ * released yet, across the day's minutes (an ended minute's spare is owed to
+ * the day until its instance writes again), and a lease takes spare only while
+ * that total stays within SPARE_SHARE of the minute's limit: so what the day
+ * counts and nobody served never exceeds it, however many minutes left spare
+ * behind (docs/clients.md, "How exact").
  */
 
 /** An instance leases spare only for a key it served at least this often in the last LOOKBACK_MS: a quiet key is counted request by request (one write each, its Remaining exact). */
@@ -159,7 +163,15 @@ type Sent =
  *   item.dayGranted = requests served and not refunded + Σ spare + Σ dayReturn
  *                     + what instances gone idle, or writes of unknown outcome, took;
  *   item.minuteGranted ≤ the minute's limit (every grant is conditional on it),
- *   so the requests served never pass the limit.
+ *   so the requests served never pass the limit;
+ *   spare + dayReturn ≤ recordedSpare on each instance, Σ recordedSpare ≤ item.spare
+ *   (unknown outcomes leave the item more), and a lease that adds spare keeps
+ *   item.spare ≤ spareCap: what the day counts beyond the requests served is
+ *   at most spareCap of the largest limits in force that day (plus 503s
+ *   refunded after their lease moved on, owed until the instance writes again).
+ * A change of limits changes none of these: spare granted under the old
+ * limits is served only while the new ones leave room (serveFromSpare), and a
+ * lease that adds no spare is never refused for the cap.
  * Each method keeps it: serving moves one from spare to served; a lease's
  * grant reaches the item and the spare together; a write that gives back
  * (at the window end, or a 503's refund) takes what it gives from here when
@@ -171,7 +183,7 @@ export class Allowance {
   /** The minute (Unix seconds) of the spare; 0 when none is held. */
   private minuteStart = 0;
   private spareHeld = 0;
-  /** The spare the last write recorded on the item for `minuteStart` (the item's spare cap counts it). */
+  /** The spare this instance's writes recorded on the day's item and not released yet (the item's spare cap counts it); released by its next write, of this minute or a later one. */
   private recordedSpare = 0;
   /** Allowance of `day`'s ended minutes this instance never served: given back with its next write. */
   private dayReturn = 0;
@@ -192,10 +204,12 @@ export class Allowance {
   /** Moves to the current windows: a minute's end turns its spare into day return; a new day starts with none. */
   rollOver(windows: Windows): void {
     if (this.day !== windows.day) {
+      // Another day's item: what was recorded or owed on the last one stays there (usage's bound, docs/clients.md).
       this.day = windows.day;
       this.dayReturn = 0;
+      this.recordedSpare = 0;
     }
-    if (this.minuteStart < windows.minuteStart && (this.spareHeld > 0 || this.recordedSpare > 0)) {
+    if (this.minuteStart !== 0 && this.minuteStart < windows.minuteStart) {
       if (this.minuteStart >= windows.dayEnd - 86_400) this.dayReturn += this.spareHeld;
       this.moveTo(0);
     }
@@ -291,9 +305,8 @@ export class Allowance {
     const minuteStart = Math.max(windows.minuteStart, seen?.minuteStart ?? 0);
     // Never seen (an instance's first request of the customer today): guess it is busy and another instance started the minute.
     const shape = seen && seen.minuteStart < minuteStart ? 'new_minute' : 'same_minute';
-    const releaseSpare = this.minuteStart === minuteStart ? this.recordedSpare : 0;
-    const item =
-      shape === 'new_minute' ? { minuteGranted: 0, spare: 0 } : { minuteGranted: seen?.minuteGranted ?? 0, spare: seen?.spare ?? 0 };
+    const releaseSpare = this.recordedSpare;
+    const item = { minuteGranted: shape === 'new_minute' ? 0 : (seen?.minuteGranted ?? 0), spare: seen?.spare ?? 0 };
     const left = this.left({ minuteGranted: item.minuteGranted, dayGranted: seen?.dayGranted ?? 0, leaseHolders: 1 }, limits);
     const spare = leaseSpare({
       ...left,
@@ -361,10 +374,10 @@ export class Allowance {
     this.spareHeld = 0;
   }
 
+  /** Holds the spare of another minute (none yet); the spare recorded stays recorded until a write releases it. */
   private moveTo(minuteStart: number): void {
     this.minuteStart = minuteStart;
     this.spareHeld = 0;
-    this.recordedSpare = 0;
     this.generation += 1;
   }
 }

@@ -91,9 +91,22 @@ const keyUsable = '(attribute_not_exists(#keyRevoked) AND (attribute_not_exists(
 const samePlan = '(attribute_not_exists(keyPerMinute) OR (keyPerMinute = :keyPerMinute AND keyPerDay = :keyPerDay))';
 /** What every lease write asks of the item, whatever its shape: no ban, a usable secret, the plan the limiter counts with. */
 const keyStateHolds = `${notSuspended} AND ${keyUsable} AND ${samePlan}`;
-/** A lease's conditions, by shape, built once (they name values, never embed them). */
-const sameMinuteCondition = `minuteStart = :minute AND attribute_exists(leases) AND minuteGranted <= :minuteMax AND dayGranted <= :dayMax AND spare <= :spareMax AND (attribute_not_exists(leases.#instance) OR leases.#instance < :seq) AND ${keyStateHolds}`;
+/**
+ * The spare recorded on the item stays within its cap: asked only of a lease
+ * that records more spare than it releases. One that records none cannot
+ * raise it, and must not be refused by it: after a plan change lowered the cap
+ * under what instances were recorded to hold, such leases are what serves the
+ * customer until they release it (a refusal there had no reason a client could
+ * be told, and the limiter answered 500).
+ */
+const spareWithinCap = '(attribute_not_exists(spare) OR spare <= :spareMax)';
+/** A lease's conditions, by shape and by whether it adds spare, built once (they name values, never embed them). */
+const sameMinuteCondition = `minuteStart = :minute AND attribute_exists(leases) AND minuteGranted <= :minuteMax AND dayGranted <= :dayMax AND (attribute_not_exists(leases.#instance) OR leases.#instance < :seq) AND ${keyStateHolds}`;
 const newMinuteCondition = `(attribute_not_exists(minuteStart) OR minuteStart < :minute) AND (attribute_not_exists(dayGranted) OR dayGranted <= :dayMax) AND ${keyStateHolds}`;
+const leaseConditions = {
+  same_minute: { addsSpare: `${sameMinuteCondition} AND ${spareWithinCap}`, keepsSpare: sameMinuteCondition },
+  new_minute: { addsSpare: `${newMinuteCondition} AND ${spareWithinCap}`, keepsSpare: newMinuteCondition },
+} as const;
 
 export class RateLimitRepository implements RateCounters {
   constructor(
@@ -279,10 +292,17 @@ function leaseUpdate(write: LeaseWrite) {
       ':keyPerMinute': limits.perMinute,
       ':keyPerDay': limits.perDay,
       ':now': write.nowSeconds,
+      ':spareDelta': write.spare - write.releaseSpare,
+      ...(addsSpare(write) ? { ':spareMax': write.spareCap - write.spare + write.releaseSpare } : {}),
     },
   };
   if (write.shape === 'same_minute') return sameMinuteLease(write, common);
   return newMinuteLease(write, common);
+}
+
+/** Whether a lease records more spare than it releases: only such a lease is held to the spare cap. */
+function addsSpare(write: LeaseWrite): boolean {
+  return write.spare > write.releaseSpare;
 }
 
 /** What every shape of lease write shares: the secret's marks, the limits less the grant (the conditions: keyStateHolds). */
@@ -295,30 +315,23 @@ function sameMinuteLease(write: LeaseWrite, { names, values }: LeaseCommon) {
   return {
     UpdateExpression:
       'SET minuteGranted = minuteGranted + :take, dayGranted = dayGranted + :dayDelta, spare = spare + :spareDelta, leases.#instance = :seq, lastRequestAt = :now',
-    ConditionExpression: sameMinuteCondition,
+    ConditionExpression: leaseConditions.same_minute[addsSpare(write) ? 'addsSpare' : 'keepsSpare'],
     ExpressionAttributeNames: { ...names, '#instance': write.instanceId },
-    ExpressionAttributeValues: {
-      ...values,
-      ':minuteMax': write.limits.perMinute - write.take,
-      ':spareDelta': write.spare - write.releaseSpare,
-      ':spareMax': write.spareCap - write.spare + write.releaseSpare,
-      ':seq': write.seq,
-    },
+    ExpressionAttributeValues: { ...values, ':minuteMax': write.limits.perMinute - write.take, ':seq': write.seq },
   };
 }
 
-/** The minute's first lease: the item's minute, spare and sequence numbers start again. */
+/** The minute's first lease: the item's minute and sequence numbers start again; the spare recorded carries on (it is the day's). */
 function newMinuteLease(write: LeaseWrite, { names, values }: LeaseCommon) {
   const { windows } = write;
   return {
     UpdateExpression:
-      'SET minuteStart = :minute, minuteGranted = :take, dayGranted = if_not_exists(dayGranted, :zero) + :dayDelta, spare = :spare, leases = :leases, lastRequestAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
-    ConditionExpression: newMinuteCondition,
+      'SET minuteStart = :minute, minuteGranted = :take, dayGranted = if_not_exists(dayGranted, :zero) + :dayDelta, spare = if_not_exists(spare, :zero) + :spareDelta, leases = :leases, lastRequestAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
+    ConditionExpression: leaseConditions.new_minute[addsSpare(write) ? 'addsSpare' : 'keepsSpare'],
     ExpressionAttributeNames: { ...names, '#day': 'day' },
     ExpressionAttributeValues: {
       ...values,
       ':zero': 0,
-      ':spare': write.spare,
       ':leases': { [write.instanceId]: write.seq },
       ':keyId': write.key.customerId,
       ':day': windows.day,
