@@ -11,10 +11,9 @@ import { randomUUID } from 'node:crypto';
 import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
 import { type ApiKeyRecord, generateApiKey, type KeyState, keyState, keyStates, ownerProblem } from '../functions/domain/api-keys';
 import { DependencyUnavailableError } from '../functions/domain/errors';
-import { windowsAt } from '../functions/rate-limit';
+import { COUNTER_RETENTION_DAYS, type DayUsage, UsageCounters } from '../functions/rate-limit';
 import { AdminError, describeError } from './errors';
 import { type KeyAdminTarget, type MeteringChange, nothingToChange } from './targets/target';
-import { COUNTER_RETENTION_DAYS, type DayUsage } from './usage-counters';
 
 const DAY_MS = 86_400_000;
 
@@ -138,7 +137,7 @@ export async function issueKey(
 export async function listKeys(target: KeyAdminTarget, filter: { plan?: PlanName; status?: KeyStatus }, now: number): Promise<KeyView[]> {
   const records = await target.keys.scanAll();
   // A ban is on the rate limiter's item of today (one that crosses midnight is on both days): one read per key that could be banned.
-  const today = daysBack(now, 1)[0]!;
+  const today = UsageCounters.daysBack(now, 1)[0]!;
   const views = await Promise.all(
     records.map(async (record) =>
       keyState(record, now) === 'active'
@@ -162,7 +161,7 @@ export interface KeyDetails {
 
 export async function showKey(target: KeyAdminTarget, keyId: string, now: number): Promise<KeyDetails> {
   const record = await requireKey(target, keyId);
-  const days = daysBack(now, Math.min(COUNTER_RETENTION_DAYS, daysSince(record.createdAt, now) + 1));
+  const days = UsageCounters.daysBack(now, Math.min(COUNTER_RETENTION_DAYS, daysSince(record.createdAt, now) + 1));
   const today = await target.counters.day(record, days[0]!);
   let lastUsedAt = today.lastRequestAt;
   // One GetItem per day, newest first, back to the key's creation at most.
@@ -185,7 +184,7 @@ export async function keyUsage(
   }
   const record = await requireKey(target, keyId);
   const days = await Promise.all(
-    daysBack(now, numberOfDays)
+    UsageCounters.daysBack(now, numberOfDays)
       .reverse()
       .map((day) => target.counters.day(record, day)),
   );
@@ -391,11 +390,6 @@ async function undoOrExplain(change: MeteringChange, error: unknown): Promise<vo
 
 function sameLimits(a: PlanLimits | undefined, b: PlanLimits | undefined): boolean {
   return a?.perMinute === b?.perMinute && a?.perDay === b?.perDay;
-}
-
-/** `count` UTC days ending today, newest first. */
-function daysBack(now: number, count: number): string[] {
-  return Array.from({ length: count }, (_, index) => windowsAt(now - index * DAY_MS).day);
 }
 
 function daysSince(iso: string, now: number): number {

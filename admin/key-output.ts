@@ -5,8 +5,8 @@
  */
 import { plans } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
+import type { DayUsage } from '../functions/rate-limit';
 import { formatLimits, type KeyDetails, type KeyView } from './key-admin';
-import type { DayUsage } from './usage-counters';
 
 /**
  * Why a change is immediate: every request that reaches a function checks the

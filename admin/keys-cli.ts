@@ -8,6 +8,7 @@ import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 
 import { type PlanName, planNames } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
 import { type DeployedStage, deployedStages, stackNames } from '../definitions/stages';
+import { COUNTER_RETENTION_DAYS } from '../functions/rate-limit';
 import { type Clock, systemClock } from '../functions/runtime/clock';
 import { AdminError, describeError } from './errors';
 import {
@@ -28,7 +29,6 @@ import * as output from './key-output';
 import type { AwsClients } from './targets/aws';
 import { openLocalTarget } from './targets/local';
 import type { KeyAdminTarget } from './targets/target';
-import { COUNTER_RETENTION_DAYS } from './usage-counters';
 
 export interface TargetSelection {
   stage?: DeployedStage;

@@ -7,14 +7,14 @@
  * the rate-limit counters equal to the requests served, and zero 5xx.
  * Traffic goes to 127.0.0.1 only. Exits non-zero if any check fails.
  */
-import { type DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import { Command } from 'commander';
 import type { PlanName } from '../definitions/plans';
 import type { TableName } from '../definitions/tables';
 import { ApiKeyRepository } from '../functions/data/api-key-repository';
 import { generateApiKey } from '../functions/domain/api-keys';
-import { counterKey, windowsAt } from '../functions/rate-limit';
+import { UsageCounters } from '../functions/rate-limit';
 import { createDynamoDbClient } from '../functions/runtime/dependencies';
 import { type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalApi, localCredentials, startLocalApi } from '../local/local-api';
@@ -50,6 +50,8 @@ interface Served {
 interface IssuedKey {
   secret: string;
   keyId: string;
+  /** Whose counters the key counts on (the limiter counts per customer, not per secret). */
+  customerId: string;
   plan: PlanName;
 }
 
@@ -96,7 +98,7 @@ async function issueLoadKeys(api: LocalApi, tableNames: Record<TableName, string
     const customLimits = plan === 'enterprise' ? enterpriseLimits : undefined;
     const { secret, record } = generateApiKey({ plan, owner: 'load test', customLimits, now: Date.now() });
     await keys.insert(record);
-    issued.push({ secret, keyId: record.keyId, plan });
+    issued.push({ secret, keyId: record.keyId, customerId: record.customerId, plan });
   }
   return issued;
 }
@@ -161,7 +163,10 @@ function checkPets(createdIds: number[], stored: number[]) {
 
 /** Per plan: the limiter's day counters must cover the requests served (answered minus 429s); the rest is leased and unused. */
 async function checkCounters(db: DynamoDBDocumentClient, tableNames: Record<TableName, string>, issued: IssuedKey[], served: Served[]) {
-  const days = [...new Set([windowsAt(Date.now() - (durationSeconds + 5) * 1000).day, windowsAt(Date.now()).day])];
+  const days = [
+    ...new Set([...UsageCounters.daysBack(Date.now() - (durationSeconds + 5) * 1000, 1), ...UsageCounters.daysBack(Date.now(), 1)]),
+  ];
+  const usage = new UsageCounters(db, tableNames.rateLimits);
   const rows: string[][] = [];
   let countersMatch = true;
   for (const plan of [...new Set(keyPlans)]) {
@@ -174,8 +179,7 @@ async function checkCounters(db: DynamoDBDocumentClient, tableNames: Record<Tabl
       answered += mine.length;
       refused += mine.filter((entry) => entry.status === 429).length;
       for (const day of days) {
-        const { Item } = await db.send(new GetCommand({ TableName: tableNames.rateLimits, Key: { pk: counterKey(key.keyId, day) } }));
-        counted += Number(Item?.dayGranted ?? 0);
+        counted += (await usage.day(key, day)).requests;
       }
     }
     // Leases grant ahead of use: the day's count is what was served plus what instances still hold unused.

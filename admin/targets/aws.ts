@@ -21,10 +21,10 @@ import { type DeployedStage, stackNames } from '../../definitions/stages';
 import type { TableName } from '../../definitions/tables';
 import { usagePlanLimits } from '../../definitions/usage-plan-limits';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import { UsageCounters } from '../../functions/rate-limit';
 import { createDynamoDbClient, documentClientOver } from '../../functions/runtime/dependencies';
 import { AdminError, describeError } from '../errors';
 import { KeyTable } from '../key-table';
-import { UsageCounters } from '../usage-counters';
 import { type KeyAdminTarget, type Metering, type MeteringChange, type MeteringRelease, nothingToChange } from './target';
 
 /** The plans with a usage plan in the stack; Enterprise keys get one each. */

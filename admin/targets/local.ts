@@ -1,13 +1,13 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableName } from '../../definitions/tables';
+import { UsageCounters } from '../../functions/rate-limit';
 import { createDynamoDbClient, type DynamoDbCallBudget, documentClientOver } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { localEndpointFile, localTablePrefix, readLocalEndpoint } from '../../local/local-endpoint';
 import { tableNamesFor } from '../../local/tables';
 import { AdminError } from '../errors';
 import { KeyTable } from '../key-table';
-import { UsageCounters } from '../usage-counters';
 import { type KeyAdminTarget, noMetering } from './target';
 
 /**

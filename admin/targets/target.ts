@@ -1,6 +1,6 @@
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import type { UsageCounters } from '../../functions/rate-limit';
 import type { KeyTable } from '../key-table';
-import type { UsageCounters } from '../usage-counters';
 
 /**
  * Where the key tool works: the local DynamoDB of `npm start`, or a deployed

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit';
+import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit/testing';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { lambdaContext } from '../../test/support/api-gateway-events';
 import { bundleName, type Operation } from '../support/contenders';

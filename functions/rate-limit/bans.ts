@@ -5,7 +5,7 @@ import { windowsAt } from './windows';
 
 /**
  * Reads a customer's temporary ban as the rate limiter records it:
- * `suspendedUntil` (Unix seconds) on the counters item of the UTC day
+ * `bannedUntil` (Unix seconds) on the counters item of the UTC day
  * (rate-limit/counters.ts). Only the authorizer reads it, with GetItem alone
  * (definitions/routes.ts, the authorizer's access): it never writes a counter.
  * An eventually consistent read: a ban a moment old may be missed, and then the
@@ -24,11 +24,11 @@ export class SuspensionReader {
         new GetCommand({
           TableName: this.tableName,
           Key: { pk: counterKey(customerId, windowsAt(nowMs).day) },
-          ProjectionExpression: 'suspendedUntil',
+          ProjectionExpression: 'bannedUntil',
         }),
       ),
     );
-    const until = Item?.suspendedUntil;
+    const until = Item?.bannedUntil;
     return typeof until === 'number' ? until : undefined;
   }
 }

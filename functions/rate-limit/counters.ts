@@ -50,7 +50,7 @@ const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
  * the SDK does not retry it): every write here retries it with backoff
  * (CONFLICT_RETRY_DELAYS_MS, under 1 s in all), then answers 503.
  *
- * `suspendedUntil` (Unix seconds) on the day's item is the ban (decision 9),
+ * `bannedUntil` (Unix seconds) on the day's item is the ban (decision 9),
  * read by the authorizer through rate-limit/bans.ts.
  */
 interface CounterItem {
@@ -65,7 +65,10 @@ interface CounterItem {
   refusedMinute?: number;
   refusedCount?: number;
   lastRefusalId?: string;
-  suspendedUntil?: number;
+  /** Unix seconds: the ban's end (decision 9). */
+  bannedUntil?: number;
+  /** Unix seconds of the last lease (the `usage` report's last served request). */
+  lastServedAt?: number;
   // keyRevoked, keyExpiresAt and the marks of other keys counting here: under the names keyStateNames gives (markOf).
   keyPerMinute?: number;
   keyPerDay?: number;
@@ -85,7 +88,7 @@ const MAX_ATTEMPTS = 6;
 /** Waits before each retry of a write refused by TransactionConflictException (full jitter up to each). */
 export const CONFLICT_RETRY_DELAYS_MS = [25, 50, 100, 200, 400] as const;
 
-const notSuspended = '(attribute_not_exists(suspendedUntil) OR suspendedUntil <= :now)';
+const notSuspended = '(attribute_not_exists(bannedUntil) OR bannedUntil <= :now)';
 /** With the names #keyRevoked and #keyExpiresAt of the counting key's marks (keyStateNames). */
 const keyUsable = '(attribute_not_exists(#keyRevoked) AND (attribute_not_exists(#keyExpiresAt) OR #keyExpiresAt > :now))';
 const samePlan = '(attribute_not_exists(keyPerMinute) OR (keyPerMinute = :keyPerMinute AND keyPerDay = :keyPerDay))';
@@ -168,7 +171,7 @@ export class RateLimitRepository implements RateCounters {
           new UpdateCommand({
             TableName: this.tableName,
             Key: { pk: counterKey(key.customerId, day) },
-            UpdateExpression: 'SET suspendedUntil = :until, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)',
+            UpdateExpression: 'SET bannedUntil = :until, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)',
             ExpressionAttributeNames: { '#day': 'day' },
             ExpressionAttributeValues: { ':until': until, ':keyId': key.customerId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
             ReturnValues: 'ALL_NEW',
@@ -254,7 +257,7 @@ function stateOf(item: CounterItem | undefined, key: CountedKey, day: string, in
     ...(item?.keyPerMinute !== undefined ? { keyLimits: { perMinute: Number(item.keyPerMinute), perDay: Number(item.keyPerDay) } } : {}),
     keyRevoked: Boolean(markOf(item, marks.revoked)),
     ...(expiresAt !== undefined ? { keyExpiresAt: Number(expiresAt) } : {}),
-    suspendedUntil: Number(item?.suspendedUntil ?? 0),
+    suspendedUntil: Number(item?.bannedUntil ?? 0),
     refusedMinute: Number(item?.refusedMinute ?? 0),
     refusedCount: Number(item?.refusedCount ?? 0),
   };
@@ -314,7 +317,7 @@ interface LeaseCommon {
 function sameMinuteLease(write: LeaseWrite, { names, values }: LeaseCommon) {
   return {
     UpdateExpression:
-      'SET minuteGranted = minuteGranted + :take, dayGranted = dayGranted + :dayDelta, spare = spare + :spareDelta, leases.#instance = :seq, lastRequestAt = :now',
+      'SET minuteGranted = minuteGranted + :take, dayGranted = dayGranted + :dayDelta, spare = spare + :spareDelta, leases.#instance = :seq, lastServedAt = :now',
     ConditionExpression: leaseConditions.same_minute[addsSpare(write) ? 'addsSpare' : 'keepsSpare'],
     ExpressionAttributeNames: { ...names, '#instance': write.instanceId },
     ExpressionAttributeValues: { ...values, ':minuteMax': write.limits.perMinute - write.take, ':seq': write.seq },
@@ -326,7 +329,7 @@ function newMinuteLease(write: LeaseWrite, { names, values }: LeaseCommon) {
   const { windows } = write;
   return {
     UpdateExpression:
-      'SET minuteStart = :minute, minuteGranted = :take, dayGranted = if_not_exists(dayGranted, :zero) + :dayDelta, spare = if_not_exists(spare, :zero) + :spareDelta, leases = :leases, lastRequestAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
+      'SET minuteStart = :minute, minuteGranted = :take, dayGranted = if_not_exists(dayGranted, :zero) + :dayDelta, spare = if_not_exists(spare, :zero) + :spareDelta, leases = :leases, lastServedAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
     ConditionExpression: leaseConditions.new_minute[addsSpare(write) ? 'addsSpare' : 'keepsSpare'],
     ExpressionAttributeNames: { ...names, '#day': 'day' },
     ExpressionAttributeValues: {

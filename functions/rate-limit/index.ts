@@ -16,7 +16,7 @@ import { RateLimiter } from './limiter';
  */
 
 /** Who a request counts for: the secret it came with (revoked or expired: 401) and its customer, with the limits the authorizer found. */
-export interface LimitedCaller {
+interface LimitedCaller {
   keyId: string;
   customerId: string;
   limits: PlanLimits;
@@ -77,27 +77,9 @@ export class BanCheck {
   }
 }
 
-export { LOOKBACK_MS, leaseSpare, MIN_RECENT_REQUESTS, RecentRequests, spareCap, windowEnding } from './allowance';
-// What the key tool, the functions' wiring and the tests use of the limiter's parts.
-export { refusedAtGateway } from './bans';
-export type { CountedKey, CounterWrite, RateCounters } from './counter-store';
-export {
-  COUNTER_RETENTION_DAYS,
-  counterKey,
-  type KeyStateChange,
-  keyStateUpdates,
-  RateLimitRepository,
-} from './counters';
-export { rateLimitHeaders } from './headers';
-export { RateLimiter } from './limiter';
-export {
-  BAN_DURATION_SECONDS,
-  banThreshold,
-  countedVerdict,
-  refusalBatch,
-  refusedVerdict,
-  secondsUntil,
-  type Verdict,
-  type Windows,
-  windowsAt,
-} from './windows';
+// The door's other names: the counter store for the functions' wiring, the
+// key tool's change of a customer (set-plan, revoke, a rotation's end) and its
+// usage. Tests reach the module's parts through rate-limit/testing.ts.
+export type { RateCounters } from './counter-store';
+export { type KeyStateChange, keyStateUpdates, RateLimitRepository } from './counters';
+export { COUNTER_RETENTION_DAYS, type DayUsage, UsageCounters } from './usage';

@@ -1,6 +1,6 @@
 import { issueKey, rotateKey, setPlan } from '../../admin/key-admin';
 import { localTarget } from '../../admin/targets/local';
-import { BAN_DURATION_SECONDS } from '../../functions/rate-limit';
+import { BAN_DURATION_SECONDS } from '../../functions/rate-limit/testing';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { atInstant, beforeGetPetSunset, getPetSunset, TestClock, testInstant } from '../support/dynamo';
 

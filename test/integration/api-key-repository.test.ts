@@ -2,7 +2,7 @@ import { KeyTable } from '../../admin/key-table';
 import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
-import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit';
+import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
 

@@ -3,7 +3,7 @@ import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { createHandler } from '../../functions/authorizer/handler';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
-import { RateLimitRepository, windowsAt } from '../../functions/rate-limit';
+import { RateLimitRepository, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { asFunction, createTestTables, testDependencies } from '../support/dynamo';

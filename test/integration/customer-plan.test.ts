@@ -1,8 +1,7 @@
 import { KeyTable } from '../../admin/key-table';
-import { UsageCounters } from '../../admin/usage-counters';
 import { limitsFor } from '../../definitions/plans';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
-import { RateLimiter, RateLimitRepository, spareCap, windowsAt } from '../../functions/rate-limit';
+import { RateLimiter, RateLimitRepository, spareCap, UsageCounters, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
-import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit';
+import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { limiterMeasured } from '../../scripts/capacity-model';
 import { createTestTables, testDependencies } from '../support/dynamo';

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { hashApiKey } from '../../functions/domain/api-keys';
-import { counterKey, windowsAt } from '../../functions/rate-limit';
+import { counterKey, windowsAt } from '../../functions/rate-limit/testing';
 import { type Dependencies, DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { TestClock, testDependencies, testEndpoint } from '../support/dynamo';

@@ -3,7 +3,14 @@ import { KeyTable } from '../../admin/key-table';
 import type { PlanLimits } from '../../definitions/plans';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
-import { type CountedKey, counterKey, type RateCounters, RateLimiter, RateLimitRepository, windowsAt } from '../../functions/rate-limit';
+import {
+  type CountedKey,
+  counterKey,
+  type RateCounters,
+  RateLimiter,
+  RateLimitRepository,
+  windowsAt,
+} from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 

@@ -1,6 +1,6 @@
 import { tables } from '../../definitions/tables';
 import { DependencyUnavailableError } from '../../functions/domain/errors';
-import { type CountedKey, counterKey, RateLimiter, RateLimitRepository, windowsAt } from '../../functions/rate-limit';
+import { type CountedKey, counterKey, RateLimiter, RateLimitRepository, windowsAt } from '../../functions/rate-limit/testing';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { createTestTables, relaxedCallBudget, testEndpoint } from '../support/dynamo';

@@ -9,7 +9,7 @@ import {
   RateLimitRepository,
   spareCap,
   windowsAt,
-} from '../../functions/rate-limit';
+} from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
 

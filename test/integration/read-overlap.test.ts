@@ -4,7 +4,7 @@ import { routeFor } from '../../definitions/routes';
 import { createHandler as createGetPet } from '../../functions/get-pet/handler';
 import { onlyReads } from '../../functions/http/api-handler';
 import { createHandler as createListPets } from '../../functions/list-pets/handler';
-import { counterKey } from '../../functions/rate-limit';
+import { counterKey } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { lambdaContext, type RestRequest, restProxyEvent } from '../support/api-gateway-events';
 import { beforeGetPetSunset, createTestTables, testDependencies } from '../support/dynamo';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { refusedAtGateway } from '../../functions/rate-limit';
+import { refusedAtGateway } from '../../functions/rate-limit/testing';
 
 const cache = { ttlSeconds: 300, answeredWithinSeconds: 10 };
 

@@ -22,7 +22,7 @@ import {
   type Verdict,
   windowEnding,
   windowsAt,
-} from '../../functions/rate-limit';
+} from '../../functions/rate-limit/testing';
 
 /** What the caller sees of a verdict. */
 const headersOf = (verdict: Verdict) => rateLimitHeaders(verdict.window);
