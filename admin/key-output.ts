@@ -10,7 +10,7 @@ import { formatLimits, type KeyDetails, type KeyView } from './key-admin';
 
 /**
  * Why a change is immediate: every request that reaches a function checks the
- * key's state in its counter update (functions/rate-limit/counters.ts).
+ * key's state in its counter update (functions/rate-limit/counter-table.ts).
  */
 const atOnceNote = `The functions check this at every request; the gateway's cached authorizer answer (${authorizer.resultsCacheTtlSeconds} s) no longer matters.`;
 

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { lambdaContext } from '../../test/support/api-gateway-events';
 import { bundleName, type Operation } from '../support/contenders';
@@ -24,7 +24,7 @@ import { type LoadedBundle, operationContender } from './warm';
  */
 export async function measureOverlapFloor(run: BenchRun, endpoint: string, moduleOf: (name: string) => LoadedBundle): Promise<void> {
   const db = createDocumentClient({ endpoint, region: 'us-east-1', credentials: dummyCredentials });
-  const counters = new RateLimitRepository(db, benchTableNames.rateLimits);
+  const counters = new CounterTable(db, benchTableNames.rateLimits);
   const limits = { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT };
   // The limiter's decision as a function instance makes it: a lease write, or a read when served from a lease.
   const limiter = new RateLimiter(counters);

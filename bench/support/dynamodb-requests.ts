@@ -113,7 +113,7 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
         const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
         if (input.TableName === tables.pets)
           return { $metadata: metadata, Attributes: allocatorAnswer(String(input.UpdateExpression), values) };
-        // A lease on the key's counter item (functions/rate-limit/counters.ts): the item as it stands after it.
+        // A lease on the key's counter item (functions/rate-limit/counter-table.ts): the item as it stands after it.
         granted += Number(values[':take'] ?? 1);
         const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
         return {
@@ -121,7 +121,7 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
           Attributes: {
             pk: (input.Key as { pk?: unknown }).pk,
             minuteStart: values[':minute'],
-            // Ours (functions/rate-limit/counters.ts) and the baselines' (bench/baselines/common/rate-limit.ts) names.
+            // Ours (functions/rate-limit/counter-table.ts) and the baselines' (bench/baselines/common/rate-limit.ts) names.
             minuteGranted: granted,
             dayGranted: granted,
             minuteCount: granted,

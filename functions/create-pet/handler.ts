@@ -10,7 +10,7 @@ import { PetCreation } from '../domain/pet-creation';
 import { createApiHandler } from '../http/api-handler';
 import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
-import { RateLimitRepository } from '../rate-limit';
+import { CounterTable } from '../rate-limit';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { recordPetCreated } from '../runtime/metrics';
 import { perPetNamespace } from '../runtime/pet-namespaces';
@@ -37,7 +37,7 @@ export function createHandler(dependencies: Dependencies) {
   return createApiHandler(
     createPetContract,
     dependencies,
-    new RateLimitRepository(db, tableNames.rateLimits),
+    new CounterTable(db, tableNames.rateLimits),
     async ({ event, headers, body, caller }) => {
       const { pet, created } = await creationFor(caller.keyId).create(body, {
         keyId: caller.keyId,

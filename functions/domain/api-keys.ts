@@ -16,7 +16,7 @@ export type ApiKeyStatus = 'active' | 'revoked';
 /**
  * The customer: the unit of a plan (decision 14). One record per customer holds
  * its plan, its limits and the usage plan that meters it; its rate-limit
- * counters and ban are kept under its id (rate-limit/counters.ts). Its
+ * counters and ban are kept under its id (rate-limit/counter-table.ts). Its
  * secrets (one, two during a rotation's grace) are credentials of it and carry
  * nothing of their own but their state.
  */

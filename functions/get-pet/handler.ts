@@ -3,7 +3,7 @@ import { PetRepository } from '../data/pet-repository';
 import { findPet } from '../domain/pets';
 import { createApiHandler } from '../http/api-handler';
 import { jsonResponse } from '../http/responses';
-import { RateLimitRepository } from '../rate-limit';
+import { CounterTable } from '../rate-limit';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { perPetNamespace } from '../runtime/pet-namespaces';
 
@@ -14,7 +14,7 @@ export function createHandler(dependencies: Dependencies) {
   return createApiHandler(
     getPetContract,
     dependencies,
-    new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
+    new CounterTable(dependencies.db, dependencies.tableNames.rateLimits),
     async ({ path, caller }) => {
       return jsonResponse(200, await findPet(path.petId, { pets: petsFor(caller.keyId), clock: dependencies.clock }));
     },

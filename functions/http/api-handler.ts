@@ -7,7 +7,7 @@ import { routeFor } from '../../definitions/routes';
 import { onlyReadsOutside } from '../../definitions/table-grants';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { parseOrThrow } from '../domain/validation';
-import { type Admission, type RateCounters, RequestLimiter } from '../rate-limit';
+import { type Admission, type CounterStore, RequestLimiter } from '../rate-limit';
 import { type Dependencies, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, recordAnswer, recordResponse } from '../runtime/metrics';
@@ -62,7 +62,7 @@ export function createApiHandler<Contract extends OperationContract>(
   contract: Contract,
   dependencies: Dependencies,
   /** The rate-limit counters (a port of the domain), wired by the operation's handler factory. */
-  counters: RateCounters,
+  counters: CounterStore,
   logic: (input: OperationInput<Contract>) => Promise<ApiResult>,
 ) {
   const { operationId } = contract;
@@ -309,7 +309,7 @@ async function settleIfUnavailable(request: ApiRequest): Promise<void> {
   if (!(request.error instanceof DependencyUnavailableError) || !admission) return;
   if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
   internal(request).admission = undefined;
-  await admission.settleUnavailable().catch((error: unknown) => {
+  await admission.refund().catch((error: unknown) => {
     logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) });
   });
   Object.assign(internal(request).responseHeaders, admission.headers);

@@ -7,7 +7,7 @@ import { listPets } from '../domain/pets';
 import { createApiHandler } from '../http/api-handler';
 import { stageBaseUrl } from '../http/request';
 import { jsonResponse } from '../http/responses';
-import { RateLimitRepository } from '../rate-limit';
+import { CounterTable } from '../rate-limit';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { perPetNamespace } from '../runtime/pet-namespaces';
 
@@ -22,7 +22,7 @@ export function createHandler(dependencies: Dependencies) {
   return createApiHandler(
     listPetsContract,
     dependencies,
-    new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits),
+    new CounterTable(dependencies.db, dependencies.tableNames.rateLimits),
     async ({ event, query, caller }) => {
       const page = await listPets(query, { list: listFor(caller.keyId), clock });
       const headers: Record<string, string> = {};

@@ -1,5 +1,5 @@
 import type { PlanLimits } from '../../definitions/plans';
-import type { CountedKey, CounterItemState, LeaseTerms, LeaseWrite, RateCounters } from './counter-store';
+import type { Caller, CounterItemState, CounterStore, LeaseTerms, LeaseWrite } from './counter-store';
 import type { Used, Windows } from './windows';
 
 /**
@@ -124,7 +124,7 @@ export class RecentRequests {
 
 /** What the allowance of every customer on one instance shares: the counter store, the instance's id and its sequence of writes. */
 export interface LeasingInstance {
-  counters: RateCounters;
+  counters: CounterStore;
   id: string;
   /** The instance's next sequence number: a repeated or late write of the same lease applies once. */
   nextSeq(): number;
@@ -133,7 +133,7 @@ export interface LeasingInstance {
 
 /** One request as a lease write names it. */
 export interface Asking {
-  key: CountedKey;
+  key: Caller;
   windows: Windows;
   nowMs: number;
 }

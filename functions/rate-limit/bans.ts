@@ -1,12 +1,12 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoCall } from '../data/dynamo-errors';
-import { counterKey } from './counters';
+import { counterKey } from './counter-table';
 import { windowsAt } from './windows';
 
 /**
  * Reads a customer's temporary ban as the rate limiter records it:
  * `bannedUntil` (Unix seconds) on the counters item of the UTC day
- * (rate-limit/counters.ts). Only the authorizer reads it, with GetItem alone
+ * (rate-limit/counter-table.ts). Only the authorizer reads it, with GetItem alone
  * (definitions/routes.ts, the authorizer's access): it never writes a counter.
  * An eventually consistent read: a ban a moment old may be missed, and then the
  * operation's own limiter refuses the key, as it always does.

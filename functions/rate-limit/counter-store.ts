@@ -3,12 +3,12 @@ import type { Windows } from './windows';
 
 /**
  * What the limiter needs of the store of a customer's counters: one read and
- * one write, no decisions (implemented on DynamoDB by rate-limit/counters.ts).
+ * one write, no decisions (implemented on DynamoDB by rate-limit/counter-table.ts).
  * Every write answers whether it applied and the counter item as it is after.
  */
-export interface RateCounters {
+export interface CounterStore {
   /** The customer's item of the window's day, read strongly consistent (`instanceId` picks the sequence number reported). */
-  read(key: CountedKey, windows: Windows, instanceId: string): Promise<CounterItemState>;
+  read(key: Caller, windows: Windows, instanceId: string): Promise<CounterItemState>;
   write(write: CounterWrite): Promise<WriteResult>;
 }
 
@@ -22,7 +22,7 @@ export interface WriteResult {
  * or expiry refuses it) and its customer, whose counters it counts on: one set
  * of limits, refusals and bans for the customer, whichever secret it sends.
  */
-export interface CountedKey {
+export interface Caller {
   keyId: string;
   customerId: string;
 }
@@ -60,7 +60,7 @@ export type CounterWrite = LeaseWrite | RefusalsWrite | SuspensionWrite;
 
 /** What every write names: whose item, of which windows, from which instance. */
 interface WriteOf {
-  key: CountedKey;
+  key: Caller;
   windows: Windows;
   instanceId: string;
 }

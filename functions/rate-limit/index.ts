@@ -1,7 +1,7 @@
 import type { PlanLimits } from '../../definitions/plans';
 import type { ApiError } from '../domain/errors';
 import { refusedAtGateway, SuspensionReader } from './bans';
-import type { RateCounters } from './counter-store';
+import type { Caller, CounterStore } from './counter-store';
 import { rateLimitHeaders } from './headers';
 import { RateLimiter } from './limiter';
 
@@ -15,12 +15,8 @@ import { RateLimiter } from './limiter';
  * instance holds is written once, at the top of allowance.ts (Allowance).
  */
 
-/** Who a request counts for: the secret it came with (revoked or expired: 401) and its customer, with the limits the authorizer found. */
-interface LimitedCaller {
-  keyId: string;
-  customerId: string;
-  limits: PlanLimits;
-}
+/** A caller with the limits the authorizer found for its customer (the counter item's, after a plan change, win: limiter.ts). */
+type LimitedCaller = Caller & { limits: PlanLimits };
 
 /** What the limiter says of one request. */
 export interface Admission {
@@ -28,15 +24,15 @@ export interface Admission {
   headers: Record<string, string>;
   /** Set when the request is refused: the 429 to answer instead. */
   refusal?: ApiError;
-  /** The request is answered 503: takes back its charge, and the headers then count it no more. */
-  settleUnavailable(): Promise<void>;
+  /** The request is answered 503: takes back its charge (the limiter's refund), and the headers then count it no more. */
+  refund(): Promise<void>;
 }
 
 /** One per function instance: it holds the allowance of the customers it serves and remembers windows it saw used up. */
 export class RequestLimiter {
   private readonly limiter: RateLimiter;
 
-  constructor(counters: RateCounters, warn?: (message: string, error: unknown) => void) {
+  constructor(counters: CounterStore, warn?: (message: string, error: unknown) => void) {
     this.limiter = new RateLimiter(counters, warn);
   }
 
@@ -51,7 +47,7 @@ export class RequestLimiter {
     return {
       headers,
       ...(decision.refusal ? { refusal: decision.refusal } : {}),
-      settleUnavailable: async () => {
+      refund: async () => {
         if (await decision.refund()) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
       },
     };
@@ -80,6 +76,6 @@ export class BanCheck {
 // The door's other names: the counter store for the functions' wiring, the
 // key tool's change of a customer (set-plan, revoke, a rotation's end) and its
 // usage. Tests reach the module's parts through rate-limit/testing.ts.
-export type { RateCounters } from './counter-store';
-export { type KeyStateChange, keyStateUpdates, RateLimitRepository } from './counters';
+export type { CounterStore } from './counter-store';
+export { CounterTable, type KeyStateChange, keyStateUpdates } from './counter-table';
 export { COUNTER_RETENTION_DAYS, type DayUsage, UsageCounters } from './usage';

@@ -1,7 +1,7 @@
 import type { PlanLimits } from '../../definitions/plans';
 import { ApiError } from '../domain/errors';
 import { Allowance, type Asking, type LeasingInstance, type Served } from './allowance';
-import type { CountedKey, CounterItemState, RateCounters } from './counter-store';
+import type { Caller, CounterItemState, CounterStore } from './counter-store';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
@@ -68,7 +68,7 @@ export class RateLimiter {
   private readonly instance: LeasingInstance;
   private seq = 0;
 
-  constructor(counters: RateCounters, warn: (message: string, error: unknown) => void = () => {}, options: { instanceId?: string } = {}) {
+  constructor(counters: CounterStore, warn: (message: string, error: unknown) => void = () => {}, options: { instanceId?: string } = {}) {
     const id = options.instanceId ?? globalThis.crypto.randomUUID().slice(0, 12);
     this.instance = { counters, id, nextSeq: () => ++this.seq, warn };
   }
@@ -81,7 +81,7 @@ export class RateLimiter {
     return rememberedRefusal(memory, windows, nowMs) !== undefined;
   }
 
-  enforce(key: CountedKey, callerLimits: PlanLimits, nowMs: number): Promise<RateLimitDecision> {
+  enforce(key: Caller, callerLimits: PlanLimits, nowMs: number): Promise<RateLimitDecision> {
     const memory = this.memoryOf(key.customerId, callerLimits, nowMs);
     return this.enqueue(memory, async () => {
       const asking = { key, windows: windowsAt(nowMs), nowMs };
@@ -121,7 +121,7 @@ export class RateLimiter {
   }
 
   /** A refused request's outcome; it counts toward the customer's ban (unless it is suspended already). */
-  private async refuse(refusal: Refusal, key: CountedKey, memory: CustomerMemory, windows: Windows, nowMs: number): Promise<Outcome> {
+  private async refuse(refusal: Refusal, key: Caller, memory: CustomerMemory, windows: Windows, nowMs: number): Promise<Outcome> {
     const { limits, refusals } = memory;
     if (refusal === 'suspended') return { refused: refusal };
     refusals.unrecorded += 1;
@@ -141,7 +141,7 @@ export class RateLimiter {
   }
 
   /** Writes the refusals answered here since the last batch; returns the minute's refusals as recorded (or as last known). */
-  private async recordRefusals(key: CountedKey, memory: CustomerMemory, windows: Windows): Promise<number> {
+  private async recordRefusals(key: Caller, memory: CustomerMemory, windows: Windows): Promise<number> {
     const refusals = memory.refusals;
     // Taken before the write: requests refused meanwhile start the next batch.
     const batch = refusals.unrecorded;

@@ -7,8 +7,8 @@
 
 export { LOOKBACK_MS, leaseSpare, MIN_RECENT_REQUESTS, RecentRequests, spareCap, windowEnding } from './allowance';
 export { refusedAtGateway } from './bans';
-export type { CountedKey, CounterWrite } from './counter-store';
-export { counterKey } from './counters';
+export type { Caller, CounterWrite } from './counter-store';
+export { counterKey } from './counter-table';
 export { rateLimitHeaders } from './headers';
 export * from './index';
 export { RateLimiter } from './limiter';

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoCall } from '../data/dynamo-errors';
-import { COUNTER_RETENTION_DAYS, counterKey } from './counters';
+import { COUNTER_RETENTION_DAYS, counterKey } from './counter-table';
 import { windowsAt } from './windows';
 
 /** Counters are kept this long after their day. */

@@ -6,7 +6,7 @@ import { ApiError } from '../domain/errors';
  * and one day; headers that describe the window closest to exhaustion; a
  * temporary ban for keys that keep calling after their 429s. Pure functions:
  * the limiter (rate-limit/limiter.ts) leases allowance (rate-limit/allowance.ts) with
- * atomic writes in DynamoDB (rate-limit/counters.ts).
+ * atomic writes in DynamoDB (rate-limit/counter-table.ts).
  */
 
 /** A key is suspended when it sends this many refused requests within one UTC minute… */
@@ -73,11 +73,14 @@ export interface Used {
   day: number;
 }
 
-/** What the limiter decided of one request: served, with what its customer has now used, or refused. */
-export type Outcome = { served: Used } | { refused: Refusal };
-
 /** The verdict of an outcome: its headers, and for a refusal its 429 (`suspendedUntil` for a suspension's Retry-After). */
-export function verdictOf(outcome: Outcome, limits: PlanLimits, windows: Windows, nowMs: number, suspendedUntil: number): Verdict {
+export function verdictOf(
+  outcome: { served: Used } | { refused: Refusal },
+  limits: PlanLimits,
+  windows: Windows,
+  nowMs: number,
+  suspendedUntil: number,
+): Verdict {
   if ('served' in outcome) return countedVerdict(limits, windows, outcome.served.minute, outcome.served.day);
   return refusedVerdict(outcome.refused, limits, windows, nowMs, suspendedUntil);
 }

@@ -2,7 +2,7 @@ import { KeyTable } from '../../admin/key-table';
 import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
-import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
 
@@ -84,7 +84,7 @@ it('stores a successor and the predecessor expiry together, or neither', async (
 describe('key changes reach the functions through the counters, across midnight', () => {
   // Days from tomorrow on, from the real clock: DynamoDB Local's TTL sweeper must never find these counters expired.
   const day = (offset: number) => new Date((Math.floor(Date.now() / 86_400_000) + 1 + offset) * 86_400_000).toISOString().slice(0, 10);
-  const counters = () => new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
+  const counters = () => new CounterTable(dependencies.db, dependencies.tableNames.rateLimits);
   /** One request of the key through a fresh instance's limiter: counted (with the limit and the minute's count it reports), or refused. */
   const count = async (record: ApiKeyRecord, iso: string, limits = { perMinute: 300, perDay: 10_000 }) => {
     try {

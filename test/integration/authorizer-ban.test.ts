@@ -3,7 +3,7 @@ import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { createHandler } from '../../functions/authorizer/handler';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
-import { RateLimitRepository, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { asFunction, createTestTables, testDependencies } from '../support/dynamo';
@@ -29,7 +29,7 @@ async function issue(): Promise<{ secret: string; keyId: string }> {
 
 async function ban(keyId: string, untilMs: number): Promise<void> {
   const key = { keyId, customerId: keyId };
-  const counters = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
+  const counters = new CounterTable(dependencies.db, dependencies.tableNames.rateLimits);
   await counters.write({ kind: 'suspension', key, windows: windowsAt(now), instanceId: 'test', until: untilMs / 1000 });
 }
 

@@ -1,7 +1,7 @@
 import { KeyTable } from '../../admin/key-table';
 import { limitsFor } from '../../definitions/plans';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
-import { RateLimiter, RateLimitRepository, spareCap, UsageCounters, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter, spareCap, UsageCounters, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 
@@ -14,12 +14,12 @@ import { createTestTables, testDependencies, testInstant } from '../support/dyna
  */
 let dependencies: Dependencies;
 let keys: KeyTable;
-let counters: RateLimitRepository;
+let counters: CounterTable;
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
   keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
-  counters = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
+  counters = new CounterTable(dependencies.db, dependencies.tableNames.rateLimits);
 });
 afterAll(() => dependencies.db.destroy());
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
-import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { limiterMeasured } from '../../scripts/capacity-model';
 import { createTestTables, testDependencies } from '../support/dynamo';
@@ -71,7 +71,7 @@ const newKey = () => {
   return { keyId, customerId: keyId };
 };
 const limiters = (count: number) =>
-  Array.from({ length: count }, () => new RateLimiter(new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits)));
+  Array.from({ length: count }, () => new RateLimiter(new CounterTable(dependencies.db, dependencies.tableNames.rateLimits)));
 
 /** A Business key's whole minute, spread evenly over it and over the instances in turn (as a load balancer would). */
 async function fullMinute(instances: RateLimiter[], minute: number, key = newKey()): Promise<Tally & { served: number }> {

@@ -1,4 +1,4 @@
-import { RateLimitRepository, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable, windowsAt } from '../../functions/rate-limit/testing';
 import { DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { startTestApi, type TestApi } from '../support/api';
 import { createTestTables, TestClock, testDependencies, testEndpoint } from '../support/dynamo';
@@ -9,7 +9,7 @@ import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
 it('counts a refusal stamped just before a minute after one stamped just after it, without an error', async () => {
   const tableNames = await createTestTables();
   const dependencies = testDependencies(tableNames);
-  const counters = new RateLimitRepository(dependencies.db, tableNames.rateLimits);
+  const counters = new CounterTable(dependencies.db, tableNames.rateLimits);
   // Two containers whose clocks differ by 10 ms: the later stamp is written first.
   // A minute boundary tomorrow, from the real clock (no date the test depends on).
   const boundary = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000 + 12 * 3_600_000;

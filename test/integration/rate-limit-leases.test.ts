@@ -3,14 +3,7 @@ import { KeyTable } from '../../admin/key-table';
 import type { PlanLimits } from '../../definitions/plans';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
-import {
-  type CountedKey,
-  counterKey,
-  type RateCounters,
-  RateLimiter,
-  RateLimitRepository,
-  windowsAt,
-} from '../../functions/rate-limit/testing';
+import { type Caller, type CounterStore, CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 
@@ -22,19 +15,19 @@ import { createTestTables, testDependencies, testInstant } from '../support/dyna
  * refuse there without writing, and the ban rule still suspends a key that keeps calling.
  */
 let dependencies: Dependencies;
-let counters: RateLimitRepository;
+let counters: CounterTable;
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
-  counters = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
+  counters = new CounterTable(dependencies.db, dependencies.tableNames.rateLimits);
 });
 afterAll(() => dependencies.db.destroy());
 
 /** A key counted on counters of its own, as every key not made by a rotation. */
-const own = (keyId: string): CountedKey => ({ keyId, customerId: keyId });
+const own = (keyId: string): Caller => ({ keyId, customerId: keyId });
 
 /** What a request got: `counted`, or the code of its 429. */
-async function outcomeOf(limiter: RateLimiter, key: CountedKey, limits: PlanLimits, nowMs: number): Promise<string> {
+async function outcomeOf(limiter: RateLimiter, key: Caller, limits: PlanLimits, nowMs: number): Promise<string> {
   try {
     const decision = await limiter.enforce(key, limits, nowMs);
     return decision.refusal ? decision.refusal.code : 'counted';
@@ -45,7 +38,7 @@ async function outcomeOf(limiter: RateLimiter, key: CountedKey, limits: PlanLimi
 }
 
 /** Sends `total` requests through `instances` limiters in turn, with `keys` in turn, `parallel` at a time. */
-async function sendMany(instances: RateLimiter[], keys: CountedKey[], limits: PlanLimits, nowMs: number, total: number, parallel = 20) {
+async function sendMany(instances: RateLimiter[], keys: Caller[], limits: PlanLimits, nowMs: number, total: number, parallel = 20) {
   const outcomes: string[] = [];
   let next = 0;
   await Promise.all(
@@ -53,7 +46,7 @@ async function sendMany(instances: RateLimiter[], keys: CountedKey[], limits: Pl
       while (next < total) {
         const index = next++;
         const instance = instances[index % instances.length] as RateLimiter;
-        outcomes.push(await outcomeOf(instance, keys[index % keys.length] as CountedKey, limits, nowMs));
+        outcomes.push(await outcomeOf(instance, keys[index % keys.length] as Caller, limits, nowMs));
       }
     }),
   );
@@ -109,7 +102,7 @@ describe("at the window's end, an instance gives back what it holds", () => {
   });
 
   it('and when that write fails with its outcome unknown, holds none of it: never served twice, the request still served', async () => {
-    const failGiveBack: RateCounters = {
+    const failGiveBack: CounterStore = {
       read: counters.read.bind(counters),
       write: async (write) => {
         if (write.kind === 'lease' && write.take < 0) throw new Error('connection reset after the request was sent');
@@ -151,7 +144,7 @@ it('counts a rotated key and its successor together on one item: exactly the lim
   const { record: successor } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, customerId: old.keyId, now });
   const expiresAt = now + 60_000;
   await keys.insertSuccessor(successor, old, new Date(expiresAt).toISOString());
-  const counted = (record: typeof old): CountedKey => ({ keyId: record.keyId, customerId: record.customerId });
+  const counted = (record: typeof old): Caller => ({ keyId: record.keyId, customerId: record.customerId });
 
   const instances = Array.from({ length: 4 }, () => new RateLimiter(counters));
   expect(await sendMany(instances, [counted(old), counted(successor)], limits, now, 1_101)).toEqual({ counted: 1_001, rate_limited: 100 });
@@ -171,7 +164,7 @@ describe('an instance that has seen a window used up', () => {
   it('refuses without writing, records refusals in batches, and suspends at exactly the 20th on one instance', async () => {
     const writes: string[] = [];
     // The repository, with a note of each write the limiter asks of it.
-    const counting: RateCounters = {
+    const counting: CounterStore = {
       read: (...args) => counters.read(...args),
       write: (write) => {
         writes.push(write.kind);
@@ -247,7 +240,7 @@ describe('what an instance holds is never lost to the day nor counted twice', ()
   it('a refund whose write and read both fail is not claimed: the 503’s headers keep counting it, and it is not served again', async () => {
     const keyId = 'key_refund_unknown';
     let failing = false;
-    const flaky: RateCounters = {
+    const flaky: CounterStore = {
       read: (...args) => (failing ? Promise.reject(new Error('connection reset')) : counters.read(...args)),
       write: (write) => (failing ? Promise.reject(new Error('connection reset after the request was sent')) : counters.write(write)),
     };

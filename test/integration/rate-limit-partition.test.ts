@@ -1,6 +1,6 @@
 import { tables } from '../../definitions/tables';
 import { DependencyUnavailableError } from '../../functions/domain/errors';
-import { type CountedKey, counterKey, RateLimiter, RateLimitRepository, windowsAt } from '../../functions/rate-limit/testing';
+import { type Caller, CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { createTestTables, relaxedCallBudget, testEndpoint } from '../support/dynamo';
@@ -33,13 +33,13 @@ const second = Date.parse('2099-06-15T10:00:05Z');
 /** 20 instances on the simulator, two attempts a call as deployed (a write throttled twice is a 503), with the longer timeouts tests use on this shared machine. */
 function instancesOnTheSimulator() {
   const db = createDocumentClient({ endpoint: proxy.endpoint, region: 'local', ...localCredentials(), budget: relaxedCallBudget });
-  const instances = Array.from({ length: 20 }, () => new RateLimiter(new RateLimitRepository(db, rateLimits)));
+  const instances = Array.from({ length: 20 }, () => new RateLimiter(new CounterTable(db, rateLimits)));
   return { db, instances };
 }
 
 type Outcomes = { served: number; unavailable: number; refused: number };
 
-async function send(instance: RateLimiter, key: CountedKey, nowMs: number, outcomes: Outcomes): Promise<void> {
+async function send(instance: RateLimiter, key: Caller, nowMs: number, outcomes: Outcomes): Promise<void> {
   try {
     const decision = await instance.enforce(key, business, nowMs);
     outcomes[decision.refusal ? 'refused' : 'served']++;
@@ -50,7 +50,7 @@ async function send(instance: RateLimiter, key: CountedKey, nowMs: number, outco
 }
 
 /** The item's units on the simulator (one second of one partition's capacity for the whole test) and no throttle. */
-function expectWithinOnePartitionSecond(key: CountedKey): void {
+function expectWithinOnePartitionSecond(key: Caller): void {
   const item = proxy.usage.get(`${rateLimits}\u0000${counterKey(key.customerId, windowsAt(second).day)}`);
   expect(item?.writeUnits).toBeLessThanOrEqual(1_000);
   expect(item?.readUnits).toBeLessThanOrEqual(3_000);

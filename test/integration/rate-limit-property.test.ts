@@ -2,11 +2,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
 import {
+  type CounterStore,
+  CounterTable,
   type CounterWrite,
   counterKey,
-  type RateCounters,
   RateLimiter,
-  RateLimitRepository,
   spareCap,
   windowsAt,
 } from '../../functions/rate-limit/testing';
@@ -31,16 +31,16 @@ import { createTestTables, testDependencies } from '../support/dynamo';
  * second client at a fraction of a write a request.
  */
 let dependencies: Dependencies;
-let repository: RateLimitRepository;
+let repository: CounterTable;
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
-  repository = new RateLimitRepository(dependencies.db, dependencies.tableNames.rateLimits);
+  repository = new CounterTable(dependencies.db, dependencies.tableNames.rateLimits);
 });
 afterAll(() => dependencies.db.destroy());
 
 /** The repository, with some lease writes sent a second time after the next write, as a late SDK attempt lands. */
-function withLateRepeats(lateEvery: number): RateCounters & { repeats: number } {
+function withLateRepeats(lateEvery: number): CounterStore & { repeats: number } {
   let writes = 0;
   let pending: CounterWrite | undefined;
   const counters = {

@@ -5,11 +5,11 @@ import { dynamoCall } from '../data/dynamo-errors';
 import type { ApiKeyRecord } from '../domain/api-keys';
 import { DependencyUnavailableError } from '../domain/errors';
 import type {
-  CountedKey,
+  Caller,
   CounterItemState,
+  CounterStore,
   CounterWrite,
   LeaseWrite,
-  RateCounters,
   RefusalsWrite,
   SuspensionWrite,
   WriteResult,
@@ -111,13 +111,13 @@ const leaseConditions = {
   new_minute: { addsSpare: `${newMinuteCondition} AND ${spareWithinCap}`, keepsSpare: newMinuteCondition },
 } as const;
 
-export class RateLimitRepository implements RateCounters {
+export class CounterTable implements CounterStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async read(key: CountedKey, windows: Windows, instanceId: string): Promise<CounterItemState> {
+  async read(key: Caller, windows: Windows, instanceId: string): Promise<CounterItemState> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
         new GetCommand({ TableName: this.tableName, Key: { pk: counterKey(key.customerId, windows.day) }, ConsistentRead: true }),
@@ -242,7 +242,7 @@ function markOf(item: CounterItem | undefined, name: string): unknown {
 }
 
 /** The item's facts for the limiter, as the asking key and instance see them. */
-function stateOf(item: CounterItem | undefined, key: CountedKey, day: string, instanceId: string): CounterItemState {
+function stateOf(item: CounterItem | undefined, key: Caller, day: string, instanceId: string): CounterItemState {
   const marks = keyStateNames(key);
   const expiresAt = markOf(item, marks.expiresAt);
   const leaseSeq = item?.leases?.[instanceId];
