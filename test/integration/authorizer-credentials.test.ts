@@ -1,8 +1,8 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { createHandler } from '../../functions/authorizer/handler';
 import type { Dependencies } from '../../functions/runtime/dependencies';
-import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { issueTestKey } from '../support/api';
+import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { asFunction, createTestTables, testDependencies } from '../support/dynamo';
 
 /**
@@ -24,9 +24,10 @@ beforeAll(async () => {
 afterAll(() => dependencies.db.destroy());
 
 const authorize = (request: { headers?: Record<string, string>; repeatedHeaders?: Record<string, string[]> }) =>
-  createHandler(asFunction('authorizer', dependencies), undefined)(
-    requestAuthorizerEvent({ method: 'GET', resource: '/pets', path: '/pets', ...request }),
-  );
+  createHandler(
+    asFunction('authorizer', dependencies),
+    undefined,
+  )(requestAuthorizerEvent({ method: 'GET', resource: '/pets', path: '/pets', ...request }));
 const effectOf = (result: APIGatewayAuthorizerResult) => result.policyDocument.Statement[0]!.Effect;
 
 it.each(['Bearer', 'bearer', 'BEARER', 'Bearer ', 'bEaReR   '])('allows `%s <key>` as the key itself', async (scheme) => {
