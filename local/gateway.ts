@@ -178,8 +178,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
  * derive the authorization caching key" (CreateAuthorizer, identitySource,
  * https://docs.aws.amazon.com/apigateway/latest/api/API_CreateAuthorizer.html),
  * and AWS documents no normalisation of them. So `bearer K` and `Bearer K` are
- * two entries, which is why the authorizer accepts only the latter (decision 7).
- * WAF's rate rules, which do normalise the key, are not imitated. Answers
+ * two entries: each form a client uses costs one authorizer call per cache
+ * period (decision 7). WAF's rate rules, which do normalise the key, are not imitated. Answers
  * the authorizer's policy, or the gateway response API Gateway would send
  * instead: "Unauthorized" → UNAUTHORIZED (401), any other failure →
  * AUTHORIZER_FAILURE (503), a policy that does not allow the method → ACCESS_DENIED.
