@@ -18,8 +18,10 @@ import {
 } from '../definitions/request-size-limits';
 import { authorizer as authorizerDefinition, functionTimeoutSeconds, type RouteDefinition, stageName } from '../definitions/routes';
 import type { UsagePlanSettings } from '../definitions/usage-plan-limits';
+import { soleAuthorization } from '../functions/http/bearer-token';
 import { header } from '../functions/http/request';
 import type { Clock } from '../functions/runtime/clock';
+import type { Refusal } from './refusal-log';
 
 /**
  * A local stand-in for API Gateway, doing for this API what API Gateway does:
@@ -57,6 +59,10 @@ export interface LocalGatewayOptions {
    * alone would do with a large body.
    */
   firewall?: boolean;
+  /** npm start's operator log: sees one line per refused request, status 400 and up (local/refusal-log.ts). */
+  onRefusal?: (refusal: Refusal) => void;
+  /** Why the authorizer answered "Unauthorized" to an Authorization value, for that log (local/refusal-log.ts). */
+  unauthorizedReason?: (authorization: string) => Promise<Pick<Refusal, 'reason' | 'principalId'>>;
 }
 
 /**
@@ -106,6 +112,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   const compiled = options.routes.map(({ route, handler }) => compileRoute(route, handler));
   const authorize = cachingAuthorizer(options);
   const meter = usagePlanMeter(options);
+  const { refuse, tell } = operatorLog(options);
 
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
     handle(request, response).catch(() => send(response, gatewayResponse('DEFAULT_5XX')));
@@ -119,31 +126,35 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const requestTimeEpoch = options.clock();
     // AWS WAF sees the request before API Gateway does: a body over its limit never reaches a route.
     const body = await readBody(request, options.firewall === false ? API_GATEWAY_MAX_PAYLOAD_BYTES : maxRequestBodyBytes);
-    if (body === 'too_large')
-      return refuseTooLarge(request, response, options.firewall === false ? gatewayResponse('REQUEST_TOO_LARGE') : oversizeBodyAnswer);
+    if (body === 'too_large') return refuseTooLarge(request, response, options.firewall !== false, tell);
     const routed = route(request, requestTimeEpoch);
     // Unknown path or method: API Gateway answers before any authorizer runs.
-    if (!routed) return sendGateway(response, 'MISSING_AUTHENTICATION_TOKEN');
-    // An empty identity source is a missing one: 401 without calling the authorizer.
-    const identity = header(routed, authorizerDefinition.identityHeader);
-    if (!identity) return sendGateway(response, 'UNAUTHORIZED');
+    if (!routed) return refuse(response, request, undefined, 'MISSING_AUTHENTICATION_TOKEN', { reason: 'no_such_route' });
+    // An empty identity source is a missing one: 401 without calling the authorizer. So are two
+    // Authorization fields, whatever their order (functions/http/bearer-token.ts, soleAuthorization).
+    const identity = soleAuthorization(routed, authorizerDefinition.identityHeader);
+    if (!identity) return refuse(response, request, routed, 'UNAUTHORIZED', { reason: missingIdentityReason(routed) });
 
     const authorization = await authorize(authorizerEvent(routed), identity);
-    if (typeof authorization === 'string') return sendGateway(response, authorization);
+    if (typeof authorization === 'string')
+      return refuse(response, request, routed, authorization, await refusalByAuthorizer(options, authorization, identity));
+    const { principalId } = authorization;
     const metered = meter(authorization.usageIdentifierKey ?? undefined, authorization.context ?? {});
-    if (metered) return sendGateway(response, metered);
+    if (metered) return refuse(response, request, routed, metered, { principalId });
     const event = proxyEvent(routed, authorization, body);
     // Lambda refuses the invocation itself; API Gateway answers a 500 and no function runs.
-    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES) return sendGateway(response, 'INTEGRATION_FAILURE');
+    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES)
+      return refuse(response, request, routed, 'INTEGRATION_FAILURE', { principalId, reason: 'payload_over_lambda_limit' });
     const result = await invoke(
       routed.compiled.handler,
       event,
       options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
       options.functionTimeoutMs ?? functionTimeoutSeconds * 1000,
     );
-    if (typeof result === 'string') return sendGateway(response, result);
+    if (typeof result === 'string') return refuse(response, request, routed, result, { principalId });
     options.onFunctionResponse?.(event, result);
     send(response, result);
+    tell(request, routed, result, { principalId });
   }
 
   function route(request: IncomingMessage, requestTimeEpoch: number): RoutedRequest | undefined {
@@ -167,8 +178,8 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
  * derive the authorization caching key" (CreateAuthorizer, identitySource,
  * https://docs.aws.amazon.com/apigateway/latest/api/API_CreateAuthorizer.html),
  * and AWS documents no normalisation of them. So `bearer K` and `Bearer K` are
- * two entries, which is why the authorizer accepts only the latter (decision 7).
- * WAF's rate rules, which do normalise the key, are not imitated. Answers
+ * two entries: each form a client uses costs one authorizer call per cache
+ * period (decision 7). WAF's rate rules, which do normalise the key, are not imitated. Answers
  * the authorizer's policy, or the gateway response API Gateway would send
  * instead: "Unauthorized" → UNAUTHORIZED (401), any other failure →
  * AUTHORIZER_FAILURE (503), a policy that does not allow the method → ACCESS_DENIED.
@@ -471,6 +482,74 @@ function lambdaContext(requestId: string, timeoutMs: number): Context {
   };
 }
 
+/** npm start's operator log (LocalGatewayOptions.onRefusal): a line per answer of 400 and up. */
+function operatorLog(options: LocalGatewayOptions) {
+  /** A line for an answer of 400 and up, its reason the Error object's code unless told. */
+  const tell = (request: IncomingMessage, routed: RoutedRequest | undefined, answer: APIGatewayProxyResult, details: RefusalDetails) => {
+    if (!options.onRefusal || answer.statusCode < 400) return;
+    const code = errorCodeOf(answer);
+    const told = Object.fromEntries(Object.entries(details).filter(([, value]) => value !== undefined));
+    options.onRefusal({ ...requestFields(request, routed), status: answer.statusCode, code, reason: code, ...told });
+  };
+  /** Answers with a gateway response, and tells the log why. */
+  const refuse = (
+    response: ServerResponse,
+    request: IncomingMessage,
+    routed: RoutedRequest | undefined,
+    type: GatewayResponseType,
+    details: RefusalDetails,
+  ) => {
+    const answer = gatewayResponse(type);
+    send(response, answer);
+    tell(request, routed, answer, { errorType: type, reason: gatewayRefusalReasons[type], ...details });
+  };
+  return { tell, refuse };
+}
+
+/** A 401 without calling the authorizer: no Authorization field (or an empty one), or more than one. */
+function missingIdentityReason(routed: RoutedRequest): string {
+  return header(routed, authorizerDefinition.identityHeader) ? 'several_authorization_fields' : 'missing_authorization_header';
+}
+
+/** What the log says of the authorizer's refusal: for "Unauthorized", why, as the key store tells it (local/refusal-log.ts). */
+async function refusalByAuthorizer(options: LocalGatewayOptions, type: GatewayResponseType, identity: string): Promise<RefusalDetails> {
+  return (type === 'UNAUTHORIZED' ? await options.unauthorizedReason?.(identity) : undefined) ?? {};
+}
+
+type RefusalDetails = Partial<Pick<Refusal, 'errorType' | 'reason' | 'principalId'>>;
+
+/** Why the gateway answered a type, where its Error object's code does not say it. */
+const gatewayRefusalReasons: Partial<Record<GatewayResponseType, string>> = {
+  UNAUTHORIZED: 'refused_by_authorizer',
+  ACCESS_DENIED: 'key_suspended',
+  THROTTLED: 'usage_plan_throttle',
+  QUOTA_EXCEEDED: 'usage_plan_quota',
+  AUTHORIZER_FAILURE: 'authorizer_failed',
+  AUTHORIZER_CONFIGURATION_ERROR: 'authorizer_did_not_answer',
+  INTEGRATION_FAILURE: 'function_failed',
+  INTEGRATION_TIMEOUT: 'integration_timeout',
+};
+
+/** The access log's request fields: for a request no route matched, its method and path (never its query, which a client may fill with anything). */
+function requestFields(request: IncomingMessage, routed: RoutedRequest | undefined) {
+  return {
+    requestId: routed?.requestContext.requestId ?? randomUUID(),
+    ip: request.socket.remoteAddress ?? '127.0.0.1',
+    httpMethod: request.method ?? 'GET',
+    resourcePath: routed?.compiled.route.path ?? new URL(request.url ?? '/', 'http://localhost').pathname,
+  };
+}
+
+/** The Error object's code of an answer, or `unknown` for a body that is none. */
+function errorCodeOf(answer: APIGatewayProxyResult): string {
+  try {
+    const { code } = JSON.parse(answer.body ?? '') as { code?: unknown };
+    return typeof code === 'string' ? code : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 const TIMED_OUT = Symbol('timed out');
 
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
@@ -509,8 +588,18 @@ function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | 
   });
 }
 
-/** 413, then the connection closes once the client has sent its whole body (at once for a body read to its end). */
-function refuseTooLarge(request: IncomingMessage, response: ServerResponse, answer: APIGatewayProxyResult): void {
+/**
+ * 413 (WAF's answer, or API Gateway's without the firewall), then the connection closes once the client
+ * has sent its whole body (at once for a body read to its end).
+ */
+function refuseTooLarge(
+  request: IncomingMessage,
+  response: ServerResponse,
+  firewall: boolean,
+  tell: ReturnType<typeof operatorLog>['tell'],
+): void {
+  const [answer, errorType] = firewall ? [oversizeBodyAnswer, 'WAF_FILTERED'] : [gatewayResponse('REQUEST_TOO_LARGE'), 'REQUEST_TOO_LARGE'];
+  tell(request, undefined, answer, { errorType, reason: 'body_too_large' });
   response.shouldKeepAlive = false;
   send(response, answer);
   if (request.complete) return;
@@ -548,10 +637,6 @@ function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex): 
 function errorAnswer(message: string) {
   const body = errorBody('invalid_request', message);
   return { statusCode: body.status, headers: { 'Content-Type': 'application/json' } as Record<string, string>, body: JSON.stringify(body) };
-}
-
-function sendGateway(response: ServerResponse, type: GatewayResponseType): void {
-  send(response, gatewayResponse(type));
 }
 
 function send(response: ServerResponse, result: APIGatewayProxyResult): void {

@@ -9,6 +9,7 @@ import { createDocumentClient, type Dependencies, type DynamoDbCallBudget } from
 import { ensureFunctionBundles } from './function-bundles';
 import { createLocalGateway, type LocalGatewayOptions } from './gateway';
 import { type LocalFunction, startLocalFunction } from './lambda-runtime';
+import { unauthorizedReason } from './refusal-log';
 import { usagePlanAsSynthesized } from './usage-plans';
 
 export interface LocalApiOptions {
@@ -27,6 +28,8 @@ export interface LocalApiOptions {
   meteringPool?: MeteringPool;
   /** The usage plan of each API key, applied by the gateway (LocalGatewayOptions.usagePlanOf); unset, as the stack and the key tool make them. */
   usagePlanOf?: LocalGatewayOptions['usagePlanOf'];
+  /** Sees one line per refused request, with why (npm start prints them: local/refusal-log.ts). */
+  onRefusal?: LocalGatewayOptions['onRefusal'];
 }
 
 export interface LocalApi {
@@ -67,6 +70,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
     usagePlanOf: options.usagePlanOf ?? usagePlanAsSynthesized,
     onFunctionResponse: options.onFunctionResponse,
+    onRefusal: options.onRefusal,
+    unauthorizedReason: options.onRefusal && unauthorizedReason(dependencies),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -17,6 +17,7 @@ import {
   localTablePrefix as tablePrefix,
   writeLocalEndpoint,
 } from './local-endpoint';
+import { type Refusal, refusalLine } from './refusal-log';
 import { ensureTables, tableNamesFor } from './tables';
 
 // Metrics are CloudWatch EMF lines, for AWS only; locally they would drown the request log.
@@ -117,7 +118,9 @@ async function main(): Promise<void> {
   const tableNames = tableNamesFor(tablePrefix);
   await createTables(dynamoUrl, tableNames);
 
-  api = await startLocalApi({ dynamoEndpoint: dynamoUrl, tableNames, port, host }).catch((error: unknown) => {
+  // The operator's log: one line per refused request, with its status, code and reason (local/refusal-log.ts).
+  const onRefusal = (refusal: Refusal) => console.log(refusalLine(refusal));
+  api = await startLocalApi({ dynamoEndpoint: dynamoUrl, tableNames, port, host, onRefusal }).catch((error: unknown) => {
     // A busy port is a person's to fix: one line, not Node's stack trace (taken since the check above).
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(port, host);
     throw error;

@@ -83,7 +83,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'psk_ followed by 43 random characters',
-          description: `\`Authorization: Bearer <API_KEY>\` on every operation, in exactly that form: \`Bearer\` as written, one space, the key. Any other case or spacing of the scheme is refused with 401, as API Gateway caches the authorizer's answer per exact Authorization value. A missing, empty, malformed, unknown or revoked key (or a rotated one past its grace period) gets 401 with \`WWW-Authenticate: Bearer\`. A suspended key gets 429 \`key_suspended\`, not 401. API Gateway caches the authorizer's answer per Authorization value for ${authorizer.resultsCacheTtlSeconds} seconds; a revoked key, or a key moved to another plan, takes effect at the key's next request all the same (the functions read it).`,
+          description: `\`Authorization: Bearer <API_KEY>\` on every operation: the scheme in any case, one or more spaces, then the key (RFC 6750 section 2.1, RFC 9110 section 11.1); every form is the same key, with the same limits. A tab, two keys in one field, another scheme or two Authorization fields get 401, as does a missing, empty, malformed, unknown or revoked key (or a rotated one past its grace period), with \`WWW-Authenticate: Bearer\`. A suspended key gets 429 \`key_suspended\`, not 401. API Gateway caches the authorizer's answer per Authorization value for ${authorizer.resultsCacheTtlSeconds} seconds; a revoked key, or a key moved to another plan, takes effect at the key's next request all the same (the functions read it).`,
         },
       },
     },

@@ -4,9 +4,8 @@ import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { ApiKeyRepository, joined } from '../data/api-key-repository';
 import { type ApiKeyRecord, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../domain/api-keys';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
-import { bearerToken } from '../http/bearer-token';
+import { bearerToken, soleAuthorization } from '../http/bearer-token';
 import { toAuthorizerContext } from '../http/caller';
-import { header } from '../http/request';
 import { BanCheck } from '../rate-limit';
 import { type Dependencies, dependenciesFromEnvironment, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
@@ -31,8 +30,9 @@ const answerCache = { ttlSeconds: authorizer.resultsCacheTtlSeconds, answeredWit
  *   key_suspended (definitions/gateway-responses.ts), with no operation Lambda;
  * - the exact message "Unauthorized", for a missing, unknown, revoked or expired
  *   key: the UNAUTHORIZED gateway response (401 with WWW-Authenticate); a
- *   header in any form but `Bearer <key>` (http/bearer-token.ts) or a malformed
- *   key is refused so before any DynamoDB read.
+ *   header in any form but `Bearer <key>` (any case, one or more spaces:
+ *   http/bearer-token.ts), more than one Authorization field (the event's
+ *   multiValueHeaders) or a malformed key is refused so before any DynamoDB read.
  * Any other error becomes AUTHORIZER_CONFIGURATION_ERROR or AUTHORIZER_FAILURE,
  * both 503. Since answers are cached for the whole API, the policy names every method.
  */
@@ -41,7 +41,7 @@ export function createHandler(dependencies: Dependencies, meteringPool: Metering
   const readBan = banReader(dependencies);
   // Each call's outcome (allowed, refused, failed) per version: the canary's data (functions/runtime/metrics.ts).
   return withAuthorizerOutcomes(async (event: APIGatewayRequestAuthorizerEvent, context?: Context): Promise<APIGatewayAuthorizerResult> => {
-    const token = bearerToken(header(event, authorizer.identityHeader));
+    const token = bearerToken(soleAuthorization(event, authorizer.identityHeader));
     if (!token || !isWellFormedApiKey(token)) throw new Error('Unauthorized');
     const secret = await findKey.secret(token, context);
     if (!secret || !isUsable(secret, dependencies.clock())) throw new Error('Unauthorized');

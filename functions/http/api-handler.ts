@@ -1,9 +1,10 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { gatewayResponses } from '../../definitions/gateway-responses';
 import type { OperationContract, RequestPart } from '../../definitions/operations/operation-contract';
 import type { Deprecation, OperationId, RouteDefinition } from '../../definitions/routes';
-import { routeFor } from '../../definitions/routes';
+import { authorizer, routeFor } from '../../definitions/routes';
 import { onlyReadsOutside } from '../../definitions/table-grants';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { parseOrThrow } from '../domain/validation';
@@ -11,6 +12,7 @@ import { type Admission, type CounterStore, RequestLimiter } from '../rate-limit
 import { type Dependencies, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, recordAnswer, recordResponse } from '../runtime/metrics';
+import { soleAuthorization } from './bearer-token';
 import { type Caller, callerFrom } from './caller';
 import { header, stageBaseUrl } from './request';
 import { errorResponse, type UnexpectedErrorOutcome } from './responses';
@@ -48,7 +50,7 @@ interface ApiInternal extends Record<string, unknown> {
 /**
  * Builds the Lambda handler of one operation. The middleware stack, in order:
  * response envelope (error mapping, shared headers, request log, metrics) →
- * deprecation headers → rate limit → sunset (so a 410 carries rate-limit
+ * one Authorization field → deprecation headers → rate limit → sunset (so a 410 carries rate-limit
  * headers) → JSON body checks (for operations with a body) → request
  * parsing with the contract's schemas (a 400 names the field) → logic.
  *
@@ -72,6 +74,7 @@ export function createApiHandler<Contract extends OperationContract>(
   const handler = middy<ApiEvent, ApiResult, Error, Context, ApiInternal>({ timeoutEarlyInMillis: 0 }).use(
     responseEnvelope(operationId, dependencies),
   );
+  handler.use(oneAuthorizationField());
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
   // One limiter per handler, so per instance: it holds the leases of its keys and remembers windows seen used up.
   const limiter = new RequestLimiter(counters, (message, error) =>
@@ -225,6 +228,25 @@ function outcomeOf(request: ApiRequest): UnexpectedErrorOutcome {
 }
 
 /** RFC 9745 Deprecation, RFC 8594 Sunset and a successor Link on every response of a deprecated operation. */
+/**
+ * Two Authorization fields: the gateway's own 401, before the limiter counts
+ * anything. The authorizer refuses them whenever it runs (http/bearer-token.ts,
+ * soleAuthorization), but API Gateway may answer from the Allow it cached for
+ * one of the values instead: its cache is keyed by the identity source, and
+ * which value of a repeated header that is, AWS does not document.
+ */
+function oneAuthorizationField(): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  const refusal = gatewayResponses.UNAUTHORIZED;
+  return {
+    before: (request) => {
+      const name = authorizer.identityHeader;
+      if (header(request.event, name) === undefined || soleAuthorization(request.event, name) !== undefined) return;
+      Object.assign(internal(request).responseHeaders, refusal.headers);
+      throw new ApiError(refusal.code, refusal.message);
+    },
+  };
+}
+
 function deprecationHeaders(definition: Deprecation): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   const deprecatedAtSeconds = Date.parse(definition.deprecatedAt) / 1000;
   const sunsetHttpDate = new Date(definition.sunsetAt).toUTCString();

@@ -84,6 +84,18 @@ async function keysTool(args: string[], env: Record<string, string>): Promise<{ 
   return { code, stdout: tool.stdout(), stderr: tool.stderr() };
 }
 
+/** The output's lines holding `marker`, once there are `count` of them (output arrives as the process writes it). */
+async function linesOf(output: () => string, marker: string, count: number): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const lines = output()
+      .split('\n')
+      .filter((line) => line.includes(marker));
+    if (lines.length >= count || Date.now() > deadline) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function reachable(address: string, port: number): Promise<boolean> {
   try {
     await fetch(`http://${address}:${port}/v1/pets`, { signal: AbortSignal.timeout(5_000) });
@@ -123,6 +135,21 @@ it('with AWS_ENDPOINT_URL_DYNAMODB, npm start runs on that DynamoDB, makes its t
   const shown = await keysTool(['show', keyId], { PETSTORE_LOCAL_DIR: scratch });
   expect(shown.code).toBe(0);
   expect(shown.stdout).toMatch(/^Today\s+1 of 1,000 requests/m);
+
+  // The operator's log (local/refusal-log.ts): one line per refused request, with why, never the secret.
+  const unknownKey = `${secret.slice(0, -4)}AAAA`;
+  expect((await fetch(`http://127.0.0.1:${started.port}/v1/pets`, { headers: { Authorization: `Bearer ${unknownKey}` } })).status).toBe(
+    401,
+  );
+  expect((await fetch(`http://127.0.0.1:${started.port}/v1/nothing-here`, { headers: { Authorization: `Bearer ${secret}` } })).status).toBe(
+    404,
+  );
+  const refusals = await linesOf(started.stdout, '"message":"refused"', 2);
+  expect(refusals.map((line) => JSON.parse(line))).toEqual([
+    expect.objectContaining({ status: 401, code: 'unauthorized', reason: 'unknown_key', resourcePath: '/pets' }),
+    expect.objectContaining({ status: 404, code: 'not_found', reason: 'no_such_route' }),
+  ]);
+  for (const line of refusals) expect(line).not.toContain(secret.slice('psk_'.length, 20));
 
   // Private by default: this machine's other address is refused.
   expect(await reachable('127.0.0.1', started.port)).toBe(true);

@@ -30,6 +30,13 @@ export interface RestRequest {
   body?: string;
   /** What the client sent besides the headers every request through CloudFront carries; a name given here replaces theirs. */
   headers?: Record<string, string>;
+  /**
+   * Headers the client sent more than once: all their values in
+   * multiValueHeaders and one in headers (here the last, as the local gateway
+   * keeps), as API Gateway passes a repeated header ("Support for multi-value headers and query string parameters",
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html#apigateway-multivalue-headers-and-parameters).
+   */
+  repeatedHeaders?: Record<string, string[]>;
   /** The REQUEST authorizer's context as API Gateway passes it on (string values); absent, none ran (null). */
   authorizer?: Record<string, string>;
   /** The domain the client called: the execute-api one unless told (a custom domain, the local gateway's host). */
@@ -61,14 +68,20 @@ const viewerIdentity = {
 export function restProxyEvent(request: RestRequest): APIGatewayProxyEvent {
   const now = Date.now();
   const domainName = request.domainName ?? EXECUTE_API_DOMAIN;
-  const headers = requestHeaders(request, domainName, now);
+  const repeated = Object.entries(request.repeatedHeaders ?? {});
+  const given = { ...request.headers, ...Object.fromEntries(repeated.map(([name, values]) => [name, values.at(-1) as string])) };
+  const headers = requestHeaders({ ...request, headers: given }, domainName, now);
+  const multiValueHeaders = {
+    ...Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    ...Object.fromEntries(repeated),
+  };
   const query = request.query && Object.keys(request.query).length > 0 ? request.query : null;
   return {
     resource: request.resource,
     path: request.path,
     httpMethod: request.method,
     headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    multiValueHeaders,
     queryStringParameters: query,
     multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])) : null,
     pathParameters: request.pathParameters ?? null,

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
@@ -27,6 +28,8 @@ export async function startTestApi(
     logLevel?: string;
     meteringPool?: LocalApiOptions['meteringPool'];
     usagePlanOf?: LocalApiOptions['usagePlanOf'];
+    /** npm start's operator log (local/refusal-log.ts). */
+    onRefusal?: LocalApiOptions['onRefusal'];
   } = {},
 ): Promise<TestApi> {
   const clock = options.clock ?? new TestClock();
@@ -39,6 +42,7 @@ export async function startTestApi(
     logLevel: options.logLevel,
     meteringPool: options.meteringPool,
     usagePlanOf: options.usagePlanOf,
+    onRefusal: options.onRefusal,
   });
   let defaultKey: Promise<string> | undefined;
   const issueKey = (plan: PlanName = 'business', customLimits?: PlanLimits) => issueTestKey(api.dependencies, plan, customLimits);
@@ -86,4 +90,31 @@ export async function revokeInKeyTable(dependencies: Dependencies, key: string):
       ExpressionAttributeValues: { ':revoked': 'revoked' },
     }),
   );
+}
+
+/**
+ * A GET with the Authorization field sent once per value, each on a line of
+ * its own, as fetch cannot (its Headers join repeated values into one field
+ * with ", ").
+ */
+export function getWithAuthorizationFields(
+  url: string,
+  values: string[],
+): Promise<{ status: number; wwwAuthenticate?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'GET' }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          wwwAuthenticate: response.headers['www-authenticate'],
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+    });
+    request.setHeader('Authorization', values);
+    request.on('error', reject);
+    request.end();
+  });
 }

@@ -9,6 +9,7 @@
  * (test/e2e/hostile-input.test.ts, test/e2e/rate-limits.test.ts).
  */
 import * as net from 'node:net';
+import { gatewayResponse } from '../../definitions/gateway-responses';
 import { functionTimeoutSeconds, routeFor } from '../../definitions/routes';
 import { createHandler as createCreatePetHandler } from '../../functions/create-pet/handler';
 import { createHandler as createGetPetHandler } from '../../functions/get-pet/handler';
@@ -120,4 +121,28 @@ describe('a counter store that hangs', () => {
     expect(response.statusCode).toBe(503);
     expect(response.headers).toMatchObject({ 'Retry-After': '2', 'Cache-Control': 'no-store', Deprecation: expect.any(String) });
   });
+});
+
+it('refuses two Authorization fields with the gateway’s 401, in either order, before the counters are asked', async () => {
+  const handler = handlerFor('getPet', beforeSunset);
+  const unauthorized = gatewayResponse('UNAUTHORIZED');
+  for (const fields of [
+    ['Bearer psk_valid', 'Bearer junk'],
+    ['Bearer junk', 'Bearer psk_valid'],
+  ]) {
+    // As API Gateway would hand it on after an Allow it cached for one of the values.
+    const event = restProxyEvent({
+      method: 'GET',
+      resource: '/pets/{petId}',
+      path: '/pets/7',
+      pathParameters: { petId: '7' },
+      authorizer: proCaller,
+      repeatedHeaders: { Authorization: fields },
+    });
+    const response = await handler(event, lambdaContext());
+    // Not the 503 of the counter store that refuses connections: decided before it.
+    expect(response.statusCode).toBe(401);
+    expect(response.headers).toMatchObject({ 'WWW-Authenticate': 'Bearer' });
+    expect(JSON.parse(response.body)).toEqual(JSON.parse(unauthorized.body));
+  }
 });
