@@ -171,12 +171,20 @@ export async function startLocalFunction(options: LocalFunctionOptions): Promise
       await ready;
       const id = nextId++;
       const result = new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-      child.send({
+      const message = {
         type: 'invoke',
         id,
         event,
         remainingMs: context?.getRemainingTimeInMillis() ?? functionTimeoutSeconds * 1000,
         clock: options.clock?.(),
+      };
+      // A process that died before its exit was seen (its channel closed) fails this invocation, as a
+      // dead execution environment does in Lambda; without the callback, Node would raise an
+      // unhandled 'error' event and stop the whole local API.
+      child.send(message, (error) => {
+        if (!error) return;
+        pending.get(id)?.reject(error);
+        pending.delete(id);
       });
       return result;
     },
