@@ -270,11 +270,12 @@ describe('createPet: a version that answers 500 to every request', () => {
  */
 function lambdaErrors(functionName: string, version: string, minute: number, count: number): Sample[] {
   const resource = `${functionName}:${LIVE_ALIAS}`;
-  return [
+  const sets: Record<string, string>[] = [
     { FunctionName: functionName },
     { FunctionName: functionName, Resource: resource },
     { FunctionName: functionName, Resource: resource, ExecutedVersion: version },
-  ].map((dimensions) => ({ namespace: 'AWS/Lambda', metricName: 'Errors', dimensions, minute, value: 1, count }));
+  ];
+  return sets.map((dimensions) => ({ namespace: 'AWS/Lambda', metricName: 'Errors', dimensions, minute, value: 1, count }));
 }
 
 /**
