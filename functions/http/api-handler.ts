@@ -61,7 +61,7 @@ interface ApiInternal extends Record<string, unknown> {
 export function createApiHandler<Contract extends OperationContract>(
   contract: Contract,
   dependencies: Dependencies,
-  /** The rate-limit counters (a port of the domain), wired by the operation's handler factory. */
+  /** The rate-limit counters (the limiter's port, functions/rate-limit/counter-store.ts), wired by the operation's handler factory. */
   counters: RateCounters,
   logic: (input: OperationInput<Contract>) => Promise<ApiResult>,
 ) {
