@@ -122,7 +122,7 @@ export interface components {
          *     | `quota_exceeded` | 429 | The per-day request quota of the plan is used up; retry after Retry-After seconds. |
          *     | `key_suspended` | 429 | The API key is temporarily suspended for calling on after 429s; retry after Retry-After seconds. |
          *     | `internal_error` | 500 | An unexpected error. The message says whether the request may have taken effect: nothing was changed unless a write may have been sent. |
-         *     | `service_unavailable` | 503 | A dependency is unavailable or too slow; nothing was changed; retry after Retry-After seconds. |
+         *     | `service_unavailable` | 503 | A dependency is unavailable or too slow, or the function could not be run; retry after Retry-After seconds. Nothing was changed unless the message says it is unknown whether the request took effect. |
          * @example {
          *       "code": "not_found",
          *       "message": "No pet has the id 42.",
@@ -279,7 +279,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`. A dependency is unavailable or too slow; nothing was changed. Retry after Retry-After. May lack the rate-limit headers, since the counters could not be read. */
+            /** @description `service_unavailable`. A dependency is unavailable or too slow, or Lambda could not run the function (API Gateway's answer, without rate-limit headers). Retry after Retry-After. Nothing was changed unless the message says it is unknown whether the request took effect (a retry with the same Idempotency-Key takes effect at most once). A function's 503 may lack the rate-limit headers too, when the counters could not be read. */
             503: {
                 headers: {
                     /** @description The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute. */
@@ -501,7 +501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`. A dependency is unavailable or too slow; nothing was changed. Retry after Retry-After. May lack the rate-limit headers, since the counters could not be read. */
+            /** @description `service_unavailable`. A dependency is unavailable or too slow, or Lambda could not run the function (API Gateway's answer, without rate-limit headers). Retry after Retry-After. Nothing was changed unless the message says it is unknown whether the request took effect (a retry with the same Idempotency-Key takes effect at most once). A function's 503 may lack the rate-limit headers too, when the counters could not be read. */
             503: {
                 headers: {
                     /** @description The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute. */
@@ -726,7 +726,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `service_unavailable`. A dependency is unavailable or too slow; nothing was changed. Retry after Retry-After. May lack the rate-limit headers, since the counters could not be read. */
+            /** @description `service_unavailable`. A dependency is unavailable or too slow, or Lambda could not run the function (API Gateway's answer, without rate-limit headers). Retry after Retry-After. Nothing was changed unless the message says it is unknown whether the request took effect (a retry with the same Idempotency-Key takes effect at most once). A function's 503 may lack the rate-limit headers too, when the counters could not be read. */
             503: {
                 headers: {
                     /** @description The limit of the window closest to exhaustion: the minute's, or the day's once fewer requests are left in the day than in the minute. */

@@ -26,7 +26,8 @@ export const errorCodes = {
   },
   service_unavailable: {
     status: 503,
-    meaning: 'A dependency is unavailable or too slow; nothing was changed; retry after Retry-After seconds.',
+    meaning:
+      'A dependency is unavailable or too slow, or the function could not be run; retry after Retry-After seconds. Nothing was changed unless the message says it is unknown whether the request took effect.',
   },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -109,23 +109,38 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
     message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
     headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
   },
-  // A function that crashed (an unhandled error, a Lambda timeout, an answer
-  // that is no proxy response) or that Lambda refused to run. AWS: "API
-  // Gateway treats all invocation and function errors as internal errors"
-  // (500 when Lambda rejects the invocation, 502 when the function fails;
-  // "Handling Lambda errors with an API Gateway API",
+  // The function could not be run or did not answer: Lambda refused the
+  // invocation, or the function failed. AWS: "API Gateway treats all
+  // invocation and function errors as internal errors" (500 when "the Lambda
+  // API rejects the invocation request", 502 when "the function runs but
+  // returns an error"; "Handling Lambda errors with an API Gateway API",
   // https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html).
-  // The type is INTEGRATION_FAILURE, not DEFAULT_5XX: the gateway response
-  // types page lists it as "the gateway response when an integration failed"
+  // The gateway response types page lists INTEGRATION_FAILURE as "the gateway
+  // response for an integration failed error"
   // (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html),
-  // and API Gateway's access logs show `$context.error.responseType`
-  // INTEGRATION_FAILURE with "Lambda Customer Function Error" for a function
-  // error and for an answer over Lambda's payload limit
-  // (DataBiosphere/azul#6624, https://github.com/DataBiosphere/azul/pull/6624;
-  // DataBiosphere/azul#8258). Our handlers answer every expected failure
-  // themselves (a dependency's is a 503), so this is a bug of ours: 500,
-  // like DEFAULT_5XX, never a 503 that would ask clients to retry it.
-  INTEGRATION_FAILURE: { code: 'internal_error', message: 'An unexpected error occurred.' },
+  // and what reaches it: a Lambda throttle ("Lambda 429 now maps to the
+  // INTEGRATION_FAILURE API Gateway response", Stack Overflow question 36363280;
+  // AWS re:Post, "API Gateway proxy integration does not forward Lambda
+  // throttling (HTTP 429) to client"), a function error and an answer over
+  // Lambda's payload limit (access logs name INTEGRATION_FAILURE with "Lambda
+  // Customer Function Error": DataBiosphere/azul#6624, https://github.com/DataBiosphere/azul/pull/6624;
+  // DataBiosphere/azul#8258). Our handlers answer every failure of their own
+  // code themselves (a bug is their 500, a dependency's failure their 503), so
+  // what is left is mostly the account's concurrency used up, timeouts,
+  // out-of-memory and init failures: waiting is the cure, so 503 with
+  // Retry-After (a static header value: "The parameter values can take any
+  // incoming request parameter value or a static custom value",
+  // "x-amazon-apigateway-gateway-responses.gatewayResponse object",
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-swagger-extensions-gateway-responses.gatewayResponse.html).
+  // A function that failed after a write may have written: the message never
+  // says nothing was changed. A crashing new version still rolls back on
+  // Lambda's Errors (lib/constructs/function-rollout.ts, crashAlarm).
+  INTEGRATION_FAILURE: {
+    code: 'service_unavailable',
+    message:
+      'The service is temporarily unavailable, and it is unknown whether the request took effect. Retry after the number of seconds in Retry-After; a request sent with an Idempotency-Key takes effect at most once.',
+    headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
+  },
   INTEGRATION_TIMEOUT: {
     code: 'service_unavailable',
     message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
@@ -133,7 +148,7 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
   },
   API_CONFIGURATION_ERROR: { code: 'internal_error', message: 'An unexpected error occurred.' },
   // Catch-alls: their status is forced so that the body's status always matches.
-  // A crashed function is INTEGRATION_FAILURE above, not DEFAULT_5XX.
+  // A crashed or throttled function is INTEGRATION_FAILURE above, not DEFAULT_5XX.
   DEFAULT_4XX: { code: 'invalid_request', message: 'The request is invalid.' },
   DEFAULT_5XX: { code: 'internal_error', message: 'An unexpected error occurred.' },
 };

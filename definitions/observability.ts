@@ -22,8 +22,8 @@
  * (WAF_FILTERED) ("Gateway response types for API Gateway",
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
  * Left out since they cost more than they told: the metering key
- * (`$context.identity.apiKeyId`), which follows from the key id (its slot
- * among its plan's pooled keys, functions/domain/metering.ts, or an
+ * (`$context.identity.apiKeyId`), which follows from the key id (its customer's
+ * slot among its plan's pooled keys, functions/domain/metering.ts, or an
  * Enterprise customer's own key, named after the customer), the user agent,
  * the protocol, the response length, the integration's and authorizer's
  * latencies and statuses (the functions' Duration metrics tell them), the error

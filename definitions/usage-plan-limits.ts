@@ -52,7 +52,7 @@ export function usagePlanLimits(limits: PlanLimits): UsagePlanLimits {
  * pooled keys of the binomial tail). The pooled keys' usage plans limit
  * nothing (pooledUsagePlan), so this sizes nothing: it says how many customers
  * one pooled key's usage report (GetUsage) may mix, as the stack's usage-plan
- * descriptions and the key tool's migration checks state it.
+ * descriptions state it.
  */
 export function customersPerPooledKey(customers: number, keysPerPlan: number, risk = 1e-6): number {
   if (customers <= 0) return 1;

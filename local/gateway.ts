@@ -142,7 +142,7 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
     const metered = meter(authorization.usageIdentifierKey ?? undefined, authorization.context ?? {});
     if (metered) return refuse(response, request, routed, metered, { principalId });
     const event = proxyEvent(routed, authorization, body);
-    // Lambda refuses the invocation itself; API Gateway answers a 500 and no function runs.
+    // Lambda refuses the invocation itself; API Gateway answers INTEGRATION_FAILURE and no function runs.
     if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES)
       return refuse(response, request, routed, 'INTEGRATION_FAILURE', { principalId, reason: 'payload_over_lambda_limit' });
     const result = await invoke(
@@ -344,8 +344,9 @@ function proxyEvent(routed: RoutedRequest, authorization: APIGatewayAuthorizerRe
  * https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html),
  * the gateway response INTEGRATION_FAILURE (definitions/gateway-responses.ts
  * says why); API Gateway stops waiting at its integration timeout
- * (INTEGRATION_TIMEOUT), whichever comes first. A crash or a malformed answer
- * is INTEGRATION_FAILURE too.
+ * (INTEGRATION_TIMEOUT), whichever comes first. A crash, a malformed answer
+ * or a function that cannot be invoked (its process cannot start, or died:
+ * local/lambda-runtime.ts) is INTEGRATION_FAILURE too.
  */
 async function invoke(
   handler: ProxyHandler,

@@ -171,13 +171,16 @@ export async function startLocalFunction(options: LocalFunctionOptions): Promise
       await ready;
       const id = nextId++;
       const result = new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-      child.send({
-        type: 'invoke',
-        id,
-        event,
-        remainingMs: context?.getRemainingTimeInMillis() ?? functionTimeoutSeconds * 1000,
-        clock: options.clock?.(),
-      });
+      child.send(
+        {
+          type: 'invoke',
+          id,
+          event,
+          remainingMs: context?.getRemainingTimeInMillis() ?? functionTimeoutSeconds * 1000,
+          clock: options.clock?.(),
+        },
+        failOnSendError(pending, id),
+      );
       return result;
     },
     async recycle() {
@@ -194,5 +197,19 @@ export async function startLocalFunction(options: LocalFunctionOptions): Promise
       stopped = true;
       current?.child.kill('SIGTERM');
     },
+  };
+}
+
+/**
+ * The send callback of invocation `id`: a process that died before its exit was
+ * seen (its channel closed) fails the invocation, as a dead execution
+ * environment does in Lambda. Without a callback, Node raises an unhandled
+ * 'error' event, which would stop the whole local API.
+ */
+function failOnSendError(pending: Map<number, { reject: (error: Error) => void }>, id: number) {
+  return (error: Error | null) => {
+    if (!error) return;
+    pending.get(id)?.reject(error);
+    pending.delete(id);
   };
 }

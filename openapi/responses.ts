@@ -49,7 +49,7 @@ export const gatewayAnswersOnOperations: readonly GatewayResponseType[] = [
   'AUTHORIZER_FAILURE', // the authorizer could not read the key store
   'AUTHORIZER_CONFIGURATION_ERROR',
   'API_CONFIGURATION_ERROR',
-  'INTEGRATION_FAILURE', // a function that crashed or that Lambda refused to run: 500 internal_error
+  'INTEGRATION_FAILURE', // a function that Lambda refused to run (throttled) or that crashed: 503 service_unavailable
   'INTEGRATION_TIMEOUT',
   'DEFAULT_5XX',
 ];

@@ -18,17 +18,18 @@ export interface MeteringPool {
 }
 
 /**
- * The pooled key (0 … keysPerPlan − 1) of a customer key: the first 32 bits of
- * SHA-256 of its key id, modulo the pool size. A hash of the key id because it
- * is stable (the id never changes, so a key's slot never moves unless the pool
- * is resized), needs nothing stored (the authorizer and the key tool compute
- * the same slot, no counter item to contend on) and spreads keys uniformly
- * (definitions/usage-plan-limits.ts, customersPerPooledKey: how many one
- * pooled key's usage report mixes).
+ * The pooled key (0 … keysPerPlan − 1) of a customer: the first 32 bits of
+ * SHA-256 of its customer id, modulo the pool size. A hash of the customer id
+ * because it is stable (the id never changes, so a customer's slot never moves
+ * unless the pool is resized, and a rotation's successor is metered where the
+ * secret it replaces was), needs nothing stored (the authorizer and the key
+ * tool compute the same slot, no counter item to contend on) and spreads
+ * customers uniformly (definitions/usage-plan-limits.ts, customersPerPooledKey:
+ * how many one pooled key's usage report mixes).
  */
-export function meteringSlot(keyId: string, keysPerPlan: number): number {
+export function meteringSlot(customerId: string, keysPerPlan: number): number {
   if (!Number.isSafeInteger(keysPerPlan) || keysPerPlan < 1) throw new Error(`keysPerPlan must be a whole number ≥ 1; got ${keysPerPlan}`);
-  return createHash('sha256').update(keyId).digest().readUInt32BE(0) % keysPerPlan;
+  return createHash('sha256').update(customerId).digest().readUInt32BE(0) % keysPerPlan;
 }
 
 /**

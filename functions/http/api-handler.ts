@@ -1,5 +1,4 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
-import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { gatewayResponses } from '../../definitions/gateway-responses';
 import type { OperationContract, RequestPart } from '../../definitions/operations/operation-contract';
@@ -14,6 +13,7 @@ import { logger } from '../runtime/logger';
 import { metrics, recordAnswer, recordResponse } from '../runtime/metrics';
 import { soleAuthorization } from './bearer-token';
 import { type Caller, callerFrom } from './caller';
+import { parseJsonBody } from './json-body';
 import { header, stageBaseUrl } from './request';
 import { errorResponse, type UnexpectedErrorOutcome } from './responses';
 
@@ -63,7 +63,7 @@ interface ApiInternal extends Record<string, unknown> {
 export function createApiHandler<Contract extends OperationContract>(
   contract: Contract,
   dependencies: Dependencies,
-  /** The rate-limit counters (a port of the domain), wired by the operation's handler factory. */
+  /** The rate-limit counters (the limiter's port, functions/rate-limit/counter-store.ts), wired by the operation's handler factory. */
   counters: CounterStore,
   logic: (input: OperationInput<Contract>) => Promise<ApiResult>,
 ) {
@@ -151,7 +151,7 @@ function parseRequest<Contract extends OperationContract>(contract: Contract, ev
     headers: (headers
       ? parseOrThrow(headers, Object.fromEntries(Object.keys(headers.shape).map((name) => [name, header(event, name)])), 'headers')
       : undefined) as RequestPart<Contract, 'headers'>,
-    // middy's JSON body parser replaced the text with the parsed value.
+    // jsonBody replaced the text with the parsed value.
     body: (body ? parseOrThrow(body, event.body as unknown, 'request body') : undefined) as RequestPart<Contract, 'body'>,
   };
 }
@@ -355,12 +355,10 @@ function applyAdmission(request: ApiRequest, admission: Admission): void {
 
 /**
  * A JSON request body: at most maxBodyBytes (413), present (400), declared as JSON
- * (415), and valid JSON (400) — in that order. Parsing is middy's.
+ * (415), valid JSON (400), and no member named twice or `__proto__` (400 naming
+ * it) — in that order (decision 12; json-body.ts). The parsed value replaces the text.
  */
 function jsonBody(maxBodyBytes: number): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
-  // The content type is checked above, case-insensitively; middy only parses.
-  // (disableContentTypeCheck exists in middy 6 but is missing from its types.)
-  const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
   return {
     before: async (request) => {
       const { event } = request;
@@ -377,11 +375,8 @@ function jsonBody(maxBodyBytes: number): MiddlewareObj<ApiEvent, ApiResult, Erro
       if (!contentType || !/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i.test(contentType)) {
         throw new ApiError('unsupported_media_type', 'The request body must be sent with Content-Type: application/json.');
       }
-      try {
-        await parser.before?.(request as never);
-      } catch {
-        throw new ApiError('invalid_request', 'The request body is not valid JSON.');
-      }
+      const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+      (event as { body: unknown }).body = parseJsonBody(text);
     },
   };
 }

@@ -126,13 +126,17 @@ export class FunctionRollout extends Construct {
     });
   }
 
-  /** The rollback alarms notify the stage's alarm topic too: a rollback is news. */
+  /**
+   * The rollback alarms notify the stage's alarm topic when they fire: a
+   * rollback is news. Not when they are OK: every deployment creates them
+   * anew (versionKey), and each goes from INSUFFICIENT_DATA to OK within
+   * minutes, 3 or 4 notifications per changed function that say nothing and
+   * teach operators to ignore the topic; CodeDeploy reports the deployment's
+   * end itself.
+   */
   notify(topic: ITopic): void {
     const action = new SnsAction(topic);
-    for (const alarm of this.rollbackAlarms) {
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
-    }
+    for (const alarm of this.rollbackAlarms) alarm.addAlarmAction(action);
   }
 
   /** The alias of `fn`'s current version, moved by its deployment group, which rolls back on the new version's alarms. */

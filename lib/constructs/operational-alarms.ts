@@ -119,7 +119,7 @@ export class OperationalAlarms extends Construct {
     const requests = api.metricCount({ period: ALARM_PERIOD, statistic: Stats.SUM });
     const serverErrors = api.metricServerError({ period: ALARM_PERIOD, statistic: Stats.SUM });
     const serverErrorRate = alarm('Api5xxRate', {
-      means: `at least ${t.serverErrorRatePercent}% of requests got a 5xx in 5 minutes (with ${t.serverErrorMinRequests} requests or more): functions failing (internal_error), DynamoDB unavailable or throttling (service_unavailable), or the authorizer unable to check keys (keys not in its cache answered 503 service_unavailable).`,
+      means: `at least ${t.serverErrorRatePercent}% of requests got a 5xx in 5 minutes (with ${t.serverErrorMinRequests} requests or more): functions failing (internal_error), DynamoDB unavailable or throttling (service_unavailable), Lambda unable to run a function or a function crashing (503 service_unavailable from API Gateway), or the authorizer unable to check keys (keys not in its cache answered 503 service_unavailable).`,
       todo: "open the dashboard: function errors and throttles, DynamoDB throttles and the authorizer tell which part fails; read the function logs for the request ids in the access log. This alarm never rolls a deployment back (a canary rolls back on its new version's own alarms), so a fix deploys while it fires; if it started with a deployment, roll back (redeploy the previous commit).",
       metric: new MathExpression({
         expression: `IF(requests >= ${t.serverErrorMinRequests}, 100 * ${fill('errors')} / requests, 0)`,
@@ -146,13 +146,13 @@ export class OperationalAlarms extends Construct {
       'the account or region ran out of Lambda concurrency (1,000 by default, shared with every function and the other stage if in the same account): look at ConcurrentExecutions on the dashboard; if traffic grew, request a higher concurrency quota (Service Quotas); if durations grew, fix the slow dependency first.';
     for (const [operationId, fn] of Object.entries(props.operationFunctions) as [OperationId, IFunction][]) {
       alarm(`${operationId}Errors`, {
-        means: `the ${operationId} function crashed or timed out ${t.functionErrors} time(s) or more in 5 minutes. Our handlers answer every expected failure themselves, so this is a bug or a Lambda timeout; clients got 502/504 or 500.`,
+        means: `the ${operationId} function crashed or timed out ${t.functionErrors} time(s) or more in 5 minutes. Our handlers answer every expected failure themselves, so this is a bug or a Lambda timeout; clients got 503 service_unavailable from API Gateway.`,
         todo: `search the ${operationId} log group for level ERROR and the failing request ids; if it started with a deployment, roll back (redeploy the previous commit).`,
         metric: fn.metricErrors({ period: ALARM_PERIOD, statistic: Stats.SUM }),
         threshold: t.functionErrors,
       });
       alarm(`${operationId}Throttles`, {
-        means: `Lambda refused to run ${operationId} ${t.functionThrottles} time(s) or more in 5 minutes; those requests failed with a 5xx.`,
+        means: `Lambda refused to run ${operationId} ${t.functionThrottles} time(s) or more in 5 minutes; those requests got 503 service_unavailable with Retry-After from API Gateway.`,
         todo: throttleTodo,
         metric: fn.metricThrottles({ period: ALARM_PERIOD, statistic: Stats.SUM }),
         threshold: t.functionThrottles,

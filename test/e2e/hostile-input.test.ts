@@ -134,6 +134,25 @@ it(`POST /pets: ${runs} hostile bodies — never a 5xx, valid Error objects, and
   expect(await countPets()).toBe(before + created);
 });
 
+/**
+ * Decision 12: valid JSON whose object names a member twice (RFC 8259, section 4: names "SHOULD be
+ * unique"; parsers that differ on the rest are a known attack) or names one `__proto__` (no field of
+ * any operation: decision 2) is refused with a 400 naming the member, never read as its last value.
+ */
+describe('bodies with a repeated member or a __proto__ member', () => {
+  it.each([
+    ['{"name":"x","categoryId":1,"__proto__":{}}', 'Unknown field in the request body: "__proto__".'],
+    ['{"__proto__":{"admin":true},"name":"x","categoryId":1}', 'Unknown field in the request body: "__proto__".'],
+    ['{"name":"first","categoryId":1,"name":"second"}', 'The request body names the field "name" more than once.'],
+    ['{"name":"x","categoryId":1,"categ\\u006fryId":2}', 'The request body names the field "categoryId" more than once.'],
+  ])('POST /pets with %s → 400 invalid_request naming the member, and nothing is written', async (body, message) => {
+    const before = await countPets();
+    const response = await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, key });
+    expect(await expectWellFormed(response, [400])).toEqual({ code: 'invalid_request', status: 400, message });
+    expect(await countPets()).toBe(before);
+  });
+});
+
 it('POST /pets: bodies of 1 MB and 16 KiB + 1 byte are refused with 413 and write nothing', async () => {
   const before = await countPets();
   for (const size of [16 * 1024 + 1, 1024 * 1024]) {

@@ -385,6 +385,16 @@ describe.each(stageNames)('%s stack', (stage) => {
       expect(unauthorized.StatusCode).toBe('401');
       expect(unauthorized.ResponseParameters['gatewayresponse.header.WWW-Authenticate']).toBe("'Bearer'");
     });
+
+    // A Lambda throttle (the account's concurrency used up), a timeout, out-of-memory or an init failure:
+    // waiting is the cure (definitions/gateway-responses.ts cites AWS for what reaches this type).
+    test('a function Lambda could not run or that failed (INTEGRATION_FAILURE) gets 503 service_unavailable with Retry-After', () => {
+      const responses = ofType(b(), 'AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
+      const failure = responses.find((r) => r.ResponseType === 'INTEGRATION_FAILURE')!;
+      expect(failure.StatusCode).toBe('503');
+      expect(JSON.parse(failure.ResponseTemplates['application/json'])).toMatchObject({ code: 'service_unavailable', status: 503 });
+      expect(failure.ResponseParameters['gatewayresponse.header.Retry-After']).toMatch(/^'[1-9]\d*'$/);
+    });
   });
 
   describe('usage plans', () => {
@@ -620,21 +630,42 @@ describe.each(stageNames)('%s stack', (stage) => {
         ),
       );
 
+    /** The alarms CodeDeploy rolls back on: those its deployment groups name. */
+    const rollbackAlarmIds = (b: Built) =>
+      new Set(
+        ofType(b, 'AWS::CodeDeploy::DeploymentGroup').flatMap(([, g]) =>
+          (g.Properties.AlarmConfiguration.Alarms as Json[]).map((a) => a.Name.Ref as string),
+        ),
+      );
+
     test('every alarm notifies the one alarm topic, is named after the stack and says what it means and what to do', () => {
       const topics = ofType(b(), 'AWS::SNS::Topic');
       expect(topics).toHaveLength(1);
       const alarms = alarmsOf(b());
-      expect(alarms.length).toBeGreaterThan(0);
-      for (const { props } of alarms) {
+      const rollback = rollbackAlarmIds(b());
+      expect(alarms.length).toBeGreaterThan(rollback.size);
+      for (const { id, props } of alarms) {
         expect(props.AlarmActions).toEqual([{ Ref: topics[0]![0] }]);
-        // Back to OK is news too: the incident is over.
-        expect(props.OKActions).toEqual([{ Ref: topics[0]![0] }]);
+        // A stage-wide alarm back to OK is news too: the incident is over. A rollback alarm's is not (next test).
+        if (!rollback.has(id)) expect(props.OKActions).toEqual([{ Ref: topics[0]![0] }]);
         expect(props.AlarmName).toMatch(new RegExp(`^${config.stackName}-`));
         expect(props.AlarmDescription).toMatch(/^Means: .{40,} Do: .{40,}$/s);
         expect(props.AlarmDescription.length).toBeLessThanOrEqual(1024);
         expect(props.TreatMissingData).toBe('notBreaching');
       }
       b().template.hasOutput('AlarmTopicArn', { Value: { Ref: topics[0]![0] } });
+    });
+
+    // Every deployment makes each changed function's rollback alarms anew (function-rollout.ts, versionKey),
+    // and each goes from INSUFFICIENT_DATA to OK: with OK actions, 3 or 4 notifications per function
+    // that say nothing, and teach operators to ignore the topic.
+    test('no rollback alarm notifies when it is OK: only when it fires', () => {
+      const rollback = rollbackAlarmIds(b());
+      expect(rollback.size).toBeGreaterThanOrEqual(functionSpecs.length * 3);
+      for (const { id, props } of alarmsOf(b()).filter(({ id }) => rollback.has(id))) {
+        expect([id, props.OKActions ?? []]).toEqual([id, []]);
+        expect(props.AlarmActions).toHaveLength(1);
+      }
     });
 
     test('5xx rate: 5xx as a percentage of requests, from the stage thresholds', () => {
@@ -1381,7 +1412,7 @@ test("staging's alarms stay off production's pager: each stage's alarms are its 
     const topicId = ofType(b, 'AWS::SNS::Topic')[0]![0];
     for (const alarm of alarmsOf(b)) {
       // A Ref resolves inside its own stack only: no stage can name the other's topic.
-      for (const action of [...alarm.AlarmActions, ...alarm.OKActions]) expect(action).toEqual({ Ref: topicId });
+      for (const action of [...alarm.AlarmActions, ...(alarm.OKActions ?? [])]) expect(action).toEqual({ Ref: topicId });
       for (const metric of alarmMetrics(alarm).filter((m) => m.namespace === businessMetrics.namespace)) {
         expect(metric.dimensions.stage).toBe(stage);
       }

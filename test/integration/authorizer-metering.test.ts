@@ -31,7 +31,7 @@ it.each(['free', 'pro', 'business'] as const)('a %s key is metered by its slot o
   const { secret, record } = generateApiKey({ plan, owner: 'Acme', now: Date.now() });
   await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(record);
   const result = await authorize(secret);
-  expect(result.usageIdentifierKey).toBe(pooledMeteringKey(pool.prefix, plan, meteringSlot(record.keyId, pool.keysPerPlan)));
+  expect(result.usageIdentifierKey).toBe(pooledMeteringKey(pool.prefix, plan, meteringSlot(record.customerId, pool.keysPerPlan)));
   expect(result.usageIdentifierKey).not.toBe(record.meteringKey);
 });
 

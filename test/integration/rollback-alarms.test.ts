@@ -10,6 +10,7 @@ import { createHandler as createPetHandler } from '../../functions/create-pet/ha
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import { createDocumentClient, type Dependencies, DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
+import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';
 import { addPetStoreStacks } from '../../lib/petstore-app';
 import { projectRoot } from '../../lib/project-root';
 import { canary, rollbackThresholds } from '../../lib/stage-config';
@@ -99,7 +100,7 @@ function rollbackOf(name: 'createPet' | 'authorizer') {
   }));
   // The function's `function` dimension, as the stack gives it in the function's environment.
   const fn = resources[alias.FunctionName.Ref]!.Properties.Environment.Variables[businessMetrics.functionEnvVar] as string;
-  return { alarms, fn, newVersion: resolve(alias.FunctionVersion) };
+  return { alarms, fn, functionName: resolve(alias.FunctionName), newVersion: resolve(alias.FunctionVersion) };
 }
 
 /** The alias whose update the group carries out (its CodeDeployLambdaAliasUpdate names the group). */
@@ -258,6 +259,56 @@ describe('createPet: a version that answers 500 to every request', () => {
     expect(firstAlarm(timeline.createPetNewVersionServerErrors)).toBe(0);
     expect(firstAlarm(timeline.createPetNewVersionServerErrors)).toBeLessThanOrEqual(LATEST_ALARM_MINUTE);
   });
+});
+
+/**
+ * What Lambda reports for `count` invocations through the live alias that ended in a function error
+ * (a crash, a timeout, out of memory, an init failure): `Errors`, under each dimension set it
+ * publishes — the function, the function and alias (`Resource`), and those with the version that ran
+ * (`ExecutedVersion`, "only applies to alias invocations": "Using CloudWatch metrics with Lambda",
+ * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics.html).
+ */
+function lambdaErrors(functionName: string, version: string, minute: number, count: number): Sample[] {
+  const resource = `${functionName}:${LIVE_ALIAS}`;
+  const sets: Record<string, string>[] = [
+    { FunctionName: functionName },
+    { FunctionName: functionName, Resource: resource },
+    { FunctionName: functionName, Resource: resource, ExecutedVersion: version },
+  ];
+  return sets.map((dimensions) => ({ namespace: 'AWS/Lambda', metricName: 'Errors', dimensions, minute, value: 1, count }));
+}
+
+/**
+ * A version that crashes on every invocation: no code of ours runs to its answer, so it writes no
+ * canary line (clients get API Gateway's INTEGRATION_FAILURE, a 503 with Retry-After); only Lambda's
+ * Errors tell. The old version answers as it always did.
+ */
+describe('createPet: a version that crashes on every request (no answer, no canary line)', () => {
+  let good: Json[];
+  beforeAll(async () => {
+    good = (await createPetRuns('old', dependencies, 3)).lines;
+  });
+
+  test.each(['busy', 'quiet'] as const)(
+    '%s hour: NewVersionErrors (Lambda Errors of the new version) is in ALARM in the canary interval',
+    (hour) => {
+      const createPet = rollbackOf('createPet');
+      const samples = lambdaErrors(createPet.functionName, createPet.newVersion, 0, HOOK_RUNS);
+      for (let m = 1; hour === 'busy' && m < canary.intervalMinutes; m++) {
+        const onNew = Math.round(BUSY_CALLS_PER_MINUTE * NEW_SHARE);
+        samples.push(...lambdaErrors(createPet.functionName, createPet.newVersion, m, onNew));
+        samples.push(
+          ...as(take(good, BUSY_CALLS_PER_MINUTE - onNew), createPet.fn, 'the-old-version').flatMap((line) => samplesOf(line, m)),
+        );
+      }
+      const timeline = states(createPet.alarms, samples);
+      // The check's own calls crashed in minute 0: no client traffic is needed.
+      expect(firstAlarm(timeline.createPetNewVersionErrors)).toBe(0);
+      expect(firstAlarm(timeline.createPetNewVersionErrors)).toBeLessThanOrEqual(LATEST_ALARM_MINUTE);
+      // A crash counts no 500 of ours: the Errors alarm is what catches it.
+      expect(firstAlarm(timeline.createPetNewVersionServerErrors)).toBeUndefined();
+    },
+  );
 });
 
 describe('the authorizer', () => {

@@ -31,11 +31,11 @@ describe('the pooled key of a customer', () => {
     expect(usageIdentifierKeyOf(enterprise, pool)).toBe(enterprise.meteringKey);
     const free = record('free');
     expect(usageIdentifierKeyOf(free, undefined)).toBe(free.meteringKey);
-    expect(usageIdentifierKeyOf(free, pool)).toBe(pooledMeteringKey(pool.prefix, 'free', meteringSlot(free.keyId, 10)));
+    expect(usageIdentifierKeyOf(free, pool)).toBe(pooledMeteringKey(pool.prefix, 'free', meteringSlot(free.customerId, 10)));
   });
 
   test('spreads keys over every slot', () => {
-    const slots = new Set(Array.from({ length: 500 }, () => meteringSlot(record('pro').keyId, 10)));
+    const slots = new Set(Array.from({ length: 500 }, () => meteringSlot(record('pro').customerId, 10)));
     expect(slots.size).toBe(10);
   });
 
@@ -74,7 +74,7 @@ describe('sizing a pooled key', () => {
 
   test('the bound holds: the busiest of 10 pooled keys of 4,000 random keys stays under it', () => {
     const counts = new Array<number>(10).fill(0);
-    for (let i = 0; i < 4_000; i++) counts[meteringSlot(record('free').keyId, 10)]!++;
+    for (let i = 0; i < 4_000; i++) counts[meteringSlot(record('free').customerId, 10)]!++;
     expect(Math.max(...counts)).toBeLessThanOrEqual(customersPerPooledKey(4_000, 10));
   });
 
