@@ -25,7 +25,7 @@ import {
   type Warnings,
 } from './key-admin';
 import * as output from './key-output';
-import type { AwsClients } from './targets/aws';
+import type { AwsClients, RetryTiming } from './targets/aws';
 import { openLocalTarget } from './targets/local';
 import type { KeyAdminTarget } from './targets/target';
 import { COUNTER_RETENTION_DAYS } from './usage-counters';
@@ -44,12 +44,17 @@ export interface KeysCliContext {
 }
 
 /** Where commands work: the local `npm start` by default, a deployed stage with --stage. */
-export function openTargetFor(options: { localEndpointFile?: string; awsClients?: AwsClients } = {}) {
+export function openTargetFor(options: { localEndpointFile?: string; awsClients?: AwsClients; retryTiming?: RetryTiming } = {}) {
   return async (selection: TargetSelection): Promise<KeyAdminTarget> => {
     if (!selection.stage) return openLocalTarget({ endpointFile: options.localEndpointFile });
     // Loaded only when needed: the local commands stay quick to start.
     const { openAwsTarget } = await import('./targets/aws');
-    return openAwsTarget({ stage: selection.stage, region: selection.region, clients: options.awsClients });
+    return openAwsTarget({
+      stage: selection.stage,
+      region: selection.region,
+      clients: options.awsClients,
+      retryTiming: options.retryTiming,
+    });
   };
 }
 
