@@ -9,7 +9,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
-import { type ApiKeyRecord, generateApiKey, type KeyState, keyState, keyStates, ownerProblem } from '../functions/domain/api-keys';
+import {
+  API_KEY_PREFIX,
+  type ApiKeyRecord,
+  displayPrefixOf,
+  generateApiKey,
+  type KeyState,
+  keyState,
+  keyStates,
+  ownerProblem,
+} from '../functions/domain/api-keys';
 import { DependencyUnavailableError } from '../functions/domain/errors';
 import { windowsAt } from '../functions/rate-limit';
 import { AdminError, describeError } from './errors';
@@ -302,8 +311,25 @@ async function otherWorkingSecret(target: KeyAdminTarget, record: ApiKeyRecord, 
 
 async function requireKey(target: KeyAdminTarget, keyId: string): Promise<ApiKeyRecord> {
   const record = /^\S+$/.test(keyId) ? await target.keys.findById(keyId) : undefined;
-  if (!record) throw new AdminError(`No key "${keyId}" in ${target.name}: \`petstore-keys list\` shows the key ids.`);
+  if (!record) throw new AdminError(`No key ${shownKeyArgument(keyId)} in ${target.name}: ${notFoundHint(keyId)}`);
   return record;
+}
+
+/**
+ * A command's key argument as a message may show it: a key id whole; anything
+ * else (a secret pasted where the id belongs, say) no further than a display
+ * prefix goes, so no message puts a secret into scrollback or a CI log.
+ */
+function shownKeyArgument(argument: string): string {
+  if (/^key_\w{1,64}$/.test(argument)) return `"${argument}"`;
+  const shown = argument.startsWith(API_KEY_PREFIX) ? displayPrefixOf(argument) : argument.slice(0, 8);
+  return `"${shown}${shown.length < argument.length ? '…' : ''}"`;
+}
+
+function notFoundHint(argument: string): string {
+  return argument.includes(API_KEY_PREFIX)
+    ? 'that is a secret, and commands take a key id (key_…): `petstore-keys list` shows each key id beside its display prefix.'
+    : '`petstore-keys list` shows the key ids.';
 }
 
 /** Tries of one DynamoDB write when DynamoDB does not answer, and the waits between them. */

@@ -1,6 +1,6 @@
 import { deploymentCheckKey, deploymentCheckKeyId } from '../../definitions/deployment-check';
 import type { ApiKeyRepository } from '../data/api-key-repository';
-import { API_KEY_PREFIX, type ApiKeyRecord, hashApiKey, isWellFormedApiKey } from '../domain/api-keys';
+import { API_KEY_PREFIX, type ApiKeyRecord, displayPrefixOf, hashApiKey, isWellFormedApiKey } from '../domain/api-keys';
 import { toAuthorizerContext } from '../http/caller';
 
 /**
@@ -23,7 +23,7 @@ export function checkKeyRecord(key: string, meteringKey: string, now: number): A
     keyHash,
     keyId,
     customerId: keyId,
-    displayPrefix: key.slice(0, API_KEY_PREFIX.length + 8),
+    displayPrefix: displayPrefixOf(key),
     plan: 'enterprise',
     owner: deploymentCheckKey.owner,
     status: 'active',

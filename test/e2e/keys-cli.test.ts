@@ -392,6 +392,39 @@ describe('errors a person can act on: one line on stderr, exit code 1, nothing c
     }
   });
 
+  it('a secret where a key id belongs: every command refuses it, and no output shows more of it than its display prefix', async () => {
+    const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', 'Vandelay', '--json'])) as IssuedJson;
+    const { secret, displayPrefix } = issued;
+    /** Runs of 8 characters of the secret that its display prefix (psk_ and 8 characters) does not show. */
+    const hidden = Array.from({ length: secret.length - displayPrefix.length }, (_, i) => secret.slice(i + 5, i + 13));
+    const commands = (id: string) => [
+      ['show', id],
+      ['show', id, '--json'],
+      ['usage', id],
+      ['usage', id, '--days', '2', '--json'],
+      ['rotate', id],
+      ['rotate', id, '--grace', '0', '--json'],
+      ['revoke', id],
+      ['set-plan', id, 'business'],
+      ['set-plan', id, 'enterprise', '--per-minute', '10', '--per-day', '100'],
+    ];
+    for (const [pasted, shown] of [
+      [secret, `"${displayPrefix}…" in local \\(npm start\\): that is a secret, and commands take a key id`],
+      [` ${secret}`, `" psk_${secret.slice(4, 7)}…"`],
+      [`Bearer ${secret}`, '"Bearer p…"'],
+      [secret.slice(4), `"${secret.slice(4, 12)}…"`],
+    ] as const) {
+      for (const args of commands(pasted)) {
+        const run = await keys(args);
+        expectOneLineError(run, new RegExp(`^error: No key ${shown}`));
+        for (const run8 of hidden) expect(run.stdout + run.stderr).not.toContain(run8);
+      }
+    }
+    // Nothing changed: the key works on its plan.
+    const answer = await call(secret);
+    expect([answer.status, limitOf(answer)]).toEqual([200, 300]);
+  });
+
   it('a bad plan, a missing option, a bad number or duration', async () => {
     expectOneLineError(
       await keys(['issue', '--plan', 'gold', '--owner', 'x']),
