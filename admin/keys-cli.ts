@@ -206,7 +206,8 @@ function addIssueAndInspectCommands({ command, onTarget, onNamedTarget, print, p
 }
 
 /** rotate, revoke and set-plan: each takes effect at the key's next request. */
-function addChangingCommands({ command, onNamedTarget, print, printJson, warn }: CommandKit): void {
+function addChangingCommands(kit: CommandKit): void {
+  const { command, onNamedTarget, print, printJson, warn } = kit;
   command(
     'rotate',
     "issue a new key of the same customer (its plan, limits, usage and metering are the customer's) and let the old key work for a grace period",
@@ -222,17 +223,7 @@ function addChangingCommands({ command, onNamedTarget, print, printJson, warn }:
       warn(result.warnings);
     });
 
-  command('revoke', 'revoke a key for good (its next request is refused)')
-    .argument('<id>', 'key id (key_…)')
-    .option(
-      '--retire-check-key',
-      'revoke a key of the pre-traffic deployment check whose secret was replaced (the check re-creates the key of its current secret)',
-    )
-    .action(async (id: string, options: TargetOptions & { retireCheckKey?: boolean }) => {
-      const result = await onNamedTarget(options, (target, now) => revokeKey(target, id, now, { retiredCheckKey: options.retireCheckKey }));
-      print(output.revokedText(result.key, result.alreadyRevoked, result.where));
-      warn(result.warnings);
-    });
+  addRevokeCommand(kit);
 
   limitOptions(
     command('set-plan', "move a key's customer to another plan (the next request of every key of it gets the new limits)")
@@ -248,6 +239,20 @@ function addChangingCommands({ command, onNamedTarget, print, printJson, warn }:
     }
     warn(result.warnings);
   });
+}
+
+function addRevokeCommand({ command, onNamedTarget, print, warn }: CommandKit): void {
+  command('revoke', 'revoke a key for good (its next request is refused)')
+    .argument('<id>', 'key id (key_…)')
+    .option(
+      '--retire-check-key',
+      'revoke a key of the pre-traffic deployment check whose secret was replaced (the check re-creates the key of its current secret)',
+    )
+    .action(async (id: string, options: TargetOptions & { retireCheckKey?: boolean }) => {
+      const result = await onNamedTarget(options, (target, now) => revokeKey(target, id, now, { retiredCheckKey: options.retireCheckKey }));
+      print(output.revokedText(result.key, result.alreadyRevoked, result.where));
+      warn(result.warnings);
+    });
 }
 
 /** The follow-up of a change that leaves an Enterprise key's own API key metered for now (admin/targets/aws.ts, release). */

@@ -408,6 +408,66 @@ describe('errors a person can act on: one line on stderr, exit code 1, nothing c
     }
   });
 
+  it('a bad plan, a missing option, a bad number or duration', async () => {
+    expectOneLineError(
+      await keys(['issue', '--plan', 'gold', '--owner', 'x']),
+      /argument 'gold' is invalid\. Allowed choices are free, pro, business, enterprise/,
+    );
+    expectOneLineError(await keys(['issue', '--plan', 'pro']), /required option '--owner <name>' not specified/);
+    expectOneLineError(
+      await keys(['issue', '--plan', 'enterprise', '--owner', 'x']),
+      /An enterprise key needs its own limits: pass --per-minute N and --per-day N/,
+    );
+    expectOneLineError(
+      await keys(['issue', '--plan', 'enterprise', '--owner', 'x', '--per-minute', '-1', '--per-day', '5']),
+      /--per-minute/,
+    );
+    expectOneLineError(
+      await keys(['set-plan', 'key_0000000000000000', 'platinum']),
+      /value 'platinum' is invalid for argument 'plan'\. Allowed choices are free, pro, business, enterprise/,
+    );
+    expectOneLineError(
+      await keys(['rotate', 'key_0000000000000000', '--grace', 'tomorrow']),
+      /--grace must be a duration such as 90s, 30m, 24h or 7d/,
+    );
+    expectOneLineError(
+      await keys(['usage', 'key_0000000000000000', '--days', '36']),
+      /argument '36' is invalid\. must be a whole number from 1 to 35 \(counters are kept 35 days\)\.$/m,
+    );
+    // 13 digits: past the largest limit, which the refusal names.
+    expectOneLineError(
+      await keys(['issue', '--plan', 'enterprise', '--owner', 'x', '--per-minute', '1000000000000', '--per-day', '1000000000000']),
+      /option '--per-minute <n>' argument '1000000000000' is invalid\. must be a whole number from 1 to 999,999,999,999\.$/m,
+    );
+    expectOneLineError(await keys(['list', '--stage', 'dev']), /argument 'dev' is invalid\. Allowed choices are staging, production/);
+    expectOneLineError(await keys(['list', '--region', 'eu-west-1']), /--region chooses where a deployed stage is: use it with --stage/);
+  });
+
+  it('a key that cannot be rotated or re-planned any more', async () => {
+    const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', 'Soylent', '--json'])) as IssuedJson;
+    await succeeds(['rotate', issued.keyId, '--grace', '1h']);
+    expectOneLineError(await keys(['rotate', issued.keyId]), new RegExp(`${issued.keyId} was rotated already and stops working at`));
+    await succeeds(['revoke', issued.keyId]);
+    expectOneLineError(await keys(['rotate', issued.keyId]), new RegExp(`${issued.keyId} is revoked: only an active key can be rotated`));
+    expectOneLineError(
+      await keys(['set-plan', issued.keyId, 'free']),
+      new RegExp(`${issued.keyId} is revoked: change the plan of customer ${issued.keyId} through its working key`),
+    );
+    expect(await succeeds(['revoke', issued.keyId])).toContain('was revoked already; nothing changed');
+  });
+
+  it('npm start is not running: no endpoint file, or one left behind by a killed npm start', async () => {
+    expectOneLineError(
+      await keys(['list'], { endpointFile: join(scratch, 'missing.json') }),
+      /^error: npm start is not running: start it in another terminal/,
+    );
+    const stale = join(scratch, 'stale-endpoint.json');
+    writeLocalEndpoint({ dynamoEndpoint: `http://127.0.0.1:${await freePort()}`, tablePrefix: 'petstore-local' }, stale);
+    expectOneLineError(await keys(['show', 'key_0000000000000000'], { endpointFile: stale }), /^error: npm start is not running/);
+  });
+});
+
+describe('what the key tool leaves alone: secrets given where an id belongs, and the deployment check key', () => {
   it('a secret where a key id belongs: every command refuses it, and no output shows more of it than its display prefix', async () => {
     const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', 'Vandelay', '--json'])) as IssuedJson;
     const { secret, displayPrefix } = issued;
@@ -466,64 +526,6 @@ describe('errors a person can act on: one line on stderr, exit code 1, nothing c
     // The key of a replaced secret can be retired, by saying so.
     expect(await succeeds(['revoke', record.keyId, '--retire-check-key'])).toContain(`Revoked ${record.keyId}`);
     expect((await table.findById(record.keyId))!.status).toBe('revoked');
-  });
-
-  it('a bad plan, a missing option, a bad number or duration', async () => {
-    expectOneLineError(
-      await keys(['issue', '--plan', 'gold', '--owner', 'x']),
-      /argument 'gold' is invalid\. Allowed choices are free, pro, business, enterprise/,
-    );
-    expectOneLineError(await keys(['issue', '--plan', 'pro']), /required option '--owner <name>' not specified/);
-    expectOneLineError(
-      await keys(['issue', '--plan', 'enterprise', '--owner', 'x']),
-      /An enterprise key needs its own limits: pass --per-minute N and --per-day N/,
-    );
-    expectOneLineError(
-      await keys(['issue', '--plan', 'enterprise', '--owner', 'x', '--per-minute', '-1', '--per-day', '5']),
-      /--per-minute/,
-    );
-    expectOneLineError(
-      await keys(['set-plan', 'key_0000000000000000', 'platinum']),
-      /value 'platinum' is invalid for argument 'plan'\. Allowed choices are free, pro, business, enterprise/,
-    );
-    expectOneLineError(
-      await keys(['rotate', 'key_0000000000000000', '--grace', 'tomorrow']),
-      /--grace must be a duration such as 90s, 30m, 24h or 7d/,
-    );
-    expectOneLineError(
-      await keys(['usage', 'key_0000000000000000', '--days', '36']),
-      /argument '36' is invalid\. must be a whole number from 1 to 35 \(counters are kept 35 days\)\.$/m,
-    );
-    // 13 digits: past the largest limit, which the refusal names.
-    expectOneLineError(
-      await keys(['issue', '--plan', 'enterprise', '--owner', 'x', '--per-minute', '1000000000000', '--per-day', '1000000000000']),
-      /option '--per-minute <n>' argument '1000000000000' is invalid\. must be a whole number from 1 to 999,999,999,999\.$/m,
-    );
-    expectOneLineError(await keys(['list', '--stage', 'dev']), /argument 'dev' is invalid\. Allowed choices are staging, production/);
-    expectOneLineError(await keys(['list', '--region', 'eu-west-1']), /--region chooses where a deployed stage is: use it with --stage/);
-  });
-
-  it('a key that cannot be rotated or re-planned any more', async () => {
-    const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', 'Soylent', '--json'])) as IssuedJson;
-    await succeeds(['rotate', issued.keyId, '--grace', '1h']);
-    expectOneLineError(await keys(['rotate', issued.keyId]), new RegExp(`${issued.keyId} was rotated already and stops working at`));
-    await succeeds(['revoke', issued.keyId]);
-    expectOneLineError(await keys(['rotate', issued.keyId]), new RegExp(`${issued.keyId} is revoked: only an active key can be rotated`));
-    expectOneLineError(
-      await keys(['set-plan', issued.keyId, 'free']),
-      new RegExp(`${issued.keyId} is revoked: change the plan of customer ${issued.keyId} through its working key`),
-    );
-    expect(await succeeds(['revoke', issued.keyId])).toContain('was revoked already; nothing changed');
-  });
-
-  it('npm start is not running: no endpoint file, or one left behind by a killed npm start', async () => {
-    expectOneLineError(
-      await keys(['list'], { endpointFile: join(scratch, 'missing.json') }),
-      /^error: npm start is not running: start it in another terminal/,
-    );
-    const stale = join(scratch, 'stale-endpoint.json');
-    writeLocalEndpoint({ dynamoEndpoint: `http://127.0.0.1:${await freePort()}`, tablePrefix: 'petstore-local' }, stale);
-    expectOneLineError(await keys(['show', 'key_0000000000000000'], { endpointFile: stale }), /^error: npm start is not running/);
   });
 });
 

@@ -286,6 +286,39 @@ describe('what a customer sees after the check has run', () => {
   });
 });
 
+const keyHash = hashApiKey(`psk_${SECRET}`);
+const keyTable = () => new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+const recreatedId = new RegExp(`^${deploymentCheckKey.keyIdPrefix}[0-9a-f]{12}_[0-9a-f]{8}$`);
+let execution = 10;
+
+/** Runs the check with good versions: every call must succeed. */
+async function runCheck(): Promise<void> {
+  const { invoke } = invokeOf(handlersFor(dependencies));
+  const { calls, reports } = callsWith(invoke);
+  const { result } = await captureMetrics(() =>
+    createCheck(calls, settings, () => dependencies)({ ...hookEvent, LifecycleEventHookExecutionId: `e-${execution++}` }),
+  );
+  expect(result.findings.map((finding) => [finding.verdict, finding.detail])).toEqual([
+    ['ok', 'allowed the check key'],
+    ['ok', 'answered 200'],
+    ['ok', 'answered 201'],
+    ['ok', 'answered 200'],
+  ]);
+  expect(reports).toEqual(['Succeeded']);
+}
+
+/** The check key as stored: it must work, as the check made it. */
+async function storedKey() {
+  const record = await keyTable().findByHash(keyHash);
+  expect(record).toMatchObject({
+    status: 'active',
+    plan: 'enterprise',
+    customLimits: deploymentCheckKey.limits,
+    meteringKey: METERING_KEY,
+  });
+  return record!;
+}
+
 /**
  * The check key is a record like a customer's: revoked by hand (or by a key
  * tool of before it refused the check's key), the authorizer would refuse it
@@ -293,37 +326,6 @@ describe('what a customer sees after the check has run', () => {
  * re-creates it when it finds it revoked or gone.
  */
 describe('the check key revoked or gone: the next check re-creates it, and its calls succeed', () => {
-  const keyHash = hashApiKey(`psk_${SECRET}`);
-  const keyTable = () => new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
-  const recreatedId = new RegExp(`^${deploymentCheckKey.keyIdPrefix}[0-9a-f]{12}_[0-9a-f]{8}$`);
-  let execution = 10;
-
-  async function runCheck(): Promise<void> {
-    const { invoke } = invokeOf(handlersFor(dependencies));
-    const { calls, reports } = callsWith(invoke);
-    const { result } = await captureMetrics(() =>
-      createCheck(calls, settings, () => dependencies)({ ...hookEvent, LifecycleEventHookExecutionId: `e-${execution++}` }),
-    );
-    expect(result.findings.map((finding) => [finding.verdict, finding.detail])).toEqual([
-      ['ok', 'allowed the check key'],
-      ['ok', 'answered 200'],
-      ['ok', 'answered 201'],
-      ['ok', 'answered 200'],
-    ]);
-    expect(reports).toEqual(['Succeeded']);
-  }
-
-  async function storedKey() {
-    const record = await keyTable().findByHash(keyHash);
-    expect(record).toMatchObject({
-      status: 'active',
-      plan: 'enterprise',
-      customLimits: deploymentCheckKey.limits,
-      meteringKey: METERING_KEY,
-    });
-    return record!;
-  }
-
   it('revoked by hand, directly in DynamoDB: re-created under an id of its own, of the same customer', async () => {
     await runCheck();
     const before = await storedKey();
