@@ -8,8 +8,18 @@
  * secret, its hash or the metering key.
  */
 import { randomUUID } from 'node:crypto';
+import { isDeploymentCheck } from '../definitions/deployment-check';
 import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
-import { type ApiKeyRecord, generateApiKey, type KeyState, keyState, keyStates, ownerProblem } from '../functions/domain/api-keys';
+import {
+  API_KEY_PREFIX,
+  type ApiKeyRecord,
+  displayPrefixOf,
+  generateApiKey,
+  type KeyState,
+  keyState,
+  keyStates,
+  ownerProblem,
+} from '../functions/domain/api-keys';
 import { DependencyUnavailableError } from '../functions/domain/errors';
 import { COUNTER_RETENTION_DAYS, type DayUsage, UsageCounters } from '../functions/rate-limit';
 import { AdminError, describeError } from './errors';
@@ -23,6 +33,8 @@ export type KeyStatus = KeyState;
 
 export interface KeyView {
   keyId: string;
+  /** The customer the key is a secret of: the id of its first key (a rotation's keys share it). */
+  customerId: string;
   displayPrefix: string;
   plan: PlanName;
   owner: string;
@@ -54,6 +66,7 @@ export function viewOf(record: ApiKeyRecord, now: number, suspendedUntilMs?: num
   const status = effectiveStatus(record, now, suspendedUntilMs);
   return {
     keyId: record.keyId,
+    customerId: record.customerId,
     displayPrefix: record.displayPrefix,
     plan: record.plan,
     owner: record.owner,
@@ -133,9 +146,9 @@ export async function issueKey(
   return { secret, key: viewOf(record, now), warnings };
 }
 
-/** Every key, filtered by plan and (effective) status, oldest first. */
+/** Every customer's key (the deployment check's is none), filtered by plan and (effective) status, oldest first. */
 export async function listKeys(target: KeyAdminTarget, filter: { plan?: PlanName; status?: KeyStatus }, now: number): Promise<KeyView[]> {
-  const records = await target.keys.scanAll();
+  const records = (await target.keys.scanAll()).filter((record) => !isDeploymentCheck(record.keyId));
   // A ban is on the rate limiter's item of today (one that crosses midnight is on both days): one read per key that could be banned.
   const today = UsageCounters.daysBack(now, 1)[0]!;
   const views = await Promise.all(
@@ -233,8 +246,9 @@ export async function revokeKey(
   target: KeyAdminTarget,
   keyId: string,
   now: number,
+  allow: { retiredCheckKey?: boolean } = {},
 ): Promise<{ key: KeyView; alreadyRevoked: boolean; warnings: Warnings }> {
-  const record = await requireKey(target, keyId);
+  const record = await requireKey(target, keyId, allow.retiredCheckKey);
   // The customer's metering stays while another of its secrets works.
   const change = (await otherWorkingSecret(target, record, now)) ? nothingToChange : await target.metering.withdraw(record);
   if (record.status === 'revoked') {
@@ -265,7 +279,7 @@ export async function setPlan(
   const previous = viewOf(record, now);
   const status = effectiveStatus(record, now);
   if (status === 'revoked' || status === 'expired') {
-    throw new AdminError(`${keyId} is ${status}: change the plan of customer ${record.customerId} through one of its working keys.`);
+    throw await notWorkingRefusal(target, record, status, now);
   }
   if (record.plan === choice.plan && sameLimits(record.customLimits, choice.customLimits)) {
     return { key: previous, previous, unchanged: true, warnings: [] };
@@ -291,6 +305,18 @@ export async function setPlan(
   return { key: viewOf(result, now), previous, unchanged: false, warnings };
 }
 
+/** Why a key that no longer works cannot move its customer, and what to do instead. */
+async function notWorkingRefusal(target: KeyAdminTarget, record: ApiKeyRecord, status: KeyStatus, now: number): Promise<AdminError> {
+  if (await otherWorkingSecret(target, record, now)) {
+    return new AdminError(
+      `${record.keyId} is ${status}: change the plan of customer ${record.customerId} through its working key (\`petstore-keys list\` shows the keys of each customer).`,
+    );
+  }
+  return new AdminError(
+    `${record.keyId} is ${status}, and customer ${record.customerId} has no working key left: there is no plan to change. To serve ${record.owner} again, issue a new key (\`petstore-keys issue --plan <plan> --owner <name>\`), which starts a new customer.`,
+  );
+}
+
 /** Whether a secret of the record's customer other than the record itself works at `now`. */
 async function otherWorkingSecret(target: KeyAdminTarget, record: ApiKeyRecord, now: number): Promise<boolean> {
   const secrets = await target.keys.scanAll();
@@ -299,10 +325,38 @@ async function otherWorkingSecret(target: KeyAdminTarget, record: ApiKeyRecord, 
   );
 }
 
-async function requireKey(target: KeyAdminTarget, keyId: string): Promise<ApiKeyRecord> {
+async function requireKey(target: KeyAdminTarget, keyId: string, checkKeyAllowed = false): Promise<ApiKeyRecord> {
+  if (isDeploymentCheck(keyId) && !checkKeyAllowed) throw new AdminError(checkKeyRefusal(keyId));
   const record = /^\S+$/.test(keyId) ? await target.keys.findById(keyId) : undefined;
-  if (!record) throw new AdminError(`No key "${keyId}" in ${target.name}: \`petstore-keys list\` shows the key ids.`);
+  if (!record) throw new AdminError(`No key ${shownKeyArgument(keyId)} in ${target.name}: ${notFoundHint(keyId)}`);
   return record;
+}
+
+/**
+ * The pre-traffic check's key (definitions/deployment-check.ts) is no
+ * customer's: the stack makes it and the check re-creates it when it stops
+ * working, so the key tool neither lists nor changes it, but for retiring the
+ * key of a replaced secret (which the check no longer uses).
+ */
+function checkKeyRefusal(keyId: string): string {
+  return `${keyId} is the pre-traffic deployment check's own key, not a customer's: the stack manages it and the check re-creates it if it stops working. Only to retire the key of a replaced secret: \`petstore-keys revoke ${keyId} --retire-check-key\`.`;
+}
+
+/**
+ * A command's key argument as a message may show it: a key id whole; anything
+ * else (a secret pasted where the id belongs, say) no further than a display
+ * prefix goes, so no message puts a secret into scrollback or a CI log.
+ */
+function shownKeyArgument(argument: string): string {
+  if (/^key_\w{1,64}$/.test(argument)) return `"${argument}"`;
+  const shown = argument.startsWith(API_KEY_PREFIX) ? displayPrefixOf(argument) : argument.slice(0, 8);
+  return `"${shown}${shown.length < argument.length ? '…' : ''}"`;
+}
+
+function notFoundHint(argument: string): string {
+  return argument.includes(API_KEY_PREFIX)
+    ? 'that is a secret, and commands take a key id (key_…): `petstore-keys list` shows each key id beside its display prefix.'
+    : '`petstore-keys list` shows the key ids.';
 }
 
 /** Tries of one DynamoDB write when DynamoDB does not answer, and the waits between them. */

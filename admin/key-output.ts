@@ -67,9 +67,10 @@ export function newKeyJson(key: KeyView, secret: string): object {
 export function listText(keys: KeyView[]): string {
   if (keys.length === 0) return 'No keys.';
   return table(
-    ['ID', 'PREFIX', 'PLAN', 'LIMITS', 'OWNER', 'STATUS', 'CREATED', 'EXPIRES'],
+    ['ID', 'CUSTOMER', 'PREFIX', 'PLAN', 'LIMITS', 'OWNER', 'STATUS', 'CREATED', 'EXPIRES'],
     keys.map((key) => [
       key.keyId,
+      key.customerId,
       prefixText(key),
       key.plan,
       formatLimits(key.limits),
@@ -85,6 +86,7 @@ export function showText(details: KeyDetails): string {
   const { key, today, lastUsedAt } = details;
   return fields([
     ['Key id', key.keyId],
+    ['Customer', key.customerId],
     ['Display prefix', prefixText(key)],
     ['Plan', planText(key)],
     ['Owner', key.owner],

@@ -26,7 +26,7 @@ import {
   type Warnings,
 } from './key-admin';
 import * as output from './key-output';
-import type { AwsClients } from './targets/aws';
+import type { AwsClients, RetryTiming } from './targets/aws';
 import { openLocalTarget } from './targets/local';
 import type { KeyAdminTarget } from './targets/target';
 
@@ -44,12 +44,17 @@ export interface KeysCliContext {
 }
 
 /** Where commands work: the local `npm start` by default, a deployed stage with --stage. */
-export function openTargetFor(options: { localEndpointFile?: string; awsClients?: AwsClients } = {}) {
+export function openTargetFor(options: { localEndpointFile?: string; awsClients?: AwsClients; retryTiming?: RetryTiming } = {}) {
   return async (selection: TargetSelection): Promise<KeyAdminTarget> => {
     if (!selection.stage) return openLocalTarget({ endpointFile: options.localEndpointFile });
     // Loaded only when needed: the local commands stay quick to start.
     const { openAwsTarget } = await import('./targets/aws');
-    return openAwsTarget({ stage: selection.stage, region: selection.region, clients: options.awsClients });
+    return openAwsTarget({
+      stage: selection.stage,
+      region: selection.region,
+      clients: options.awsClients,
+      retryTiming: options.retryTiming,
+    });
   };
 }
 
@@ -60,9 +65,16 @@ const defaultContext: KeysCliContext = {
   openTarget: openTargetFor(),
 };
 
-function positiveInteger(value: string): number {
-  if (!/^[1-9]\d{0,11}$/.test(value)) throw new InvalidArgumentError('must be a whole number from 1 up.');
-  return Number(value);
+/** The largest limit an option takes: 12 digits, far past any plan and well within exact integers. */
+const LARGEST_LIMIT = 999_999_999_999;
+
+/** A parser of a whole number from 1 to `largest`, whose refusal says both bounds (and why the upper one, if given). */
+function wholeNumberUpTo(largest: number, why = '') {
+  return (value: string): number => {
+    const number = /^[1-9]\d*$/.test(value) ? Number(value) : Number.NaN;
+    if (!(number <= largest)) throw new InvalidArgumentError(`must be a whole number from 1 to ${largest.toLocaleString('en-US')}${why}.`);
+    return number;
+  };
 }
 
 interface TargetOptions {
@@ -152,8 +164,8 @@ function addTargetOptions(cmd: Command): Command {
 const planOption = (description: string) => new Option('--plan <plan>', description).choices(planNames);
 const limitOptions = (cmd: Command) =>
   cmd
-    .option('--per-minute <n>', 'requests per minute (enterprise only, required there)', positiveInteger)
-    .option('--per-day <n>', 'requests per day (enterprise only, required there)', positiveInteger);
+    .option('--per-minute <n>', 'requests per minute (enterprise only, required there)', wholeNumberUpTo(LARGEST_LIMIT))
+    .option('--per-day <n>', 'requests per day (enterprise only, required there)', wholeNumberUpTo(LARGEST_LIMIT));
 
 /** issue, list and show. */
 function addIssueAndInspectCommands({ command, onTarget, onNamedTarget, print, printJson, warn }: CommandKit): void {
@@ -173,7 +185,7 @@ function addIssueAndInspectCommands({ command, onTarget, onNamedTarget, print, p
       warn(warnings);
     });
 
-  command('list', 'list keys as a table (display prefixes only, never secrets)')
+  command('list', "list customers' keys as a table (display prefixes only, never secrets; not the deployment check's own key)")
     .addOption(planOption('only keys on this plan'))
     .addOption(new Option('--status <status>', 'only keys with this status (expired: rotated, past the grace)').choices(keyStatuses))
     .option('--json', 'print JSON for scripts')
@@ -194,7 +206,8 @@ function addIssueAndInspectCommands({ command, onTarget, onNamedTarget, print, p
 }
 
 /** rotate, revoke and set-plan: each takes effect at the key's next request. */
-function addChangingCommands({ command, onNamedTarget, print, printJson, warn }: CommandKit): void {
+function addChangingCommands(kit: CommandKit): void {
+  const { command, onNamedTarget, print, printJson, warn } = kit;
   command(
     'rotate',
     "issue a new key of the same customer (its plan, limits, usage and metering are the customer's) and let the old key work for a grace period",
@@ -210,13 +223,7 @@ function addChangingCommands({ command, onNamedTarget, print, printJson, warn }:
       warn(result.warnings);
     });
 
-  command('revoke', 'revoke a key for good (its next request is refused)')
-    .argument('<id>', 'key id (key_…)')
-    .action(async (id: string, options: TargetOptions) => {
-      const result = await onNamedTarget(options, (target, now) => revokeKey(target, id, now));
-      print(output.revokedText(result.key, result.alreadyRevoked, result.where));
-      warn(result.warnings);
-    });
+  addRevokeCommand(kit);
 
   limitOptions(
     command('set-plan', "move a key's customer to another plan (the next request of every key of it gets the new limits)")
@@ -234,6 +241,20 @@ function addChangingCommands({ command, onNamedTarget, print, printJson, warn }:
   });
 }
 
+function addRevokeCommand({ command, onNamedTarget, print, warn }: CommandKit): void {
+  command('revoke', 'revoke a key for good (its next request is refused)')
+    .argument('<id>', 'key id (key_…)')
+    .option(
+      '--retire-check-key',
+      'revoke a key of the pre-traffic deployment check whose secret was replaced (the check re-creates the key of its current secret)',
+    )
+    .action(async (id: string, options: TargetOptions & { retireCheckKey?: boolean }) => {
+      const result = await onNamedTarget(options, (target, now) => revokeKey(target, id, now, { retiredCheckKey: options.retireCheckKey }));
+      print(output.revokedText(result.key, result.alreadyRevoked, result.where));
+      warn(result.warnings);
+    });
+}
+
 /** The follow-up of a change that leaves an Enterprise key's own API key metered for now (admin/targets/aws.ts, release). */
 function releaseNote(stage: DeployedStage, when: string): string {
   return `Its own API key and usage plan stay until ${when}: then run \`petstore-keys release-metering --stage ${stage}\` (or let its schedule do it).`;
@@ -243,7 +264,12 @@ function releaseNote(stage: DeployedStage, when: string): string {
 function addUsageCommand({ command, onTarget, print, printJson }: CommandKit): void {
   command('usage', "requests answered per UTC day to the key's customer (all its keys), from the rate-limit counters")
     .argument('<id>', 'key id (key_…)')
-    .option('--days <n>', `how many UTC days, today included (at most ${COUNTER_RETENTION_DAYS})`, positiveInteger, 7)
+    .option(
+      '--days <n>',
+      `how many UTC days, today included (at most ${COUNTER_RETENTION_DAYS})`,
+      wholeNumberUpTo(COUNTER_RETENTION_DAYS, ` (counters are kept ${COUNTER_RETENTION_DAYS} days)`),
+      7,
+    )
     .option('--json', 'print JSON for scripts')
     .action(async (id: string, options: TargetOptions & { days: number; json?: boolean }) => {
       const { key, days, total } = await onTarget(options, (target, now) => keyUsage(target, id, options.days, now));

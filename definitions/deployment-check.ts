@@ -38,7 +38,11 @@ export const deploymentCheckKey = {
 /** The check function (CodeDeploy's BeforeAllowTraffic hook of every deployment group). */
 export const deploymentCheckFunction = {
   handlerEntry: 'functions/deployment-check/handler.ts',
-  /** A conditional insert of its own key record (never an overwrite: ApiKeyRepository.insert); it reads nothing. */
+  /**
+   * Conditional puts of its own key's items: each inserted where absent, and its
+   * secret put anew only over its own that no longer works (check-key.ts, CheckKeyTable).
+   * It overwrites nothing else and reads nothing: a refused put returns what was in the way.
+   */
   access: { apiKeys: ['dynamodb:PutItem'] } satisfies TableAccess,
   /**
    * Up to eight calls one after the other (the authorizer, three operations, and the live version of each for a
@@ -61,6 +65,12 @@ export function isDeploymentCheck(keyId: string | undefined): boolean {
   return keyId?.startsWith(deploymentCheckKey.keyIdPrefix) ?? false;
 }
 
-export function deploymentCheckKeyId(keyHash: string): string {
-  return deploymentCheckKey.keyIdPrefix + keyHash.slice(0, 12);
+/**
+ * The check key's id; a key the check re-created (it found its record revoked,
+ * expired or gone) adds `_` and a random suffix, so that nothing kept under an
+ * earlier id (a revocation mark on the counters) holds it.
+ */
+export function deploymentCheckKeyId(keyHash: string, recreationSuffix?: string): string {
+  const id = deploymentCheckKey.keyIdPrefix + keyHash.slice(0, 12);
+  return recreationSuffix === undefined ? id : `${id}_${recreationSuffix}`;
 }

@@ -22,6 +22,7 @@ import type { TableName } from '../../definitions/tables';
 import { usagePlanLimits } from '../../definitions/usage-plan-limits';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { UsageCounters } from '../../functions/rate-limit';
+import { type Clock, systemClock } from '../../functions/runtime/clock';
 import { createDynamoDbClient, documentClientOver } from '../../functions/runtime/dependencies';
 import { AdminError, describeError } from '../errors';
 import { KeyTable } from '../key-table';
@@ -51,7 +52,12 @@ export interface Deployment {
  * CloudFormation stack (never hand-copied ids), and the operator's own AWS
  * credentials do the work.
  */
-export async function openAwsTarget(options: { stage: DeployedStage; region?: string; clients?: AwsClients }): Promise<KeyAdminTarget> {
+export async function openAwsTarget(options: {
+  stage: DeployedStage;
+  region?: string;
+  clients?: AwsClients;
+  retryTiming?: RetryTiming;
+}): Promise<KeyAdminTarget> {
   const clients = options.clients ?? createClients(options.region);
   const close = () => {
     clients.cloudFormation.destroy();
@@ -65,7 +71,7 @@ export async function openAwsTarget(options: { stage: DeployedStage; region?: st
       name: `${options.stage} (${deployment.stackName})`,
       keys: new KeyTable(db, deployment.tableNames.apiKeys, deployment.tableNames.rateLimits),
       counters: new UsageCounters(db, deployment.tableNames.rateLimits),
-      metering: new ApiGatewayMetering(clients.apiGateway, deployment),
+      metering: new ApiGatewayMetering(retryingSends(clients.apiGateway, options.retryTiming ?? realRetryTiming), deployment),
       close,
     };
   } catch (error) {
@@ -120,6 +126,68 @@ export async function describeDeployment(cloudFormation: CloudFormationClient, s
     usagePlanIds: Object.fromEntries(fixedPlans.map((plan) => [plan, output(stackOutputNames.usagePlan(plan))])),
     tableNames: { apiKeys: output(stackOutputNames.table('apiKeys')), rateLimits: output(stackOutputNames.table('rateLimits')) },
   };
+}
+
+/**
+ * How long the key tool retries one API Gateway call that API Gateway refused
+ * with ConflictException or TooManyRequestsException, from its first try.
+ * CreateUsagePlanKey "can run only one at a time in an AWS region" (AWS Support,
+ * quoted in https://github.com/serverless/serverless/issues/12065), so a deploy
+ * of either stage, or another administrator's command, makes it answer 409
+ * "Unable to complete operation due to concurrent modification. Please try
+ * again later."; a burst of control-plane calls gets 429. Both mean the call
+ * was not carried out, so it is safe to repeat.
+ */
+export const API_GATEWAY_RETRY_BOUND_MS = 60_000;
+const retriedGatewayErrors = new Set(['ConflictException', 'TooManyRequestsException']);
+/** The backoff's first ceiling and its cap: the waits spread the callers apart ("full jitter"). */
+const RETRY_BASE_MS = 250;
+const RETRY_CAP_MS = 8_000;
+
+/** What the retries wait with; tests pass their clock and a sleep that moves it. */
+export interface RetryTiming {
+  now: Clock;
+  sleep: (ms: number) => Promise<void>;
+  /** A number in [0, 1), for the jitter. */
+  random: () => number;
+}
+
+export const realRetryTiming: RetryTiming = {
+  now: systemClock,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  random: Math.random,
+};
+
+/**
+ * The client, its `send` retrying API Gateway's ConflictException and
+ * TooManyRequestsException with exponential backoff and full jitter (a random
+ * wait between 0 and min(cap, base × 2^retry): "Exponential Backoff And
+ * Jitter", https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/),
+ * for API_GATEWAY_RETRY_BOUND_MS at most. After that the call fails with one
+ * line, and the change it was part of is undone (Undo.guard).
+ */
+export function retryingSends(client: APIGatewayClient, timing: RetryTiming): APIGatewayClient {
+  const send = async (command: Parameters<APIGatewayClient['send']>[0]) => {
+    const deadline = timing.now() + API_GATEWAY_RETRY_BOUND_MS;
+    for (let retry = 0; ; retry++) {
+      try {
+        return await client.send(command);
+      } catch (error) {
+        if (!(error instanceof Error) || !retriedGatewayErrors.has(error.name)) throw error;
+        const left = deadline - timing.now();
+        if (left <= 0) throw gaveUp(command.constructor.name.replace(/Command$/, ''), error);
+        await timing.sleep(Math.min(left, Math.floor(timing.random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** retry))));
+      }
+    }
+  };
+  // Everything but send is the client's own (its config, destroy).
+  return Object.assign(Object.create(client) as APIGatewayClient, { send });
+}
+
+function gaveUp(call: string, error: Error): AdminError {
+  return new AdminError(
+    `API Gateway kept refusing ${call} for ${API_GATEWAY_RETRY_BOUND_MS / 1000} s (${error.name}: ${error.message}): a deploy or another petstore-keys command in this account and Region is changing API keys or usage plans at the same time. Run the command again once it has finished.`,
+  );
 }
 
 /** Steps that undo what was done so far, run last first. */

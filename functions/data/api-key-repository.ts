@@ -104,7 +104,7 @@ export class ApiKeyRepository {
 }
 
 /** The items a cancelled transaction found in the way of its writes, by position (undefined where none). */
-function cancellationItems(error: unknown): (Record<string, unknown> | undefined)[] {
+export function cancellationItems(error: unknown): (Record<string, unknown> | undefined)[] {
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return [];
   const reasons = (error as { CancellationReasons?: { Item?: Record<string, AttributeValue> }[] }).CancellationReasons ?? [];
   return reasons.map((reason) => (reason.Item ? unmarshall(reason.Item) : undefined));

@@ -1,6 +1,19 @@
+import { randomBytes } from 'node:crypto';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { deploymentCheckKey, deploymentCheckKeyId } from '../../definitions/deployment-check';
-import type { ApiKeyRepository } from '../data/api-key-repository';
-import { API_KEY_PREFIX, type ApiKeyRecord, hashApiKey, isWellFormedApiKey } from '../domain/api-keys';
+import { limitsFor } from '../../definitions/plans';
+import { ApiKeyChangedError, ApiKeyRepository, cancellationItems, itemsOf, joined } from '../data/api-key-repository';
+import { dynamoCall } from '../data/dynamo-errors';
+import {
+  API_KEY_PREFIX,
+  type ApiKeyRecord,
+  type Customer,
+  displayPrefixOf,
+  hashApiKey,
+  isUsable,
+  isWellFormedApiKey,
+  type Secret,
+} from '../domain/api-keys';
 import { toAuthorizerContext } from '../http/caller';
 
 /**
@@ -23,7 +36,7 @@ export function checkKeyRecord(key: string, meteringKey: string, now: number): A
     keyHash,
     keyId,
     customerId: keyId,
-    displayPrefix: key.slice(0, API_KEY_PREFIX.length + 8),
+    displayPrefix: displayPrefixOf(key),
     plan: 'enterprise',
     owner: deploymentCheckKey.owner,
     status: 'active',
@@ -36,23 +49,85 @@ export function checkKeyRecord(key: string, meteringKey: string, now: number): A
 }
 
 /**
- * Stores the check key's record unless it is there already (a conditional
- * insert: nothing else is ever overwritten), and returns the authorizer
- * context it stands for: what the operations get when the new authorizer
- * could not give one (a key store failing for both versions).
+ * Makes sure the check key works, and returns the authorizer context it
+ * stands for: what the operations get when the new authorizer could not give
+ * one (a key store failing for both versions). The key is an ordinary record
+ * to the authorizer, so a revocation by hand (or by an older key tool) would
+ * otherwise make every later check fail with 401 and roll back every deployment.
  */
-export async function ensureCheckKey(
-  keys: Pick<ApiKeyRepository, 'insert'>,
-  key: string,
-  meteringKey: string,
-  now: number,
-): Promise<Record<string, string>> {
-  const record = checkKeyRecord(key, meteringKey, now);
-  await keys.insert(record);
+export async function ensureCheckKey(keys: CheckKeyTable, key: string, meteringKey: string, now: number): Promise<Record<string, string>> {
+  const working = await keys.ensure(checkKeyRecord(key, meteringKey, now), now);
   return toAuthorizerContext({
-    keyId: record.keyId,
-    customerId: record.keyId,
-    plan: record.plan,
-    limits: { ...deploymentCheckKey.limits },
+    keyId: working.keyId,
+    customerId: working.customerId,
+    plan: working.plan,
+    limits: limitsFor(working.plan, working.customLimits),
   });
+}
+
+/** Tries of an ensure: another hook of the same deployment may re-create the key at the same moment. */
+const ENSURE_TRIES = 3;
+
+/**
+ * The check's own key items, written with conditional puts only (the check
+ * may only put: definitions/deployment-check.ts): a refused put returns the
+ * item in its way, so nothing needs reading.
+ */
+export class CheckKeyTable extends ApiKeyRepository {
+  /**
+   * Inserts the key's secret and customer where absent. A stored secret that
+   * no longer works (revoked or expired), or a secret or customer item gone,
+   * is re-created: the secret under an id of its own (deploymentCheckKeyId),
+   * of the same customer (its counters, its metering key); a customer item gone
+   * is put back as the check has it.
+   * Returns the record that works.
+   */
+  async ensure(fresh: ApiKeyRecord, now: number): Promise<ApiKeyRecord> {
+    for (let tryIndex = 0; tryIndex < ENSURE_TRIES; tryIndex++) {
+      const found = await this.putWhereAbsent(itemsOf(fresh));
+      if (!found) return fresh;
+      if (found.secret && found.customer && isUsable(found.secret, now)) return joined(found.secret, found.customer);
+      const recreated: ApiKeyRecord = {
+        ...(found.customer ? joined(fresh, found.customer) : fresh),
+        keyId: deploymentCheckKeyId(fresh.keyHash, randomBytes(4).toString('hex')),
+      };
+      const { secret, customer } = itemsOf(recreated);
+      const replaced = await this.putWhereAbsent({ ...(found.customer ? {} : { customer }), secret }, found.secret?.keyId);
+      if (!replaced) return recreated;
+    }
+    throw new ApiKeyChangedError(fresh.keyId);
+  }
+
+  /**
+   * Puts the items given, each only where absent (the secret also over the
+   * secret with id `replacing`), in one transaction: undefined when written,
+   * else the items that were in the way.
+   */
+  private async putWhereAbsent(
+    items: { customer?: Customer & { keyHash: string }; secret: Secret & { keyHash: string } },
+    replacing?: string,
+  ): Promise<{ customer?: Customer; secret?: Secret } | undefined> {
+    const put = (Item: object, condition = 'attribute_not_exists(keyHash)', values?: Record<string, string>) => ({
+      Put: {
+        TableName: this.tableName,
+        Item,
+        ConditionExpression: condition,
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    });
+    const writes = [
+      ...(items.customer ? [put(items.customer)] : []),
+      replacing === undefined ? put(items.secret) : put(items.secret, 'keyId = :replacing', { ':replacing': replacing }),
+    ];
+    try {
+      await dynamoCall(() => this.db.send(new TransactWriteCommand({ TransactItems: writes })));
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
+      const inTheWay = cancellationItems(error);
+      const [customer, secret] = items.customer ? inTheWay : [undefined, inTheWay[0]];
+      return { customer: customer as Customer | undefined, secret: secret as Secret | undefined };
+    }
+  }
 }

@@ -63,6 +63,11 @@ export function hashApiKey(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/** The display prefix of a secret: what listings and messages may show of it. */
+export function displayPrefixOf(secret: string): string {
+  return secret.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
 export function isWellFormedApiKey(value: string): boolean {
   return API_KEY_PATTERN.test(value);
 }
@@ -89,7 +94,7 @@ export function generateApiKey(input: {
     record: {
       keyHash: hashApiKey(secret),
       keyId,
-      displayPrefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
+      displayPrefix: displayPrefixOf(secret),
       plan: input.plan,
       owner: input.owner,
       status: 'active',

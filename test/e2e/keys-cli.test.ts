@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
+import { deploymentCheckKey } from '../../definitions/deployment-check';
+import { checkKeyFromSecret, checkKeyRecord } from '../../functions/deployment-check/check-key';
 import { freePort } from '../../local/dynamodb-local';
 import { writeLocalEndpoint } from '../../local/local-endpoint';
 import { startTestApi, type TestApi } from '../support/api';
@@ -154,12 +156,16 @@ it('issues, re-plans, rotates and revokes a key, each taking effect on the API a
     [testDay(1), 1],
   ]);
 
-  // The listing tells the two apart.
-  const listed = JSON.parse(await succeeds(['list', '--json'])) as { keyId: string; status: string }[];
-  expect(listed.filter((key) => [keyId, rotated.keyId].includes(key.keyId)).map((key) => [key.keyId, key.status])).toEqual([
-    [keyId, 'expired'],
-    [rotated.keyId, 'revoked'],
+  // The listing tells the two apart, and shows they are secrets of one customer (named by its first key's id).
+  const listed = JSON.parse(await succeeds(['list', '--json'])) as { keyId: string; customerId: string; status: string }[];
+  expect(listed.filter((key) => [keyId, rotated.keyId].includes(key.keyId)).map((key) => [key.keyId, key.customerId, key.status])).toEqual([
+    [keyId, keyId, 'expired'],
+    [rotated.keyId, keyId, 'revoked'],
   ]);
+  const rows = (await succeeds(['list'])).split('\n');
+  for (const id of [keyId, rotated.keyId])
+    expect(rows.find((row) => row.startsWith(`${id} `))).toMatch(new RegExp(`^${id}\\s+${keyId}\\s`));
+  expect(await succeeds(['show', rotated.keyId])).toMatch(new RegExp(`^Customer\\s+${keyId}$`, 'm'));
 });
 
 describe('the customer is the unit of a plan: every secret of it has one plan, whichever is named', () => {
@@ -215,7 +221,10 @@ describe('the customer is the unit of a plan: every secret of it has one plan, w
     clock.advance(30 * 60_000);
     expectOneLineError(
       await keys(['set-plan', old.keyId, 'free']),
-      new RegExp(`${old.keyId} is expired: change the plan of customer ${old.keyId} through one of its working keys`),
+      new RegExp(
+        `${old.keyId} is expired: change the plan of customer ${old.keyId} through its working key \\(\`petstore-keys list\` shows the keys of each customer\\)\\.$`,
+        'm',
+      ),
     );
     expect(await planOf(rotated.keyId)).toBe('Enterprise (1,000/min, 20,000/day)');
     expect(await answerLimit(rotated.secret)).toEqual({ status: 200, limit: 1_000 });
@@ -227,7 +236,14 @@ describe('the customer is the unit of a plan: every secret of it has one plan, w
 
     // A revoked secret cannot change it either.
     await succeeds(['revoke', rotated.keyId]);
-    expectOneLineError(await keys(['set-plan', rotated.keyId, 'business']), new RegExp(`${rotated.keyId} is revoked`));
+    // Then the customer has no working key: the tool says what is left to do.
+    expectOneLineError(
+      await keys(['set-plan', rotated.keyId, 'business']),
+      new RegExp(
+        `^error: ${rotated.keyId} is revoked, and customer ${old.keyId} has no working key left: there is no plan to change\\. To serve Stark again, issue a new key \\(\`petstore-keys issue --plan <plan> --owner <name>\`\\), which starts a new customer\\.$`,
+        'm',
+      ),
+    );
     expect(await planOf(rotated.keyId)).toBe('Pro (300/min, 10,000/day)');
   });
 });
@@ -273,7 +289,7 @@ it('lists keys as a table, filtered by plan and status', async () => {
 
   const table = await succeeds(['list', '--plan', 'enterprise']);
   const [header, ...rows] = table.trimEnd().split('\n');
-  expect(header).toMatch(/^ID\s+PREFIX\s+PLAN\s+LIMITS\s+OWNER\s+STATUS\s+CREATED\s+EXPIRES$/);
+  expect(header).toMatch(/^ID\s+CUSTOMER\s+PREFIX\s+PLAN\s+LIMITS\s+OWNER\s+STATUS\s+CREATED\s+EXPIRES$/);
   expect(rows.every((row) => /\benterprise\b/.test(row))).toBe(true);
   expect(rows.find((row) => row.startsWith(enterprise.keyId))).toMatch(
     new RegExp(String.raw`enterprise\s+5,000\/min, 2,000,000\/day\s+Umbrella\s+active\s+${testDay(3)}T09:00:00Z\s+-$`),
@@ -414,7 +430,15 @@ describe('errors a person can act on: one line on stderr, exit code 1, nothing c
       await keys(['rotate', 'key_0000000000000000', '--grace', 'tomorrow']),
       /--grace must be a duration such as 90s, 30m, 24h or 7d/,
     );
-    expectOneLineError(await keys(['usage', 'key_0000000000000000', '--days', '36']), /--days must be from 1 to 35/);
+    expectOneLineError(
+      await keys(['usage', 'key_0000000000000000', '--days', '36']),
+      /argument '36' is invalid\. must be a whole number from 1 to 35 \(counters are kept 35 days\)\.$/m,
+    );
+    // 13 digits: past the largest limit, which the refusal names.
+    expectOneLineError(
+      await keys(['issue', '--plan', 'enterprise', '--owner', 'x', '--per-minute', '1000000000000', '--per-day', '1000000000000']),
+      /option '--per-minute <n>' argument '1000000000000' is invalid\. must be a whole number from 1 to 999,999,999,999\.$/m,
+    );
     expectOneLineError(await keys(['list', '--stage', 'dev']), /argument 'dev' is invalid\. Allowed choices are staging, production/);
     expectOneLineError(await keys(['list', '--region', 'eu-west-1']), /--region chooses where a deployed stage is: use it with --stage/);
   });
@@ -427,7 +451,7 @@ describe('errors a person can act on: one line on stderr, exit code 1, nothing c
     expectOneLineError(await keys(['rotate', issued.keyId]), new RegExp(`${issued.keyId} is revoked: only an active key can be rotated`));
     expectOneLineError(
       await keys(['set-plan', issued.keyId, 'free']),
-      new RegExp(`${issued.keyId} is revoked: change the plan of customer ${issued.keyId} through one of its working keys`),
+      new RegExp(`${issued.keyId} is revoked: change the plan of customer ${issued.keyId} through its working key`),
     );
     expect(await succeeds(['revoke', issued.keyId])).toContain('was revoked already; nothing changed');
   });
@@ -443,13 +467,75 @@ describe('errors a person can act on: one line on stderr, exit code 1, nothing c
   });
 });
 
+describe('what the key tool leaves alone: secrets given where an id belongs, and the deployment check key', () => {
+  it('a secret where a key id belongs: every command refuses it, and no output shows more of it than its display prefix', async () => {
+    const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', 'Vandelay', '--json'])) as IssuedJson;
+    const { secret, displayPrefix } = issued;
+    /** Runs of 8 characters of the secret that its display prefix (psk_ and 8 characters) does not show. */
+    const hidden = Array.from({ length: secret.length - displayPrefix.length }, (_, i) => secret.slice(i + 5, i + 13));
+    const commands = (id: string) => [
+      ['show', id],
+      ['show', id, '--json'],
+      ['usage', id],
+      ['usage', id, '--days', '2', '--json'],
+      ['rotate', id],
+      ['rotate', id, '--grace', '0', '--json'],
+      ['revoke', id],
+      ['set-plan', id, 'business'],
+      ['set-plan', id, 'enterprise', '--per-minute', '10', '--per-day', '100'],
+    ];
+    for (const [pasted, shown] of [
+      [secret, `"${displayPrefix}…" in local \\(npm start\\): that is a secret, and commands take a key id`],
+      [` ${secret}`, `" psk_${secret.slice(4, 7)}…"`],
+      [`Bearer ${secret}`, '"Bearer p…"'],
+      [secret.slice(4), `"${secret.slice(4, 12)}…"`],
+    ] as const) {
+      for (const args of commands(pasted)) {
+        const run = await keys(args);
+        expectOneLineError(run, new RegExp(`^error: No key ${shown}`));
+        for (const run8 of hidden) expect(run.stdout + run.stderr).not.toContain(run8);
+      }
+    }
+    // Nothing changed: the key works on its plan.
+    const answer = await call(secret);
+    expect([answer.status, limitOf(answer)]).toEqual([200, 300]);
+  });
+
+  it("the deployment check's own key: list leaves it out; show, usage, rotate, revoke and set-plan refuse it, changing nothing", async () => {
+    const table = new KeyTable(api.dependencies.db, api.dependencies.tableNames.apiKeys, api.dependencies.tableNames.rateLimits);
+    const record = checkKeyRecord(checkKeyFromSecret('C'.repeat(43)), 'checkmeteringkey0123456789', clock.now);
+    await table.insert(record);
+    expect((JSON.parse(await succeeds(['list', '--json'])) as { keyId: string }[]).map((key) => key.keyId)).not.toContain(record.keyId);
+    expect(await succeeds(['list'])).not.toContain(deploymentCheckKey.keyIdPrefix);
+    for (const args of [
+      ['show', record.keyId],
+      ['usage', record.keyId],
+      ['rotate', record.keyId],
+      ['revoke', record.keyId],
+      ['set-plan', record.keyId, 'free'],
+    ]) {
+      expectOneLineError(
+        await keys(args),
+        new RegExp(
+          `^error: ${record.keyId} is the pre-traffic deployment check's own key, not a customer's: the stack manages it and the check re-creates it if it stops working\\. Only to retire the key of a replaced secret: \`petstore-keys revoke ${record.keyId} --retire-check-key\`\\.$`,
+          'm',
+        ),
+      );
+    }
+    expect(await table.findById(record.keyId)).toEqual(record);
+    // The key of a replaced secret can be retired, by saying so.
+    expect(await succeeds(['revoke', record.keyId, '--retire-check-key'])).toContain(`Revoked ${record.keyId}`);
+    expect((await table.findById(record.keyId))!.status).toBe('revoked');
+  });
+});
+
 describe('--help', () => {
   const expectedOptions: Record<string, string[]> = {
     issue: ['--plan <plan>', '--owner <name>', '--per-minute <n>', '--per-day <n>', '--json'],
     list: ['--plan <plan>', '--status <status>', '--json'],
     show: ['--json'],
     rotate: ['--grace <duration>', '--json'],
-    revoke: [],
+    revoke: ['--retire-check-key'],
     'set-plan': ['--per-minute <n>', '--per-day <n>'],
     usage: ['--days <n>', '--json'],
   };

@@ -1,11 +1,12 @@
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
+import { KeyTable } from '../../admin/key-table';
 import { deploymentCheckKey } from '../../definitions/deployment-check';
 import { businessMetrics } from '../../definitions/metrics';
 import type { OperationId } from '../../definitions/routes';
 import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
 import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { ApiKeyRepository, customerKey } from '../../functions/data/api-key-repository';
 import type { AwsCalls } from '../../functions/deployment-check/aws-calls';
 import type { CheckTargets, Invocation } from '../../functions/deployment-check/check';
 import { createHandler as createCheck } from '../../functions/deployment-check/handler';
@@ -282,5 +283,84 @@ describe('what a customer sees after the check has run', () => {
         })
       ).statusCode,
     ).toBe(200);
+  });
+});
+
+const keyHash = hashApiKey(`psk_${SECRET}`);
+const keyTable = () => new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+const recreatedId = new RegExp(`^${deploymentCheckKey.keyIdPrefix}[0-9a-f]{12}_[0-9a-f]{8}$`);
+let execution = 10;
+
+/** Runs the check with good versions: every call must succeed. */
+async function runCheck(): Promise<void> {
+  const { invoke } = invokeOf(handlersFor(dependencies));
+  const { calls, reports } = callsWith(invoke);
+  const { result } = await captureMetrics(() =>
+    createCheck(calls, settings, () => dependencies)({ ...hookEvent, LifecycleEventHookExecutionId: `e-${execution++}` }),
+  );
+  expect(result.findings.map((finding) => [finding.verdict, finding.detail])).toEqual([
+    ['ok', 'allowed the check key'],
+    ['ok', 'answered 200'],
+    ['ok', 'answered 201'],
+    ['ok', 'answered 200'],
+  ]);
+  expect(reports).toEqual(['Succeeded']);
+}
+
+/** The check key as stored: it must work, as the check made it. */
+async function storedKey() {
+  const record = await keyTable().findByHash(keyHash);
+  expect(record).toMatchObject({
+    status: 'active',
+    plan: 'enterprise',
+    customLimits: deploymentCheckKey.limits,
+    meteringKey: METERING_KEY,
+  });
+  return record!;
+}
+
+/**
+ * The check key is a record like a customer's: revoked by hand (or by a key
+ * tool of before it refused the check's key), the authorizer would refuse it
+ * and every later check would fail, rolling back every deployment. So the check
+ * re-creates it when it finds it revoked or gone.
+ */
+describe('the check key revoked or gone: the next check re-creates it, and its calls succeed', () => {
+  it('revoked by hand, directly in DynamoDB: re-created under an id of its own, of the same customer', async () => {
+    await runCheck();
+    const before = await storedKey();
+    await dependencies.db.send(
+      new UpdateCommand({
+        TableName: dependencies.tableNames.apiKeys,
+        Key: { keyHash },
+        UpdateExpression: 'SET #status = :revoked',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked' },
+      }),
+    );
+    await runCheck();
+    const after = await storedKey();
+    expect(after.keyId).toMatch(recreatedId);
+    expect(after.customerId).toBe(before.customerId);
+  });
+
+  it('revoked as the key tool revokes (its mark on the counters, which every function checks): re-created, its calls succeed', async () => {
+    const revoked = await storedKey();
+    await keyTable().revoke(revoked, new Date(dependencies.clock()).toISOString());
+    await runCheck();
+    const after = await storedKey();
+    expect(after.keyId).toMatch(recreatedId);
+    expect(after.keyId).not.toBe(revoked.keyId);
+  });
+
+  it('its secret deleted, then its customer: re-created each time', async () => {
+    await dependencies.db.send(new DeleteCommand({ TableName: dependencies.tableNames.apiKeys, Key: { keyHash } }));
+    await runCheck();
+    const { customerId } = await storedKey();
+    await dependencies.db.send(
+      new DeleteCommand({ TableName: dependencies.tableNames.apiKeys, Key: { keyHash: customerKey(customerId) } }),
+    );
+    await runCheck();
+    expect((await storedKey()).customerId).toBe(customerId);
   });
 });

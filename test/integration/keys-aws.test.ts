@@ -13,7 +13,7 @@ import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { WRITE_RETRY_DELAYS_MS } from '../../admin/key-admin';
 import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
-import { openAwsTarget } from '../../admin/targets/aws';
+import { API_GATEWAY_RETRY_BOUND_MS, openAwsTarget } from '../../admin/targets/aws';
 import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
 import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
@@ -114,9 +114,20 @@ beforeEach(async () => {
     }
   }
   clients = { cloudFormation, apiGateway, dynamoDb };
+  retryWaits = [];
 });
 
 let clients: { cloudFormation: CloudFormationClient; apiGateway: APIGatewayClient; dynamoDb: DynamoDBClient };
+/** The waits of the key tool's API Gateway retries: each moves the test clock, so no test sleeps. */
+let retryWaits: number[];
+const retryTiming = {
+  now: () => clock.now,
+  sleep: async (ms: number) => {
+    retryWaits.push(ms);
+    clock.advance(ms);
+  },
+  random: () => 0.5,
+};
 
 afterEach(() => {
   gateway.mock.restore();
@@ -140,7 +151,7 @@ async function keys(args: string[], stage = 'staging'): Promise<Run> {
     err: (text) => {
       run.stderr += text;
     },
-    openTarget: openTargetFor({ awsClients: clients }),
+    openTarget: openTargetFor({ awsClients: clients, retryTiming }),
   });
   return run;
 }
@@ -323,6 +334,53 @@ describe('issue', () => {
       run,
       /Undoing the API Gateway change failed too: still to do by hand in API Gateway: delete API key petstore-staging-key_\w+/,
     );
+  });
+});
+
+/**
+ * CreateUsagePlanKey "can run only one at a time in an AWS region" (AWS Support,
+ * quoted in https://github.com/serverless/serverless/issues/12065): a deploy or
+ * another administrator's command makes it answer 409 ConflictException.
+ */
+describe("API Gateway's 409 and 429: retried with backoff for a bounded time", () => {
+  const issueEnterprise = () =>
+    keys(['issue', '--plan', 'enterprise', '--owner', 'Acme Ltd', '--per-minute', '100', '--per-day', '1000', '--json']);
+
+  it('409 twice, then success: the command succeeds after two waits of full jitter (random × min(8 s, 250 ms × 2^retry))', async () => {
+    gateway.failNext(CreateUsagePlanKeyCommand, 'ConflictException', 2);
+    const run = await issueEnterprise();
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(retryWaits).toEqual([125, 250]);
+    expect(gateway.mock.commandCalls(CreateUsagePlanKeyCommand)).toHaveLength(3);
+    expect((await keysTable.scanAll()).map((record) => record.keyId)).toEqual([(JSON.parse(run.stdout) as { keyId: string }).keyId]);
+    await expectAgreement();
+  });
+
+  it('429 on a revoke: retried the same way, and the revoke completes', async () => {
+    const record = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
+    gateway.failNext(DeleteUsagePlanKeyCommand, 'TooManyRequestsException');
+    expect(await keys(['revoke', record.keyId])).toMatchObject({ code: 0, stderr: '' });
+    expect(retryWaits).toEqual([125]);
+    expect((await keysTable.findById(record.keyId))!.status).toBe('revoked');
+    await expectAgreement();
+  });
+
+  it(`409 for ${API_GATEWAY_RETRY_BOUND_MS / 1000} s: fails with one line and undoes what it did (no API key, usage plan or key record left)`, async () => {
+    gateway.failNext(CreateUsagePlanKeyCommand, 'ConflictException', Number.POSITIVE_INFINITY);
+    const started = clock.now;
+    const run = await issueEnterprise();
+    expectOneLineError(
+      run,
+      /^error: API Gateway kept refusing CreateUsagePlanKey for 60 s \(ConflictException: CreateUsagePlanKey failed \(injected\)\): a deploy or another petstore-keys command/,
+    );
+    // It gave up at the bound, not before, and no wait went past it.
+    expect(clock.now - started).toBe(API_GATEWAY_RETRY_BOUND_MS);
+    expect(Math.max(...retryWaits)).toBeLessThanOrEqual(4_000);
+    expect(gateway.apiKeys.size).toBe(POOLED_KEYS);
+    expect(gateway.usagePlans.size).toBe(Object.keys(fixedPlanIds).length);
+    expect(await keysTable.scanAll()).toEqual([]);
+    expect(writes).not.toContain('TransactWriteItemsCommand');
+    await expectAgreement();
   });
 });
 

@@ -41,7 +41,7 @@ export class FakeApiGateway {
   readonly mock: AwsClientStub<APIGatewayClient>;
   readonly apiKeys = new Map<string, FakeApiKey>();
   readonly usagePlans = new Map<string, FakeUsagePlan>();
-  private readonly failures = new Map<string, Error>();
+  private readonly failures = new Map<string, { error: Error; times: number }>();
   private readonly handlers = new Map<string, (input: any) => object>();
   private nextId = 1;
 
@@ -144,9 +144,12 @@ export class FakeApiGateway {
     return key;
   }
 
-  /** The next call of this command fails with a service error, changing nothing. */
-  failNext(command: { name: string }, name = 'TooManyRequestsException'): void {
-    this.failures.set(command.name, serviceError(name, `${command.name.replace(/Command$/, '')} failed (injected)`));
+  /**
+   * The next call (or `times` calls) of this command fails with a service
+   * error, changing nothing. By default one the key tool does not retry.
+   */
+  failNext(command: { name: string }, name = 'BadRequestException', times = 1): void {
+    this.failures.set(command.name, { error: serviceError(name, `${command.name.replace(/Command$/, '')} failed (injected)`), times });
   }
 
   /**
@@ -179,8 +182,8 @@ export class FakeApiGateway {
     if (!commandName.startsWith('Get')) this.log(commandName);
     const failure = this.failures.get(commandName);
     if (failure) {
-      this.failures.delete(commandName);
-      throw failure;
+      if (--failure.times <= 0) this.failures.delete(commandName);
+      throw failure.error;
     }
     return run(input);
   }

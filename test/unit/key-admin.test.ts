@@ -85,7 +85,17 @@ describe('views of keys', () => {
   it('carry the display prefix, never the secret, its hash or the metering key', () => {
     const { secret, record } = generateApiKey({ plan: 'enterprise', owner: 'x', customLimits: { perMinute: 10, perDay: 100 }, now: 0 });
     const view = viewOf(record, 0);
-    expect(Object.keys(view).sort()).toEqual(['createdAt', 'displayPrefix', 'keyId', 'limits', 'owner', 'plan', 'status', 'updatedAt']);
+    expect(Object.keys(view).sort()).toEqual([
+      'createdAt',
+      'customerId',
+      'displayPrefix',
+      'keyId',
+      'limits',
+      'owner',
+      'plan',
+      'status',
+      'updatedAt',
+    ]);
     const text = JSON.stringify(view);
     for (const hidden of [secret, secret.slice(12), record.keyHash, record.meteringKey]) expect(text).not.toContain(hidden);
     expect(view.limits).toEqual({ perMinute: 10, perDay: 100 });
@@ -182,8 +192,8 @@ describe('rotation', () => {
     expect((await byId(third.successor.keyId)).customerId).toBe(first.keyId);
     for (const keyId of [first.keyId, second.successor.keyId, third.successor.keyId])
       expect((await byId(keyId)).customerId).toBe(first.keyId);
-    // Nothing else of the key tool's view changes: the counters' id is not shown as a field of its own.
-    expect(third.successor).not.toHaveProperty('customerId');
+    // The key tool's view shows the customer, so `list` tells which secrets share one.
+    expect([third.successor.customerId, third.predecessor.customerId]).toEqual([first.keyId, first.keyId]);
   });
 
   it('makes a newly issued key a customer of its own, named by the key’s id', () => {
