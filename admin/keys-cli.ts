@@ -103,7 +103,7 @@ export function createKeysProgram(context: KeysCliContext): Command {
         'Works on the local API of `npm start` unless --stage names a deployed stage (then with your AWS credentials).',
     )
     .exitOverride()
-    .configureOutput({ writeOut: context.out, writeErr: context.err })
+    .configureOutput({ writeOut: context.out, writeErr: context.err, outputError: (text, write) => write(withoutSecrets(text)) })
     .addHelpText(
       'after',
       `
@@ -326,4 +326,14 @@ export async function runKeysCli(argv: string[], context: Partial<KeysCliContext
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   process.exitCode = await runKeysCli(argv);
+}
+
+/**
+ * Commander's own errors quote the argument they refuse: a secret pasted
+ * where it reads an option (a fragment of a secret may start with `-`) would
+ * reach scrollback and CI logs whole. Any run long enough to be part of a
+ * secret is cut to its first 8 characters, as the display prefix shows them.
+ */
+function withoutSecrets(text: string): string {
+  return text.replace(/[A-Za-z0-9_-]{16,}/g, (run) => `${run.slice(0, 8)}…`);
 }

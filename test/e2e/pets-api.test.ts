@@ -220,13 +220,10 @@ describe('authentication', () => {
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
   });
 
-  it('accepts the key only as `Bearer <key>`: another case or spacing of the scheme is a 401 (decision 7)', async () => {
+  it('accepts the scheme in any case and one or more spaces, as RFC 6750 section 2.1 and RFC 9110 section 11.1 write it (decision 7)', async () => {
     const key = await api.issueKey();
-    expect((await api.call('/pets', { key: null, headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
-    for (const authorization of [`bEaReR ${key}`, `bearer ${key}`, `Bearer  ${key}`]) {
-      const response = await api.call('/pets', { key: null, headers: { Authorization: authorization } });
-      await expectError(response, 401, 'unauthorized');
-      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    for (const authorization of [`Bearer ${key}`, `bEaReR ${key}`, `bearer ${key}`, `Bearer  ${key}`]) {
+      expect((await api.call('/pets', { key: null, headers: { Authorization: authorization } })).status).toBe(200);
     }
   });
 });
