@@ -5,6 +5,7 @@ import {
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
   DeleteUsagePlanKeyCommand,
+  UpdateUsagePlanCommand,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,7 +16,7 @@ import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { openAwsTarget } from '../../admin/targets/aws';
 import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
-import { type PlanName, planNames, plans } from '../../definitions/plans';
+import { limitsFor, type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { customersPerPooledKey, usagePlanLimits } from '../../definitions/usage-plan-limits';
@@ -365,6 +366,88 @@ describe('set-plan', () => {
     clock.advance(authorizer.resultsCacheTtlSeconds * 1000);
     expect((await keys(['release-metering'])).code).toBe(0);
     expect(gateway.planNamed(ownPlanName(record))).toBeUndefined();
+    await expectAgreement();
+  });
+});
+
+/**
+ * API Gateway applies the usage plan of the API key the authorizer's (cached)
+ * answer names, per API key ("Usage plans and API keys for REST APIs in API
+ * Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-api-usage-plans.html),
+ * whatever the customer's record says now. So the customer's own usage plan
+ * changes in the order that never refuses what the new plan allows: raised
+ * before the DynamoDB write, lowered after it.
+ */
+describe("set-plan changes the customer's own usage plan in the order that never refuses what the new plan allows", () => {
+  const throttleOf = (record: ApiKeyRecord) => gateway.planNamed(ownPlanName(record))!.throttle;
+  const setPlan = async (record: ApiKeyRecord, plan: PlanName, limits: string[] = []) => {
+    writes = [];
+    return keys(['set-plan', record.keyId, plan, ...limits]);
+  };
+
+  it('Enterprise 5/min → 600/min: raised before the write; 600 → 5: lowered after it', async () => {
+    const record = await issue('enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    expect((await setPlan(record, 'enterprise', ['--per-minute', '600', '--per-day', '1000'])).code).toBe(0);
+    expect(writes).toEqual(['UpdateUsagePlanCommand', 'TransactWriteItemsCommand']);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 600, perDay: 1000 }));
+    expect((await setPlan(record, 'enterprise', ['--per-minute', '5', '--per-day', '1000'])).code).toBe(0);
+    expect(writes).toEqual(['TransactWriteItemsCommand', 'UpdateUsagePlanCommand']);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 5, perDay: 1000 }));
+    await expectAgreement();
+  });
+
+  it('Enterprise → a fixed plan: the own usage plan (which cached answers still name) follows, raised before, lowered after', async () => {
+    const small = await issue('enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    expect((await setPlan(small, 'business')).code).toBe(0);
+    expect(writes).toEqual(['UpdateUsagePlanCommand', 'TransactWriteItemsCommand']);
+    expect(throttleOf(small)).toEqual(usagePlanLimits(limitsFor('business')));
+
+    const large = await issue('enterprise', ['--per-minute', '6000', '--per-day', '1000000']);
+    expect((await setPlan(large, 'free')).code).toBe(0);
+    expect(writes).toEqual(['TransactWriteItemsCommand', 'UpdateUsagePlanCommand']);
+    expect(throttleOf(large)).toEqual(usagePlanLimits(limitsFor('free')));
+    await expectAgreement(undefined, [small, large]);
+
+    // Back to Enterprise before release-metering let it go: its own plan again, raised first.
+    expect((await setPlan(large, 'enterprise', ['--per-minute', '6000', '--per-day', '1000000'])).code).toBe(0);
+    expect(writes).toEqual(['UpdateUsagePlanCommand', 'TransactWriteItemsCommand']);
+    await expectAgreement(undefined, [small]);
+  });
+
+  it('a fixed plan → Enterprise: its API key and usage plan exist before the write', async () => {
+    const record = await issue('free');
+    expect((await setPlan(record, 'enterprise', ['--per-minute', '5', '--per-day', '1000'])).code).toBe(0);
+    expect(writes).toEqual(['CreateApiKeyCommand', 'CreateUsagePlanCommand', 'CreateUsagePlanKeyCommand', 'TransactWriteItemsCommand']);
+    await expectAgreement();
+  });
+
+  it('a raise is undone when the write does not land', async () => {
+    const record = await issue('enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    failDynamo('TransactWriteItemsCommand');
+    expect((await setPlan(record, 'enterprise', ['--per-minute', '600', '--per-day', '1000'])).code).toBe(1);
+    expect(writes.filter((write) => write === 'UpdateUsagePlanCommand')).toHaveLength(2);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 5, perDay: 1000 }));
+    await expectAgreement();
+  });
+
+  it('a lowering that fails after the write is a warning naming the command that finishes it', async () => {
+    const record = await issue('enterprise', ['--per-minute', '600', '--per-day', '1000']);
+    gateway.failNext(UpdateUsagePlanCommand);
+    const lowered = await setPlan(record, 'enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    expect(lowered.code).toBe(0);
+    expect(lowered.stderr).toMatch(
+      /^warning: The usage plan in API Gateway was not lowered to the new limits \([^\n]*UpdateUsagePlan failed/,
+    );
+    expect(lowered.stderr).toContain(
+      `it allows more until it is, and the API's own limits apply meanwhile. Run \`petstore-keys set-plan ${record.keyId} enterprise --per-minute 5 --per-day 1000\` on staging (PetStore-Staging) again to lower it.\n`,
+    );
+    // Higher than the plan, never lower: nothing the new plan allows is refused.
+    expect((await keysTable.findById(record.keyId))!.customLimits).toEqual({ perMinute: 5, perDay: 1000 });
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 600, perDay: 1000 }));
+    const again = await setPlan(record, 'enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+    expect(writes).toEqual(['UpdateUsagePlanCommand']);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 5, perDay: 1000 }));
     await expectAgreement();
   });
 });
