@@ -49,7 +49,7 @@ export interface MeteringChange {
 
 export const nothingToChange: MeteringChange = { undo: async () => {}, finish: async () => {} };
 
-/** Locally nothing meters keys: the local gateway has no usage plans (our own counters enforce the limits). */
+/** A key table with no gateway in front (our own counters enforce the limits); `npm start`'s gateway has localMetering (admin/targets/local.ts). */
 export const noMetering: Metering = {
   enrol: async () => nothingToChange,
   changePlan: async () => nothingToChange,
