@@ -311,12 +311,10 @@ function usagePlanUnfinished(target: KeyAdminTarget, keyId: string, choice: Plan
     `The usage plan in API Gateway was not lowered to the new limits (${error}): it allows more until it is, and the API's own limits apply meanwhile. Run \`petstore-keys set-plan ${keyId} ${choice.plan}${limits}\` on ${target.name} again to lower it.`;
 }
 
-/** Whether a secret of the record's customer other than the record itself works at `now`. */
+/** Whether a secret of the record's customer other than the record itself works at `now` (found by the customer's index). */
 async function otherWorkingSecret(target: KeyAdminTarget, record: ApiKeyRecord, now: number): Promise<boolean> {
-  const secrets = await target.keys.scanAll();
-  return secrets.some(
-    (other) => other.customerId === record.customerId && other.keyId !== record.keyId && keyState(other, now) === 'active',
-  );
+  const secrets = await target.keys.secretsOf(record.customerId);
+  return secrets.some((other) => other.keyId !== record.keyId && keyState(other, now) === 'active');
 }
 
 async function requireKey(target: KeyAdminTarget, keyId: string): Promise<ApiKeyRecord> {

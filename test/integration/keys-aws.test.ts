@@ -50,6 +50,8 @@ let cloudFormationMock: AwsClientStub<CloudFormationClient>;
 let gateway: FakeApiGateway;
 /** Every API Gateway and DynamoDB write (successful or not), in order. */
 let writes: string[];
+/** Every DynamoDB request, by command name, in order. */
+let dynamoRequests: string[];
 /** DynamoDB commands whose next calls fail: as many as the key tool tries a write (then it reads back). */
 let dynamoFaults: Map<string, number>;
 const failDynamo = (command: string) => dynamoFaults.set(command, 1 + WRITE_RETRY_DELAYS_MS.length);
@@ -60,11 +62,13 @@ beforeEach(async () => {
   clock = new TestClock();
   tableNames = await createTestTables();
   writes = [];
+  dynamoRequests = [];
   dynamoFaults = new Map();
   dynamoDb = testDynamoDbClient();
   dynamoDb.middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
+      dynamoRequests.push(command);
       if (dynamoWrites.has(command)) writes.push(command);
       const failuresLeft = dynamoFaults.get(command) ?? 0;
       if (failuresLeft > 0) {
@@ -600,6 +604,20 @@ describe('revoke', () => {
       'DeleteUsagePlanCommand',
     ]);
     expect((await keysTable.findById(record.keyId))!.status).toBe('revoked');
+    await expectAgreement();
+  });
+
+  it("finds the customer's other secrets by its index, never a Scan: DynamoDB requests counted by kind", async () => {
+    const old = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
+    const rotated = await keys(['rotate', old.keyId, '--grace', '1h']);
+    const successor = (await keysTable.findById(/its successor (key_\w+)/.exec(rotated.stdout)![1]!))!;
+    dynamoRequests = [];
+    expect((await keys(['revoke', old.keyId])).code).toBe(0);
+    const byKind = Object.fromEntries([...new Set(dynamoRequests)].map((kind) => [kind, dynamoRequests.filter((k) => k === kind).length]));
+    // The key by its id (the byKeyId index, then its secret and customer), its customer's secrets (the byCustomer index), the write.
+    expect(byKind).toEqual({ QueryCommand: 2, GetItemCommand: 2, TransactWriteItemsCommand: 1 });
+    // The successor still works, so the customer's API key and usage plan stay.
+    expect(gateway.meters(successor.meteringKey, REST_API_ID, 'v1')).toBe(true);
     await expectAgreement();
   });
 
