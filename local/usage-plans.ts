@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, type Stats, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deploymentCheckKey, isDeploymentCheck } from '../definitions/deployment-check';
 import { pooledUsagePlan, sameUsagePlan, type UsagePlanSettings } from '../definitions/usage-plan-limits';
@@ -15,29 +15,24 @@ import { pooledUsagePlan, sameUsagePlan, type UsagePlanSettings } from '../defin
  *
  * One small file per metering key in a folder: the key tool's process writes
  * it (whole, by a rename, so it is never read half-written), the gateway's
- * reads it again only when it changed: one stat per request.
+ * reads it at every request: one open that finds nothing for a key without a
+ * plan of its own, a read of a few bytes for an Enterprise customer's.
  */
 export class LocalUsagePlans {
-  private readonly read = new Map<string, { version: string; settings: UsagePlanSettings }>();
-
   constructor(readonly dir: string) {}
 
   /** The usage plan the key tool set for this metering key; undefined if none. */
   of(meteringKey: string): UsagePlanSettings | undefined {
     const file = this.fileOf(meteringKey);
-    const stats = file && statSync(file, { throwIfNoEntry: false });
-    if (!file || !stats) return undefined;
-    const version = versionOf(stats);
-    const known = this.read.get(meteringKey);
-    if (known?.version === version) return known.settings;
+    if (!file) return undefined;
+    let text: string;
     try {
-      const { settings } = JSON.parse(readFileSync(file, 'utf8')) as { settings: UsagePlanSettings };
-      this.read.set(meteringKey, { version, settings });
-      return settings;
-    } catch {
-      // Replaced or removed between the stat and the read: the next request reads it again.
-      return known?.settings;
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
     }
+    return (JSON.parse(text) as { settings: UsagePlanSettings }).settings;
   }
 
   /** Sets the usage plan of a metering key; a plan that limits nothing (pooledUsagePlan) is no file at all. */
@@ -58,10 +53,6 @@ export class LocalUsagePlans {
   private fileOf(meteringKey: string): string | undefined {
     return /^[A-Za-z0-9]{20,128}$/.test(meteringKey) ? join(this.dir, `${meteringKey}.json`) : undefined;
   }
-}
-
-function versionOf(stats: Stats): string {
-  return `${stats.ino}:${stats.mtimeMs}:${stats.size}`;
 }
 
 /**
