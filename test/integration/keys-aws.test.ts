@@ -495,6 +495,18 @@ describe('no working key answers 401 while the authorizer caches answers', () =>
     await expectAgreement();
   });
 
+  it('set-plan Enterprise → Pro → Business within the TTL: the API key answers cached under Enterprise name still meters', async () => {
+    const before = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
+    expect((await keys(['set-plan', before.keyId, 'pro'])).code).toBe(0);
+    clock.advance(1_000);
+    expect((await keys(['set-plan', before.keyId, 'business'])).code).toBe(0);
+    const after = (await keysTable.findById(before.keyId))!;
+    expect([meters(before), meters(after)]).toEqual([true, true]);
+    // Its own usage plan follows the customer's limits until release-metering lets it go.
+    expect(gateway.planNamed(ownPlanName(before))!.throttle).toEqual(usagePlanLimits(limitsFor('business')));
+    await expectAgreement(undefined, [before]);
+  });
+
   it('set-plan Pro → Enterprise: the pooled key the cached answers name and the new API key both meter', async () => {
     const before = await issue('pro');
     expect((await keys(['set-plan', before.keyId, 'enterprise', '--per-minute', '600', '--per-day', '50000'])).code).toBe(0);
