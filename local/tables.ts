@@ -84,7 +84,19 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, defi
       // Another `npm start` on a shared DynamoDB added it meanwhile.
       if (!(error instanceof ResourceInUseException)) throw error;
     }
+    await untilIndexActive(client, tableName, index.IndexName!);
   }
+}
+
+/** DynamoDB fills a new index from the table's items before it is ACTIVE: a Query before then may miss them. */
+async function untilIndexActive(client: DynamoDBClient, tableName: string, indexName: string): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const index = Table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === indexName);
+    if (index?.IndexStatus === 'ACTIVE' && !index.Backfilling) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Index ${indexName} of ${tableName} did not become ACTIVE within a minute`);
 }
 
 function createTableInput(tableName: string, definition: TableDefinition): CreateTableCommandInput {
