@@ -281,8 +281,15 @@ export async function setPlan(
   if (status === 'revoked' || status === 'expired') {
     throw await notWorkingRefusal(target, record, status, now);
   }
+  const unfinished = usagePlanUnfinished(target, keyId, choice);
   if (record.plan === choice.plan && sameLimits(record.customLimits, choice.customLimits)) {
-    return { key: previous, previous, unchanged: true, warnings: [] };
+    // Run again, it finishes what a run before left undone: a usage plan is lowered only after the write.
+    return {
+      key: previous,
+      previous,
+      unchanged: true,
+      warnings: await finished(await target.metering.changePlan(record, record), unfinished),
+    };
   }
   const updatedAt = new Date(now).toISOString();
   const { customLimits: _old, ...rest } = record;
@@ -301,6 +308,7 @@ export async function setPlan(
       return landed ? after : false;
     },
     unknown: `it is unknown whether ${keyId} moved to the ${plans[choice.plan].displayName} plan. Run \`petstore-keys show ${keyId}\`, and run the command again if it did not`,
+    unfinished,
   });
   return { key: viewOf(result, now), previous, unchanged: false, warnings };
 }
@@ -317,12 +325,21 @@ async function notWorkingRefusal(target: KeyAdminTarget, record: ApiKeyRecord, s
   );
 }
 
-/** Whether a secret of the record's customer other than the record itself works at `now`. */
+/**
+ * The warning when a usage plan could not be lowered after the write: the
+ * plan is then higher than the customer's limits, which our own counters
+ * enforce (safe), and the same command, run again, lowers it.
+ */
+function usagePlanUnfinished(target: KeyAdminTarget, keyId: string, choice: PlanChoice): (error: string) => string {
+  const limits = choice.customLimits ? ` --per-minute ${choice.customLimits.perMinute} --per-day ${choice.customLimits.perDay}` : '';
+  return (error) =>
+    `The usage plan in API Gateway was not lowered to the new limits (${error}): it allows more until it is, and the API's own limits apply meanwhile. Run \`petstore-keys set-plan ${keyId} ${choice.plan}${limits}\` on ${target.name} again to lower it.`;
+}
+
+/** Whether a secret of the record's customer other than the record itself works at `now` (found by the customer's index). */
 async function otherWorkingSecret(target: KeyAdminTarget, record: ApiKeyRecord, now: number): Promise<boolean> {
-  const secrets = await target.keys.scanAll();
-  return secrets.some(
-    (other) => other.customerId === record.customerId && other.keyId !== record.keyId && keyState(other, now) === 'active',
-  );
+  const secrets = await target.keys.secretsOf(record.customerId);
+  return secrets.some((other) => other.keyId !== record.keyId && keyState(other, now) === 'active');
 }
 
 async function requireKey(target: KeyAdminTarget, keyId: string, checkKeyAllowed = false): Promise<ApiKeyRecord> {
@@ -369,6 +386,8 @@ interface SettledWrite<T> {
   landed: () => Promise<T | boolean>;
   /** What the administrator is told when even the read-back fails: what may be true and how to find out. */
   unknown: string;
+  /** What the administrator is told when the metering change's finish fails; unset, that clean-up is unfinished. */
+  unfinished?: (error: string) => string;
 }
 
 /**
@@ -397,11 +416,18 @@ async function meteredWrite<T>(change: MeteringChange, settled: SettledWrite<T>)
     }
     result = landed === true ? (undefined as T) : (landed as T);
   }
+  return { result, warnings: await finished(change, settled.unfinished) };
+}
+
+const cleanUpUnfinished = (error: string) => `Clean-up in API Gateway is unfinished: ${error}`;
+
+/** Finishes a metering change; a failure is a warning (the key itself is consistent). */
+async function finished(change: MeteringChange, unfinished = cleanUpUnfinished): Promise<Warnings> {
   try {
     await change.finish();
-    return { result, warnings: [] };
+    return [];
   } catch (finishError) {
-    return { result, warnings: [`Clean-up in API Gateway is unfinished: ${describeError(finishError)}`] };
+    return [unfinished(describeError(finishError))];
   }
 }
 

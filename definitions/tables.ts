@@ -39,7 +39,11 @@ export const tables = {
       'Customers (plan, limits, metering key; keyHash `customer#<id>`) and their API keys (secrets), stored by the SHA-256 hash of the secret.',
     envVar: 'API_KEYS_TABLE_NAME',
     partitionKey: { name: 'keyHash', type: 'S' },
-    indexes: [{ name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } }],
+    indexes: [
+      { name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } },
+      // A customer's item and its secrets all carry its id: one Query finds them (functions/data/api-key-repository.ts).
+      { name: 'byCustomer', partitionKey: { name: 'customerId', type: 'S' } },
+    ],
   },
   rateLimits: {
     purpose: 'Request counters per key and window, and temporary bans; all expire by TTL.',
@@ -71,4 +75,4 @@ export const listSharding = { shardCount: 256, expectedImbalance: 1.5 } as const
 
 /** Index names, typed, for the queries that use them. */
 export const petIndexes = { byListShard: 'byListShard', byStatusShard: 'byStatusShard' } as const;
-export const apiKeyIndexes = { byKeyId: 'byKeyId' } as const;
+export const apiKeyIndexes = { byKeyId: 'byKeyId', byCustomer: 'byCustomer' } as const;

@@ -98,3 +98,33 @@ export interface UsagePlanSettings {
 export function customerUsagePlan(limits: PlanLimits): UsagePlanSettings {
   return { throttle: usagePlanLimits(limits) };
 }
+
+/**
+ * The usage plan that refuses nothing either of two refuses: the larger
+ * throttle and quota of each, none where either has none. A customer's usage
+ * plan holds it while the customer's record changes from the limits of one to
+ * those of the other (admin/targets/aws.ts and local/usage-plans.ts), so no
+ * request the old or the new limits allow is refused in between: a raise is
+ * made before the record's write, a lowering after it.
+ */
+export function widerUsagePlan(a: UsagePlanSettings, b: UsagePlanSettings): UsagePlanSettings {
+  return {
+    ...(a.throttle && b.throttle
+      ? {
+          throttle: {
+            rateLimit: Math.max(a.throttle.rateLimit, b.throttle.rateLimit),
+            burstLimit: Math.max(a.throttle.burstLimit, b.throttle.burstLimit),
+          },
+        }
+      : {}),
+    ...(a.quota && b.quota ? { quota: { limit: Math.max(a.quota.limit, b.quota.limit) } } : {}),
+  };
+}
+
+export function sameUsagePlan(a: UsagePlanSettings, b: UsagePlanSettings): boolean {
+  return (
+    a.throttle?.rateLimit === b.throttle?.rateLimit &&
+    a.throttle?.burstLimit === b.throttle?.burstLimit &&
+    a.quota?.limit === b.quota?.limit
+  );
+}

@@ -222,22 +222,34 @@ function cachingAuthorizer(options: LocalGatewayOptions) {
  * with the key from the authorizer (apiKeySource AUTHORIZER), after it.
  * Whether a throttled request spends quota is not documented: here it does
  * (the stricter side). The quota's day is the UTC day of the injected clock.
+ * The plan is read at every request, as the key tool last set it. What a
+ * bucket holds when its burst changes is not documented either: here it keeps
+ * what was spent of it (a raise adds the difference at once), so a raise
+ * never refuses what the new plan allows.
  */
 function usagePlanMeter(options: LocalGatewayOptions) {
-  const buckets = new Map<string, { tokens: number; at: number; day: string; used: number }>();
+  const buckets = new Map<string, { tokens: number; burst: number; at: number; day: string; used: number }>();
   return (apiKey: string | undefined, context: Record<string, unknown>): GatewayResponseType | undefined => {
     if (apiKey === undefined) return undefined;
     const plan = options.usagePlanOf?.(apiKey, context);
     if (!plan) return undefined;
     const now = options.clock();
     const day = new Date(now).toISOString().slice(0, 10);
-    const state = buckets.get(apiKey) ?? { tokens: plan.throttle?.burstLimit ?? 0, at: now, day, used: 0 };
+    const state = buckets.get(apiKey) ?? {
+      tokens: plan.throttle?.burstLimit ?? 0,
+      burst: plan.throttle?.burstLimit ?? 0,
+      at: now,
+      day,
+      used: 0,
+    };
     buckets.set(apiKey, state);
     if (state.day !== day) Object.assign(state, { day, used: 0 });
     state.used++;
     if (plan.quota && state.used > plan.quota.limit) return 'QUOTA_EXCEEDED';
     if (!plan.throttle) return undefined;
     const { rateLimit, burstLimit } = plan.throttle;
+    state.tokens = Math.max(0, state.tokens + burstLimit - state.burst);
+    state.burst = burstLimit;
     // A test clock may be set back: time that runs backwards refills nothing.
     state.tokens = Math.min(burstLimit, state.tokens + (Math.max(0, now - state.at) / 1000) * rateLimit);
     state.at = now;

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import { routes, stageName } from '../definitions/routes';
 import type { TableName } from '../definitions/tables';
@@ -10,7 +13,7 @@ import { ensureFunctionBundles } from './function-bundles';
 import { createLocalGateway, type LocalGatewayOptions } from './gateway';
 import { type LocalFunction, startLocalFunction } from './lambda-runtime';
 import { unauthorizedReason } from './refusal-log';
-import { usagePlanAsSynthesized } from './usage-plans';
+import { LocalUsagePlans, usagePlansOfKeyTool } from './usage-plans';
 
 export interface LocalApiOptions {
   dynamoEndpoint: string;
@@ -30,6 +33,8 @@ export interface LocalApiOptions {
   usagePlanOf?: LocalGatewayOptions['usagePlanOf'];
   /** Sees one line per refused request, with why (npm start prints them: local/refusal-log.ts). */
   onRefusal?: LocalGatewayOptions['onRefusal'];
+  /** Where the key tool writes the usage plans the gateway applies (local/usage-plans.ts); unset, a folder of its own, removed on close. */
+  usagePlansDir?: string;
 }
 
 export interface LocalApi {
@@ -39,6 +44,8 @@ export interface LocalApi {
   dependencies: Dependencies;
   /** The function processes, by name (operationId, `authorizer`): what each loaded. */
   functions: Record<string, LocalFunction>;
+  /** The usage plans the gateway applies, as the key tool sets them (its local target's metering). */
+  usagePlans: LocalUsagePlans;
   close(): Promise<void>;
 }
 
@@ -60,25 +67,15 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     clock: options.clock ?? systemClock,
   };
   const functions = await startFunctions(options);
-  const server = createLocalGateway({
-    routes: routes.map((route) => ({
-      route,
-      handler: (event, context) => functions[route.operationId]!.invoke(event, context) as Promise<APIGatewayProxyResult>,
-    })),
-    authorizer: (event) => functions.authorizer!.invoke(event) as Promise<APIGatewayAuthorizerResult>,
-    clock: dependencies.clock,
-    authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
-    usagePlanOf: options.usagePlanOf ?? usagePlanAsSynthesized,
-    onFunctionResponse: options.onFunctionResponse,
-    onRefusal: options.onRefusal,
-    unauthorizedReason: options.onRefusal && unauthorizedReason(dependencies),
-  });
+  const { usagePlans, dispose } = usagePlansIn(options.usagePlansDir);
+  const server = localGateway(options, functions, dependencies, usagePlans);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   }).catch((error: unknown) => {
     stopAll(functions);
     dependencies.db.destroy();
+    dispose();
     throw error;
   });
   const { port } = server.address() as AddressInfo;
@@ -86,14 +83,45 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     url: `http://localhost:${port}/${stageName}`,
     dependencies,
     functions,
+    usagePlans,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
         dependencies.db.destroy();
         stopAll(functions);
+        dispose();
       }),
   };
+}
+
+/** The local gateway in front of the function processes, applying the usage plans the key tool sets unless told others. */
+function localGateway(
+  options: LocalApiOptions,
+  functions: Record<string, LocalFunction>,
+  dependencies: Dependencies,
+  usagePlans: LocalUsagePlans,
+) {
+  return createLocalGateway({
+    routes: routes.map((route) => ({
+      route,
+      handler: (event, context) => functions[route.operationId]!.invoke(event, context) as Promise<APIGatewayProxyResult>,
+    })),
+    authorizer: (event) => functions.authorizer!.invoke(event) as Promise<APIGatewayAuthorizerResult>,
+    clock: dependencies.clock,
+    authorizerCacheTtlSeconds: options.authorizerCacheTtlSeconds,
+    usagePlanOf: options.usagePlanOf ?? usagePlansOfKeyTool(usagePlans),
+    onFunctionResponse: options.onFunctionResponse,
+    onRefusal: options.onRefusal,
+    unauthorizedReason: options.onRefusal && unauthorizedReason(dependencies),
+  });
+}
+
+/** The usage plans in the folder given, or in a folder of their own that `dispose` removes. */
+function usagePlansIn(dir: string | undefined): { usagePlans: LocalUsagePlans; dispose: () => void } {
+  if (dir) return { usagePlans: new LocalUsagePlans(dir), dispose: () => {} };
+  const own = mkdtempSync(join(tmpdir(), 'petstore-usage-plans-'));
+  return { usagePlans: new LocalUsagePlans(own), dispose: () => rmSync(own, { recursive: true, force: true }) };
 }
 
 /** Every function's process, started together; none is left running when one fails to start. */

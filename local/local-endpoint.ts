@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 export interface LocalEndpoint {
   dynamoEndpoint: string;
   tablePrefix: string;
+  /** Where the gateway reads its usage plans and the key tool writes them (local/usage-plans.ts); unset, localUsagePlansDir. */
+  usagePlansDir?: string;
 }
 
 /** The prefix of `npm start`'s table names (`petstore-local-pets`, …). */
@@ -17,6 +19,8 @@ export const localTablePrefix = 'petstore-local';
 /** Where `npm start` keeps its state (data, development key, this file): `.local`, or PETSTORE_LOCAL_DIR. */
 export const localStateDir = process.env.PETSTORE_LOCAL_DIR || join(__dirname, '..', '.local');
 export const localEndpointFile = join(localStateDir, 'local-endpoint.json');
+/** The usage plans of `npm start`'s gateway, one file per metering key (local/usage-plans.ts). */
+export const localUsagePlansDir = join(localStateDir, 'usage-plans');
 
 export function writeLocalEndpoint(endpoint: LocalEndpoint, file: string = localEndpointFile): void {
   mkdirSync(dirname(file), { recursive: true });
@@ -34,7 +38,8 @@ export function readLocalEndpoint(file: string = localEndpointFile): LocalEndpoi
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalEndpoint>;
     if (typeof parsed.dynamoEndpoint !== 'string' || typeof parsed.tablePrefix !== 'string') return undefined;
-    return { dynamoEndpoint: parsed.dynamoEndpoint, tablePrefix: parsed.tablePrefix };
+    const usagePlansDir = typeof parsed.usagePlansDir === 'string' ? { usagePlansDir: parsed.usagePlansDir } : {};
+    return { dynamoEndpoint: parsed.dynamoEndpoint, tablePrefix: parsed.tablePrefix, ...usagePlansDir };
   } catch {
     return undefined;
   }

@@ -13,6 +13,7 @@ import { type LocalApi, localCredentials, startLocalApi } from './local-api';
 import {
   type LocalEndpoint,
   localStateDir,
+  localUsagePlansDir,
   removeLocalEndpoint,
   localTablePrefix as tablePrefix,
   writeLocalEndpoint,
@@ -120,17 +121,19 @@ async function main(): Promise<void> {
 
   // The operator's log: one line per refused request, with its status, code and reason (local/refusal-log.ts).
   const onRefusal = (refusal: Refusal) => console.log(refusalLine(refusal));
-  api = await startLocalApi({ dynamoEndpoint: dynamoUrl, tableNames, port, host, onRefusal }).catch((error: unknown) => {
-    // A busy port is a person's to fix: one line, not Node's stack trace (taken since the check above).
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(port, host);
-    throw error;
-  });
+  api = await startLocalApi({ dynamoEndpoint: dynamoUrl, tableNames, port, host, onRefusal, usagePlansDir: localUsagePlansDir }).catch(
+    (error: unknown) => {
+      // A busy port is a person's to fix: one line, not Node's stack trace (taken since the check above).
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(port, host);
+      throw error;
+    },
+  );
   if (!loopbackHosts.has(host)) {
     console.warn(`Warning: HOST=${host}: the API answers other machines on your network too, not only this one.`);
   }
   const key = await ensureDevelopmentKey(api.dependencies, join(localStateDir, 'development-api-key'));
   // The key tool (`npx petstore-keys`) finds this DynamoDB through this file.
-  endpoint = { dynamoEndpoint: dynamoUrl, tablePrefix };
+  endpoint = { dynamoEndpoint: dynamoUrl, tablePrefix, usagePlansDir: localUsagePlansDir };
   writeLocalEndpoint(endpoint);
   const where = host === defaultHost ? api.url : `${api.url} (listening on ${host})`;
   console.log(`

@@ -5,6 +5,8 @@ import {
   type DynamoDBClient,
   ResourceInUseException,
   ResourceNotFoundException,
+  type TableDescription,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { type TableDefinition, type TableName, tables } from '../definitions/tables';
@@ -28,7 +30,11 @@ export async function ensureTables(
 ): Promise<void> {
   for (const [name, definition] of Object.entries(tables) as [TableName, TableDefinition][]) {
     const tableName = names[name];
-    if (await exists(client, tableName)) continue;
+    const existing = await described(client, tableName);
+    if (existing) {
+      await addMissingIndexes(client, tableName, definition, existing);
+      continue;
+    }
     try {
       await client.send(new CreateTableCommand(createTableInput(tableName, definition)));
     } catch (error) {
@@ -47,14 +53,50 @@ export async function ensureTables(
   }
 }
 
-async function exists(client: DynamoDBClient, tableName: string): Promise<boolean> {
+async function described(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return true;
+    return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   } catch (error) {
-    if (error instanceof ResourceNotFoundException) return false;
+    if (error instanceof ResourceNotFoundException) return undefined;
     throw error;
   }
+}
+
+/**
+ * Creates the indexes definitions/tables.ts gained since a table was made (the
+ * data `npm start` keeps in .local outlives a version), as a deployment of the
+ * stack adds them to its tables: DynamoDB fills a new index from the items there.
+ */
+async function addMissingIndexes(client: DynamoDBClient, tableName: string, definition: TableDefinition, table: TableDescription) {
+  const present = new Set((table.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  const wanted = createTableInput(tableName, definition);
+  for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+    if (present.has(index.IndexName)) continue;
+    try {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: wanted.AttributeDefinitions,
+          GlobalSecondaryIndexUpdates: [{ Create: index }],
+        }),
+      );
+    } catch (error) {
+      // Another `npm start` on a shared DynamoDB added it meanwhile.
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+    await untilIndexActive(client, tableName, index.IndexName!);
+  }
+}
+
+/** DynamoDB fills a new index from the table's items before it is ACTIVE: a Query before then may miss them. */
+async function untilIndexActive(client: DynamoDBClient, tableName: string, indexName: string): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const index = Table?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === indexName);
+    if (index?.IndexStatus === 'ACTIVE' && !index.Backfilling) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Index ${indexName} of ${tableName} did not become ACTIVE within a minute`);
 }
 
 function createTableInput(tableName: string, definition: TableDefinition): CreateTableCommandInput {

@@ -19,7 +19,13 @@ import { authorizer, stageName } from '../../definitions/routes';
 import { stackOutputNames } from '../../definitions/stack-outputs';
 import { type DeployedStage, stackNames } from '../../definitions/stages';
 import type { TableName } from '../../definitions/tables';
-import { usagePlanLimits } from '../../definitions/usage-plan-limits';
+import {
+  customerUsagePlan,
+  sameUsagePlan,
+  type UsagePlanSettings,
+  usagePlanLimits,
+  widerUsagePlan,
+} from '../../definitions/usage-plan-limits';
 import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { UsageCounters } from '../../functions/rate-limit';
 import { type Clock, systemClock } from '../../functions/runtime/clock';
@@ -286,32 +292,47 @@ export class ApiGatewayMetering implements Metering {
   }
 
   async changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange> {
-    // From Enterprise to a fixed plan: the pool meters it from the DynamoDB write on, but the
-    // authorizer's cached answers keep naming the key's own API key for up to its cache TTL,
-    // so that key stays metered until release() lets it go (a 401 for a working key otherwise).
-    if (before.plan === 'enterprise' && after.plan !== 'enterprise') return nothingToChange;
     const apiKey = await this.findApiKey(before.customerId);
+    const current = apiKey ? await this.plansOf(apiKey.id) : [];
+    const ownPlan = current.find((plan) => plan.name === this.ownPlanName(before.customerId));
+    // The customer's own usage plan follows its limits, on Enterprise and off it: from Enterprise to a
+    // fixed plan the pool meters it from the DynamoDB write on, but the authorizer's cached answers keep
+    // naming its own API key for up to their TTL, so that key stays metered, by a plan that allows what
+    // the new limits allow, until release() lets it go (a 401 or a 429 for a working key otherwise).
+    if (ownPlan) return this.followLimits(ownPlan, limitsFor(after.plan, after.customLimits));
     // An old-style key (its own API key in a fixed plan) to another fixed plan: the authorizer
     // already names the pool's key for it, so its own API key retires at once.
-    if (after.plan !== 'enterprise') return apiKey ? this.withdraw(before) : nothingToChange;
+    if (after.plan !== 'enterprise') return apiKey && before.plan !== 'enterprise' ? this.withdraw(before) : nothingToChange;
     // To Enterprise from a pooled plan: an API key and usage plan of its own.
     if (!apiKey) return this.enrol(after);
     const undo = new Undo();
-    const current = await this.plansOf(apiKey.id);
-    const ownPlan = current.find((plan) => plan.name === this.ownPlanName(before.customerId));
     await undo.guard(async () => {
-      if (ownPlan) {
-        await this.setLimits(ownPlan, limitsFor('enterprise', after.customLimits), undo);
-        return;
-      }
-      const targetPlanId = await this.createOwnPlan(after, undo);
+      const ownPlanId = await this.createOwnPlan(after, undo);
       // A key may belong to one usage plan per stage: leave first, then join.
-      for (const plan of current) {
-        if (plan.id !== targetPlanId) await this.leave(apiKey.id, required(plan.id, 'usage plan without id'), undo);
-      }
-      if (!current.some((plan) => plan.id === targetPlanId)) await this.join(apiKey.id, targetPlanId, undo);
+      for (const plan of current) await this.leave(apiKey.id, required(plan.id, 'usage plan without id'), undo);
+      await this.join(apiKey.id, ownPlanId, undo);
     });
     return undo.change();
+  }
+
+  /**
+   * Moves a customer's own usage plan to the throttle of its new limits in the
+   * order that never refuses what the new limits allow, whatever the
+   * authorizer's cached answer says: a raise before the DynamoDB write (undone
+   * if the write does not land), a lowering after it (in `finish`: should it
+   * fail, the plan stays higher than the limits, which our own counters enforce).
+   */
+  private async followLimits(plan: UsagePlan, limits: PlanLimits): Promise<MeteringChange> {
+    const now = settingsOf(plan);
+    const wanted = customerUsagePlan(limits);
+    const meanwhile = widerUsagePlan(now, wanted);
+    const undo = new Undo();
+    if (!sameUsagePlan(meanwhile, now)) {
+      await undo.guard(() => this.setThrottle(plan, meanwhile, undo));
+    }
+    return undo.change(async () => {
+      if (!sameUsagePlan(wanted, meanwhile)) await this.setThrottle(plan, wanted);
+    });
   }
 
   async withdraw(record: ApiKeyRecord): Promise<MeteringChange> {
@@ -421,7 +442,8 @@ export class ApiGatewayMetering implements Metering {
     }
   }
 
-  private async setLimits(plan: UsagePlan, limits: PlanLimits, undo: Undo): Promise<void> {
+  /** Sets a usage plan's throttle; with `undo`, adds the step that restores the one it had. */
+  private async setThrottle(plan: UsagePlan, settings: UsagePlanSettings, undo?: Undo): Promise<void> {
     const planId = required(plan.id, 'usage plan without id');
     const patch = (values: { rateLimit?: number; burstLimit?: number }) =>
       this.gateway.send(
@@ -433,8 +455,8 @@ export class ApiGatewayMetering implements Metering {
           ],
         }),
       );
-    await patch(usagePlanLimits(limits));
-    undo.add(`restore the limits of usage plan ${plan.name}`, async () => {
+    await patch(required(settings.throttle, 'a customer usage plan without a throttle'));
+    undo?.add(`restore the limits of usage plan ${plan.name}`, async () => {
       await patch({ rateLimit: plan.throttle?.rateLimit, burstLimit: plan.throttle?.burstLimit });
     });
   }
@@ -541,6 +563,12 @@ function releaseReason(secrets: ApiKeyRecord[], now: number): string {
   return secrets.every((secret) => secret.status === 'revoked')
     ? 'revoked'
     : `no working key since ${new Date(Math.min(now, ...secrets.map((s) => endOf(s) ?? now))).toISOString()}`;
+}
+
+/** A customer's own usage plan as API Gateway describes it: its throttle (it has no quota: createOwnPlan). */
+function settingsOf(plan: UsagePlan): UsagePlanSettings {
+  const { rateLimit, burstLimit } = plan.throttle ?? {};
+  return rateLimit !== undefined && burstLimit !== undefined ? { throttle: { rateLimit, burstLimit } } : {};
 }
 
 function existingPlan(plan: UsagePlan): { id: string; attached: boolean } {

@@ -1,14 +1,24 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { limitsFor } from '../../definitions/plans';
 import type { TableName } from '../../definitions/tables';
+import {
+  customerUsagePlan,
+  pooledUsagePlan,
+  sameUsagePlan,
+  type UsagePlanSettings,
+  widerUsagePlan,
+} from '../../definitions/usage-plan-limits';
+import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { UsageCounters } from '../../functions/rate-limit';
 import { createDynamoDbClient, type DynamoDbCallBudget, documentClientOver } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
-import { localEndpointFile, localTablePrefix, readLocalEndpoint } from '../../local/local-endpoint';
+import { type LocalEndpoint, localEndpointFile, localTablePrefix, localUsagePlansDir, readLocalEndpoint } from '../../local/local-endpoint';
 import { tableNamesFor } from '../../local/tables';
+import { LocalUsagePlans } from '../../local/usage-plans';
 import { AdminError } from '../errors';
 import { KeyTable } from '../key-table';
-import { type KeyAdminTarget, noMetering } from './target';
+import { type KeyAdminTarget, type Metering, type MeteringChange, noMetering } from './target';
 
 /**
  * `npm start` runs on this machine: one attempt and short timeouts tell at once
@@ -21,18 +31,19 @@ const notRunning =
 
 /**
  * The keys of a DynamoDB (Local) with these tables: what `npm start` and the
- * tests run on. Closing it leaves the client open unless `close` says otherwise.
+ * tests run on, with the usage plans of its gateway (none: a key table alone).
+ * Closing it leaves the client open unless `close` says otherwise.
  */
 export function localTarget(
   db: DynamoDBDocumentClient,
   tableNames: Record<TableName, string>,
-  options: { name?: string; close?: () => void } = {},
+  options: { name?: string; close?: () => void; usagePlans?: LocalUsagePlans } = {},
 ): KeyAdminTarget {
   return {
     name: options.name ?? 'local (npm start)',
     keys: new KeyTable(db, tableNames.apiKeys, tableNames.rateLimits),
     counters: new UsageCounters(db, tableNames.rateLimits),
-    metering: noMetering,
+    metering: options.usagePlans ? localMetering(options.usagePlans) : noMetering,
     close: options.close ?? (() => {}),
   };
 }
@@ -45,7 +56,7 @@ export function localTarget(
  */
 export async function openLocalTarget(options: { endpointFile?: string } = {}): Promise<KeyAdminTarget> {
   const fromEnvironment = process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined;
-  const endpoint = fromEnvironment
+  const endpoint: LocalEndpoint | undefined = fromEnvironment
     ? { dynamoEndpoint: fromEnvironment, tablePrefix: localTablePrefix }
     : readLocalEndpoint(options.endpointFile ?? localEndpointFile);
   if (!endpoint) throw new AdminError(notRunning);
@@ -67,5 +78,38 @@ export async function openLocalTarget(options: { endpointFile?: string } = {}): 
     throw new AdminError(notRunning);
   }
   const db = documentClientOver(client);
-  return localTarget(db, tableNames, { close: () => client.destroy() });
+  const usagePlans = new LocalUsagePlans(endpoint.usagePlansDir ?? localUsagePlansDir);
+  return localTarget(db, tableNames, { close: () => client.destroy(), usagePlans });
+}
+
+/**
+ * The metering of the local gateway, as the AWS target's of API Gateway: an
+ * Enterprise customer's usage plan of its own (a throttle from its limits:
+ * customerUsagePlan), keyed by its metering key, changed in the same order
+ * (a raise before the DynamoDB write, a lowering after it: widerUsagePlan).
+ * A customer on a fixed plan has none: on AWS the stack's pooled keys meter
+ * it, with no throttle. Nothing waits for a cached answer to expire here
+ * (every answer names the customer's own metering key), so release has nothing to do.
+ */
+export function localMetering(usagePlans: LocalUsagePlans): Metering {
+  const follow = async (record: ApiKeyRecord, wanted: UsagePlanSettings): Promise<MeteringChange> => {
+    const now = usagePlans.of(record.meteringKey) ?? pooledUsagePlan;
+    const meanwhile = widerUsagePlan(now, wanted);
+    const set = (settings: UsagePlanSettings) => usagePlans.set(record.meteringKey, record.customerId, settings);
+    if (!sameUsagePlan(meanwhile, now)) set(meanwhile);
+    return {
+      undo: async () => set(now),
+      finish: async () => {
+        if (!sameUsagePlan(wanted, meanwhile)) set(wanted);
+      },
+    };
+  };
+  const planOf = (record: ApiKeyRecord) =>
+    record.plan === 'enterprise' ? customerUsagePlan(limitsFor(record.plan, record.customLimits)) : pooledUsagePlan;
+  return {
+    enrol: (record) => follow(record, planOf(record)),
+    changePlan: (_before, after) => follow(after, planOf(after)),
+    withdraw: (record) => follow(record, pooledUsagePlan),
+    release: async () => ({ released: 0, waiting: [] }),
+  };
 }

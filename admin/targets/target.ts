@@ -21,12 +21,14 @@ export interface KeyAdminTarget {
  * value is the record's meteringKey, member of its plan's usage plan (an
  * Enterprise key: of a usage plan of its own). Each change is made before the
  * DynamoDB write and can be undone if that write fails; what cannot be undone
- * (deleting things) waits for `finish`, after the write succeeded.
+ * (deleting things), and what would refuse requests the old record still
+ * allows (lowering a usage plan: a raise comes first, a lowering last, so no
+ * request the new plan allows is refused), waits for `finish`, after the write succeeded.
  */
 export interface Metering {
   /** Creates the metering of a new key. Undo deletes it. */
   enrol(record: ApiKeyRecord): Promise<MeteringChange>;
-  /** Moves the metering to `after`'s plan and limits. Undo moves it back; finish deletes what `before` alone used. */
+  /** Moves the metering to `after`'s plan and limits. Undo moves it back; finish lowers a usage plan, deletes what `before` alone used. */
   changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange>;
   /** Stops metering a key (disables it, leaves its usage plan). Undo restores it; finish deletes it. Repeatable. */
   withdraw(record: ApiKeyRecord): Promise<MeteringChange>;
@@ -47,7 +49,7 @@ export interface MeteringChange {
 
 export const nothingToChange: MeteringChange = { undo: async () => {}, finish: async () => {} };
 
-/** Locally nothing meters keys: the local gateway has no usage plans (our own counters enforce the limits). */
+/** A key table with no gateway in front (our own counters enforce the limits); `npm start`'s gateway has localMetering (admin/targets/local.ts). */
 export const noMetering: Metering = {
   enrol: async () => nothingToChange,
   changePlan: async () => nothingToChange,

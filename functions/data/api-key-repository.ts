@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { apiKeyIndexes } from '../../definitions/tables';
 import type { ApiKeyRecord, Customer, Secret } from '../domain/api-keys';
 import { dynamoCall } from './dynamo-errors';
 
@@ -43,6 +44,37 @@ export class ApiKeyRepository {
 
   findCustomer(customerId: string): Promise<Customer | undefined> {
     return this.get<Customer>(customerKey(customerId));
+  }
+
+  /**
+   * A customer's secrets, each with the customer: a Query of the `byCustomer`
+   * index, whose partition is the customer's item and its secrets (a customer
+   * has one, two during a rotation's grace), never a Scan of the table. An
+   * index is eventually consistent: a secret written a moment ago may be
+   * missing, as it may from an (eventually consistent) Scan.
+   */
+  async secretsOf(customerId: string): Promise<ApiKeyRecord[]> {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await dynamoCall(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: apiKeyIndexes.byCustomer,
+            KeyConditionExpression: 'customerId = :customerId',
+            ExpressionAttributeValues: { ':customerId': customerId },
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    const isCustomer = (item: Record<string, unknown>) => item.keyHash === customerKey(customerId);
+    const customer = items.find(isCustomer) as Customer | undefined;
+    const secrets = items.filter((item) => !isCustomer(item)) as unknown as Secret[];
+    return customer ? secrets.map((secret) => joined(secret, customer)) : [];
   }
 
   /**

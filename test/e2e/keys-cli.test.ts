@@ -28,7 +28,7 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'petstore-keys-'));
   endpointFile = join(scratch, 'local-endpoint.json');
   const tablePrefix = api.dependencies.tableNames.apiKeys.replace(/-apiKeys$/, '');
-  writeLocalEndpoint({ dynamoEndpoint: testEndpoint(), tablePrefix }, endpointFile);
+  writeLocalEndpoint({ dynamoEndpoint: testEndpoint(), tablePrefix, usagePlansDir: api.usagePlans.dir }, endpointFile);
 });
 afterAll(async () => {
   await api.close();

@@ -162,7 +162,7 @@ it('keeps keys apart: one key at its limit does not slow another', async () => {
 
 describe('a key rotated with a grace period: the old and the new secret share one set of limits (the customer’s)', () => {
   const limits = { perMinute: 5, perDay: 1_000 };
-  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames);
+  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames, { usagePlans: api.usagePlans });
 
   /** A key issued and rotated by the key tool's rules, as `petstore-keys rotate --grace 1h` does. */
   async function rotatedPair(): Promise<{ old: string; successor: string }> {
@@ -212,7 +212,7 @@ describe('a key rotated with a grace period: the old and the new secret share on
 });
 
 describe('set-plan while the gateway still caches the authorizer answer: every answer carries the new plan limits (#29)', () => {
-  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames);
+  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames, { usagePlans: api.usagePlans });
 
   it('a banned Enterprise key (5 a minute) moved to Free: its 429 key_suspended answers say 60 from the next one on, in this minute and later ones', async () => {
     clock.set(testInstant(9, '10:00:05'));
@@ -255,6 +255,36 @@ describe('set-plan while the gateway still caches the authorizer answer: every a
     const next = await api.call('/pets', { key });
     expect(next.status).toBe(200);
     expect(headersOf(next)).toMatchObject({ limit: 300, remaining: 300 - 61 });
+  });
+});
+
+/**
+ * API Gateway applies the usage plan of the API key the authorizer's cached
+ * answer names, as that plan is now ("Usage plans and API keys for REST APIs in
+ * API Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-api-usage-plans.html):
+ * the key tool raises it before the customer's record changes, so the backstop
+ * follows the customer at once, whatever the cached answer's context says.
+ */
+describe('the usage-plan backstop follows the customer: an Enterprise raise is served from the next request (#44)', () => {
+  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames, { usagePlans: api.usagePlans });
+
+  it('an Enterprise customer at 5/min raised to 600/min after one request: the next 30 in a row are served, each with X-RateLimit-Limit 600', async () => {
+    clock.set(testInstant(10, '10:00:05'));
+    const issued = await issueKey(
+      target(),
+      { plan: 'enterprise', customLimits: { perMinute: 5, perDay: 1_000 }, owner: 'Acme' },
+      clock.now,
+    );
+    const key = issued.secret;
+    // The authorizer's answer, cached from here on, names the 5/min plan.
+    expect((await api.call('/pets', { key })).status).toBe(200);
+    await setPlan(target(), issued.key.keyId, { plan: 'enterprise', customLimits: { perMinute: 600, perDay: 1_000 } }, clock.now);
+    const answers: { status: number; limit: string | null }[] = [];
+    for (let request = 0; request < 30; request++) {
+      const response = await api.call('/pets', { key });
+      answers.push({ status: response.status, limit: response.headers.get('x-ratelimit-limit') });
+    }
+    expect(answers).toEqual(Array.from({ length: 30 }, () => ({ status: 200, limit: '600' })));
   });
 });
 

@@ -38,6 +38,19 @@ it('finds a key by its id through the byKeyId index, and nothing for an unknown 
   expect(await keys.findById('key_0000000000000000')).toBeUndefined();
 });
 
+it("finds a customer's secrets, each with the customer, through the byCustomer index, and nothing of another customer", async () => {
+  const record = await stored('enterprise');
+  const successor = generateApiKey({ ...record, now: at('2029-06-01T12:00:01Z') }).record;
+  await keys.insertSuccessor(successor, record, '2029-06-01T13:00:00.000Z');
+  const other = await stored('enterprise');
+  const found = await keys.secretsOf(record.customerId);
+  expect(found.map((secret) => secret.keyId).sort()).toEqual([record.keyId, successor.keyId].sort());
+  expect(found.every((secret) => secret.customerId === record.customerId && secret.plan === 'enterprise')).toBe(true);
+  expect(found).toContainEqual({ ...record, expiresAt: '2029-06-01T13:00:00.000Z', updatedAt: successor.createdAt });
+  expect(await keys.secretsOf(other.customerId)).toEqual([other]);
+  expect(await keys.secretsOf('key_0000000000000000')).toEqual([]);
+});
+
 it('lists every key', async () => {
   const records = await Promise.all(Array.from({ length: 5 }, () => stored('free')));
   const all = await keys.scanAll();

@@ -5,6 +5,7 @@ import {
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
   DeleteUsagePlanKeyCommand,
+  UpdateUsagePlanCommand,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,7 +16,7 @@ import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { API_GATEWAY_RETRY_BOUND_MS, openAwsTarget } from '../../admin/targets/aws';
 import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
-import { type PlanName, planNames, plans } from '../../definitions/plans';
+import { limitsFor, type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { customersPerPooledKey, usagePlanLimits } from '../../definitions/usage-plan-limits';
@@ -49,6 +50,8 @@ let cloudFormationMock: AwsClientStub<CloudFormationClient>;
 let gateway: FakeApiGateway;
 /** Every API Gateway and DynamoDB write (successful or not), in order. */
 let writes: string[];
+/** Every DynamoDB request, by command name, in order. */
+let dynamoRequests: string[];
 /** DynamoDB commands whose next calls fail: as many as the key tool tries a write (then it reads back). */
 let dynamoFaults: Map<string, number>;
 const failDynamo = (command: string) => dynamoFaults.set(command, 1 + WRITE_RETRY_DELAYS_MS.length);
@@ -59,11 +62,13 @@ beforeEach(async () => {
   clock = new TestClock();
   tableNames = await createTestTables();
   writes = [];
+  dynamoRequests = [];
   dynamoFaults = new Map();
   dynamoDb = testDynamoDbClient();
   dynamoDb.middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';
+      dynamoRequests.push(command);
       if (dynamoWrites.has(command)) writes.push(command);
       const failuresLeft = dynamoFaults.get(command) ?? 0;
       if (failuresLeft > 0) {
@@ -428,6 +433,88 @@ describe('set-plan', () => {
 });
 
 /**
+ * API Gateway applies the usage plan of the API key the authorizer's (cached)
+ * answer names, per API key ("Usage plans and API keys for REST APIs in API
+ * Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-api-usage-plans.html),
+ * whatever the customer's record says now. So the customer's own usage plan
+ * changes in the order that never refuses what the new plan allows: raised
+ * before the DynamoDB write, lowered after it.
+ */
+describe("set-plan changes the customer's own usage plan in the order that never refuses what the new plan allows", () => {
+  const throttleOf = (record: ApiKeyRecord) => gateway.planNamed(ownPlanName(record))!.throttle;
+  const setPlan = async (record: ApiKeyRecord, plan: PlanName, limits: string[] = []) => {
+    writes = [];
+    return keys(['set-plan', record.keyId, plan, ...limits]);
+  };
+
+  it('Enterprise 5/min → 600/min: raised before the write; 600 → 5: lowered after it', async () => {
+    const record = await issue('enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    expect((await setPlan(record, 'enterprise', ['--per-minute', '600', '--per-day', '1000'])).code).toBe(0);
+    expect(writes).toEqual(['UpdateUsagePlanCommand', 'TransactWriteItemsCommand']);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 600, perDay: 1000 }));
+    expect((await setPlan(record, 'enterprise', ['--per-minute', '5', '--per-day', '1000'])).code).toBe(0);
+    expect(writes).toEqual(['TransactWriteItemsCommand', 'UpdateUsagePlanCommand']);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 5, perDay: 1000 }));
+    await expectAgreement();
+  });
+
+  it('Enterprise → a fixed plan: the own usage plan (which cached answers still name) follows, raised before, lowered after', async () => {
+    const small = await issue('enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    expect((await setPlan(small, 'business')).code).toBe(0);
+    expect(writes).toEqual(['UpdateUsagePlanCommand', 'TransactWriteItemsCommand']);
+    expect(throttleOf(small)).toEqual(usagePlanLimits(limitsFor('business')));
+
+    const large = await issue('enterprise', ['--per-minute', '6000', '--per-day', '1000000']);
+    expect((await setPlan(large, 'free')).code).toBe(0);
+    expect(writes).toEqual(['TransactWriteItemsCommand', 'UpdateUsagePlanCommand']);
+    expect(throttleOf(large)).toEqual(usagePlanLimits(limitsFor('free')));
+    await expectAgreement(undefined, [small, large]);
+
+    // Back to Enterprise before release-metering let it go: its own plan again, raised first.
+    expect((await setPlan(large, 'enterprise', ['--per-minute', '6000', '--per-day', '1000000'])).code).toBe(0);
+    expect(writes).toEqual(['UpdateUsagePlanCommand', 'TransactWriteItemsCommand']);
+    await expectAgreement(undefined, [small]);
+  });
+
+  it('a fixed plan → Enterprise: its API key and usage plan exist before the write', async () => {
+    const record = await issue('free');
+    expect((await setPlan(record, 'enterprise', ['--per-minute', '5', '--per-day', '1000'])).code).toBe(0);
+    expect(writes).toEqual(['CreateApiKeyCommand', 'CreateUsagePlanCommand', 'CreateUsagePlanKeyCommand', 'TransactWriteItemsCommand']);
+    await expectAgreement();
+  });
+
+  it('a raise is undone when the write does not land', async () => {
+    const record = await issue('enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    failDynamo('TransactWriteItemsCommand');
+    expect((await setPlan(record, 'enterprise', ['--per-minute', '600', '--per-day', '1000'])).code).toBe(1);
+    expect(writes.filter((write) => write === 'UpdateUsagePlanCommand')).toHaveLength(2);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 5, perDay: 1000 }));
+    await expectAgreement();
+  });
+
+  it('a lowering that fails after the write is a warning naming the command that finishes it', async () => {
+    const record = await issue('enterprise', ['--per-minute', '600', '--per-day', '1000']);
+    gateway.failNext(UpdateUsagePlanCommand);
+    const lowered = await setPlan(record, 'enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    expect(lowered.code).toBe(0);
+    expect(lowered.stderr).toMatch(
+      /^warning: The usage plan in API Gateway was not lowered to the new limits \([^\n]*UpdateUsagePlan failed/,
+    );
+    expect(lowered.stderr).toContain(
+      `it allows more until it is, and the API's own limits apply meanwhile. Run \`petstore-keys set-plan ${record.keyId} enterprise --per-minute 5 --per-day 1000\` on staging (PetStore-Staging) again to lower it.\n`,
+    );
+    // Higher than the plan, never lower: nothing the new plan allows is refused.
+    expect((await keysTable.findById(record.keyId))!.customLimits).toEqual({ perMinute: 5, perDay: 1000 });
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 600, perDay: 1000 }));
+    const again = await setPlan(record, 'enterprise', ['--per-minute', '5', '--per-day', '1000']);
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+    expect(writes).toEqual(['UpdateUsagePlanCommand']);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 5, perDay: 1000 }));
+    await expectAgreement();
+  });
+});
+
+/**
  * API Gateway caches the authorizer's answer, usageIdentifierKey included, for
  * the authorizer's TTL; a request whose usageIdentifierKey is no enabled API
  * key of a usage plan of the stage is refused (INVALID_API_KEY, our 401). So
@@ -464,6 +551,18 @@ describe('no working key answers 401 while the authorizer caches answers', () =>
     expect([meters(before), meters(after)]).toEqual([false, true]);
     expect(gateway.planNamed(ownPlanName(before))).toBeUndefined();
     await expectAgreement();
+  });
+
+  it('set-plan Enterprise → Pro → Business within the TTL: the API key answers cached under Enterprise name still meters', async () => {
+    const before = await issue('enterprise', ['--per-minute', '600', '--per-day', '50000']);
+    expect((await keys(['set-plan', before.keyId, 'pro'])).code).toBe(0);
+    clock.advance(1_000);
+    expect((await keys(['set-plan', before.keyId, 'business'])).code).toBe(0);
+    const after = (await keysTable.findById(before.keyId))!;
+    expect([meters(before), meters(after)]).toEqual([true, true]);
+    // Its own usage plan follows the customer's limits until release-metering lets it go.
+    expect(gateway.planNamed(ownPlanName(before))!.throttle).toEqual(usagePlanLimits(limitsFor('business')));
+    await expectAgreement(undefined, [before]);
   });
 
   it('set-plan Pro → Enterprise: the pooled key the cached answers name and the new API key both meter', async () => {
@@ -575,6 +674,20 @@ describe('revoke', () => {
       'DeleteUsagePlanCommand',
     ]);
     expect((await keysTable.findById(record.keyId))!.status).toBe('revoked');
+    await expectAgreement();
+  });
+
+  it("finds the customer's other secrets by its index, never a Scan: DynamoDB requests counted by kind", async () => {
+    const old = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
+    const rotated = await keys(['rotate', old.keyId, '--grace', '1h']);
+    const successor = (await keysTable.findById(/its successor (key_\w+)/.exec(rotated.stdout)![1]!))!;
+    dynamoRequests = [];
+    expect((await keys(['revoke', old.keyId])).code).toBe(0);
+    const byKind = Object.fromEntries([...new Set(dynamoRequests)].map((kind) => [kind, dynamoRequests.filter((k) => k === kind).length]));
+    // The key by its id (the byKeyId index, then its secret and customer), its customer's secrets (the byCustomer index), the write.
+    expect(byKind).toEqual({ QueryCommand: 2, GetItemCommand: 2, TransactWriteItemsCommand: 1 });
+    // The successor still works, so the customer's API key and usage plan stay.
+    expect(gateway.meters(successor.meteringKey, REST_API_ID, 'v1')).toBe(true);
     await expectAgreement();
   });
 

@@ -1,10 +1,13 @@
 import { request as httpRequest } from 'node:http';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { localMetering } from '../../admin/targets/local';
+import { nothingToChange } from '../../admin/targets/target';
 import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey, hashApiKey } from '../../functions/domain/api-keys';
 import type { Dependencies, DynamoDbCallBudget } from '../../functions/runtime/dependencies';
 import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../local/local-api';
+import type { LocalUsagePlans } from '../../local/usage-plans';
 import { expectResponseToMatchContract } from './contract';
 import { createTestTables, relaxedCallBudget, TestClock, testEndpoint } from './dynamo';
 
@@ -45,7 +48,8 @@ export async function startTestApi(
     onRefusal: options.onRefusal,
   });
   let defaultKey: Promise<string> | undefined;
-  const issueKey = (plan: PlanName = 'business', customLimits?: PlanLimits) => issueTestKey(api.dependencies, plan, customLimits);
+  const issueKey = (plan: PlanName = 'business', customLimits?: PlanLimits) =>
+    issueTestKey(api.dependencies, plan, customLimits, api.usagePlans);
   return {
     ...api,
     clock,
@@ -65,9 +69,17 @@ export async function startTestApi(
   };
 }
 
-export async function issueTestKey(dependencies: Dependencies, plan: PlanName, customLimits?: PlanLimits): Promise<string> {
+/** A key straight into the keys table; with the gateway's usage plans, its own (an Enterprise customer's) as the key tool sets it. */
+export async function issueTestKey(
+  dependencies: Dependencies,
+  plan: PlanName,
+  customLimits?: PlanLimits,
+  usagePlans?: LocalUsagePlans,
+): Promise<string> {
   const { secret, record } = generateApiKey({ plan, owner: 'test', customLimits, now: dependencies.clock() });
+  const metering = usagePlans ? await localMetering(usagePlans).enrol(record) : nothingToChange;
   await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(record);
+  await metering.finish();
   return secret;
 }
 

@@ -94,3 +94,18 @@ it('a plan with neither limits nothing; a Deny is answered before any usage plan
   });
   expect(invocations).toBe(20);
 });
+
+it('applies the plan as it is now: a raised burst adds its difference at once, a lowered one keeps what was spent', async () => {
+  const plan: UsagePlanSettings = { throttle: { rateLimit: 1, burstLimit: 3 } };
+  await withGateway(plan, async (call) => {
+    expect([await call('metered-a'), await call('metered-a')]).toEqual([200, 200]);
+    // Raised (as the key tool does before the customer's record changes): 1 token left + 7.
+    plan.throttle = { rateLimit: 1, burstLimit: 10 };
+    const raised = [];
+    for (let index = 0; index < 9; index++) raised.push(await call('metered-a'));
+    expect(raised).toEqual([...Array(8).fill(200), THROTTLED]);
+    // Lowered: what was spent stays spent, so nothing is left of a bucket of 3.
+    plan.throttle = { rateLimit: 1, burstLimit: 3 };
+    expect(await call('metered-a')).toBe(THROTTLED);
+  });
+});
