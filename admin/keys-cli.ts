@@ -332,8 +332,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
  * Commander's own errors quote the argument they refuse: a secret pasted
  * where it reads an option (a fragment of a secret may start with `-`) would
  * reach scrollback and CI logs whole. Any run long enough to be part of a
- * secret is cut to its first 8 characters, as the display prefix shows them.
+ * secret (16 characters or more, of both cases) is cut to its first 8, as
+ * the display prefix shows them.
  */
 function withoutSecrets(text: string): string {
-  return text.replace(/[A-Za-z0-9_-]{16,}/g, (run) => `${run.slice(0, 8)}…`);
+  // Mixed case tells a random run from the tool's own words (`command-argument`).
+  return text.replace(/[A-Za-z0-9_-]{16,}/g, (run) => (/[a-z]/.test(run) && /[A-Z]/.test(run) ? `${run.slice(0, 8)}…` : run));
 }
