@@ -322,6 +322,18 @@ export class Placeholders {
   }
 }
 
+/** A deep copy of a stored value (maps, lists, scalars). */
+export function copyOf<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copyOf) as T;
+  const copy: Record<string, unknown> = {};
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== undefined) copy[key] = copyOf(field);
+  }
+  return copy as T;
+}
+
 export function valueAt(item: Item | undefined, path: Path): unknown {
   let node: unknown = item;
   for (const segment of path) {
@@ -399,13 +411,13 @@ export function applyUpdate(before: Item, plan: UpdatePlan, placeholders: Placeh
   const sets = plan.set.map(({ path, value }) => ({ path: placeholders.path(path), value: setValueOf(value, before, placeholders) }));
   const removes = plan.remove.map((path) => placeholders.path(path));
   checkPaths([...sets.map((set) => set.path), ...removes], keyNames);
-  const after = structuredClone(before);
+  const after = copyOf(before);
   for (const { path, value } of sets) {
     const parent = valueAt(after, path.slice(0, -1));
     if (parent === null || typeof parent !== 'object' || Array.isArray(parent)) {
       throw new ValidationError('The document path provided in the update expression is invalid for update');
     }
-    (parent as Item)[path.at(-1)!] = structuredClone(value);
+    (parent as Item)[path.at(-1)!] = copyOf(value);
   }
   for (const path of removes) {
     const parent = valueAt(after, path.slice(0, -1));

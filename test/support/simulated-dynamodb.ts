@@ -19,6 +19,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { type TableName, tables } from '../../definitions/tables';
 import {
   applyUpdate,
+  copyOf,
   evaluate,
   type Item,
   type Parsed,
@@ -79,9 +80,14 @@ export interface AppliedCall {
   input: Record<string, unknown>;
   /** The item the caller was shown: what it read, what the write left (ALL_NEW), or what failed the condition. */
   item?: Item;
-  outcome: 'ok' | 'condition_failed' | 'error';
-  /** What the channel did to the answer. */
-  fault?: 'lost_answer' | 'late' | 'sdk_retry';
+  /** `not_applied`: throttled, or held back to land later. */
+  outcome: 'ok' | 'condition_failed' | 'not_applied';
+  /**
+   * What the channel did: `throttle` (nothing applied), `held_back` (a late
+   * write sent: it lands later as `late`), `lost_answer` (applied, its answer
+   * lost), `sdk_retry` (the SDK's second attempt after a lost answer).
+   */
+  fault?: 'throttle' | 'held_back' | 'late' | 'lost_answer' | 'sdk_retry';
 }
 
 export interface ChannelOptions {
@@ -180,7 +186,13 @@ export class SimulatedDynamoDB {
   /** An item as stored (a copy), for the simulation's checks. */
   item(tableName: string, key: Item): Item | undefined {
     const stored = this.table(tableName).items.get(this.keyOf(this.table(tableName), key));
-    return stored && structuredClone(stored);
+    return stored && copyOf(stored);
+  }
+
+  /** The first item whose `attribute` is `value` (a copy), for the simulation's checks. */
+  lookUp(tableName: string, attribute: string, value: unknown): Item | undefined {
+    for (const item of this.table(tableName).items.values()) if (item[attribute] === value) return copyOf(item);
+    return undefined;
   }
 
   /** Applies one call as the channel's faults decide, and answers it. */
@@ -188,8 +200,20 @@ export class SimulatedDynamoDB {
     const faults = channel.faults ?? noFaults;
     const draw = channel.random ?? (() => 1);
     const write = !(command instanceof GetCommand || command instanceof QueryCommand || command instanceof ScanCommand);
-    if (draw() < faults.throttle) return Promise.reject(throttled());
+    const notApplied = (fault: 'throttle' | 'held_back') =>
+      this.applied({
+        channel: channel.name,
+        input: command.input as Record<string, unknown>,
+        command: commandName(command),
+        outcome: 'not_applied',
+        fault,
+      });
+    if (draw() < faults.throttle) {
+      notApplied('throttle');
+      return Promise.reject(throttled());
+    }
     if (write && draw() < faults.late) {
+      notApplied('held_back');
       this.late.push({ channel, command });
       return Promise.reject(timedOut());
     }
@@ -243,7 +267,7 @@ export class SimulatedDynamoDB {
     }
     const projection = projectionOf(input);
     const stored = table.items.get(this.keyOf(table, input.Key as Item));
-    this.applied({ ...call, command: 'Get', outcome: 'ok', ...(stored ? { item: structuredClone(stored) } : {}) });
+    this.applied({ ...call, command: 'Get', outcome: 'ok', ...(stored ? { item: copyOf(stored) } : {}) });
     return { ...metadata, ...(stored ? { Item: projection(stored) } : {}) };
   }
 
@@ -252,13 +276,13 @@ export class SimulatedDynamoDB {
     const change = this.change(kind, table, input);
     const before = table.items.get(change.key);
     if (change.condition && !evaluate(change.condition.tree, before, change.placeholders)) {
-      this.applied({ ...call, command: kind, outcome: 'condition_failed', ...(before ? { item: structuredClone(before) } : {}) });
+      this.applied({ ...call, command: kind, outcome: 'condition_failed', ...(before ? { item: copyOf(before) } : {}) });
       throw conditionFailed(before, input.ReturnValuesOnConditionCheckFailure);
     }
     const after = change.after(before);
     if (after) table.items.set(change.key, after);
     else table.items.delete(change.key);
-    this.applied({ ...call, command: kind, outcome: 'ok', ...(after ? { item: structuredClone(after) } : {}) });
+    this.applied({ ...call, command: kind, outcome: 'ok', ...(after ? { item: copyOf(after) } : {}) });
     return { ...metadata, ...returnedValues(input.ReturnValues, before, after) };
   }
 
@@ -318,7 +342,7 @@ export class SimulatedDynamoDB {
   private scan(input: Record<string, unknown>, call: CallContext) {
     refuseOptions(input, ['TableName', 'ExclusiveStartKey', 'ReturnConsumedCapacity']);
     if (input.ExclusiveStartKey !== undefined) throw new UnsupportedBySimulation('a Scan from an ExclusiveStartKey (one page holds all)');
-    const items = [...this.table(input.TableName).items.values()].map((item) => structuredClone(item));
+    const items = [...this.table(input.TableName).items.values()].map((item) => copyOf(item));
     this.applied({ ...call, command: 'Scan', outcome: 'ok' });
     return { ...metadata, Items: items, Count: items.length, ScannedCount: items.length };
   }
@@ -384,6 +408,21 @@ export class SimulatedDynamoDB {
 
 type CallContext = Pick<AppliedCall, 'channel' | 'input' | 'fault'>;
 
+function commandName(command: Command): AppliedCall['command'] {
+  const names: [unknown, AppliedCall['command']][] = [
+    [GetCommand, 'Get'],
+    [PutCommand, 'Put'],
+    [UpdateCommand, 'Update'],
+    [DeleteCommand, 'Delete'],
+    [QueryCommand, 'Query'],
+    [ScanCommand, 'Scan'],
+    [TransactWriteCommand, 'TransactWrite'],
+  ];
+  const found = names.find(([type]) => command instanceof (type as new (...args: never[]) => unknown));
+  if (!found) throw new UnsupportedBySimulation(`the command ${command.constructor.name}`);
+  return found[1];
+}
+
 const writeOptions: Record<'Put' | 'Update' | 'Delete' | 'ConditionCheck', string[]> = {
   Put: ['TableName', 'Item', 'ConditionExpression', 'ExpressionAttributeNames', 'ExpressionAttributeValues', 'ReturnValues'],
   Update: [
@@ -410,12 +449,11 @@ function refuseOptions(input: Record<string, unknown>, known: string[]): void {
 }
 
 function projectionOf(input: Record<string, unknown>): (item: Item) => Item {
-  if (typeof input.ProjectionExpression !== 'string') return (item) => structuredClone(item);
+  if (typeof input.ProjectionExpression !== 'string') return (item) => copyOf(item);
   const placeholders = new Placeholders(input.ExpressionAttributeNames as Record<string, string>, {});
   const parsed = parseProjection(input.ProjectionExpression);
   const attributes = parsed.tree.map((path) => placeholders.path(path)[0]!);
-  return (item) =>
-    Object.fromEntries(attributes.filter((name) => item[name] !== undefined).map((name) => [name, structuredClone(item[name])]));
+  return (item) => Object.fromEntries(attributes.filter((name) => item[name] !== undefined).map((name) => [name, copyOf(item[name])]));
 }
 
 /** A key condition names the partition key with `=`, and the sort key at most with one comparison or BETWEEN. */
@@ -442,13 +480,13 @@ function compareKeys(a: unknown, b: unknown): number {
 }
 
 function withoutUndefined(item: Item): Item {
-  return structuredClone(JSON.parse(JSON.stringify(item)) as Item);
+  return copyOf(item);
 }
 
 function returnedValues(returnValues: unknown, before: Item | undefined, after: Item | undefined): { Attributes?: Item } {
   if (returnValues === undefined || returnValues === 'NONE') return {};
-  if (returnValues === 'ALL_NEW') return after ? { Attributes: structuredClone(after) } : {};
-  if (returnValues === 'ALL_OLD') return before ? { Attributes: structuredClone(before) } : {};
+  if (returnValues === 'ALL_NEW') return after ? { Attributes: copyOf(after) } : {};
+  if (returnValues === 'ALL_OLD') return before ? { Attributes: copyOf(before) } : {};
   throw new UnsupportedBySimulation(`ReturnValues ${String(returnValues)}`);
 }
 
