@@ -7,7 +7,6 @@ import type { TableName } from '../../definitions/tables';
 import { createHandler } from '../../functions/authorizer/handler';
 import { ApiError, DependencyUnavailableError } from '../../functions/domain/errors';
 import { counterKey, RateLimiter, RateLimitRepository, spareCap, windowsAt } from '../../functions/rate-limit';
-import type { ReportedWindow } from '../../functions/rate-limit/windows';
 import { requestAuthorizerEvent } from './api-gateway-events';
 import { InvariantBroken, invariants, iso, Truth } from './customer-simulation-invariants';
 import { type AppliedCall, type FaultRates, noFaults, SimulatedDynamoDB } from './simulated-dynamodb';
@@ -50,12 +49,8 @@ const TTL_MS = authorizer.resultsCacheTtlSeconds * 1000;
 const STEPS_KEPT = 40;
 const MAX_REQUESTS = 400;
 
-/** What one decision of the limiter says, as the harness reads it. */
-interface Decision {
-  window: ReportedWindow;
-  refusal?: ApiError;
-  refund(): Promise<boolean>;
-}
+/** What one decision of the limiter says: its reported window, its refusal if any, and its refund. */
+type Decision = Awaited<ReturnType<RateLimiter['enforce']>>;
 
 /**
  * The harness's only use of the limiter: one per instance, and one call per
