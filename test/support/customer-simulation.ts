@@ -29,6 +29,8 @@ export interface HistoryResult {
   requests: number;
   served: number;
   planChanges: number;
+  /** How often each answer and fault came: what the history exercised (429 codes, 401, 503, refunds, the store's faults). */
+  seen: Record<string, number>;
   failure?: { invariant: string; message: string; steps: string[] };
 }
 
@@ -128,6 +130,7 @@ class World {
   private requests = 0;
   private servedCount = 0;
   private planChanges = 0;
+  private readonly seen: Record<string, number> = {};
   private stubborn = false;
   /** A flood under way: refusals during it start no other. */
   private floodingUntil = 0;
@@ -145,7 +148,7 @@ class World {
   }
 
   result(): HistoryResult {
-    return { seed: this.seed, requests: this.requests, served: this.servedCount, planChanges: this.planChanges };
+    return { seed: this.seed, requests: this.requests, served: this.servedCount, planChanges: this.planChanges, seen: this.seen };
   }
 
   async run(): Promise<void> {
@@ -170,6 +173,7 @@ class World {
   /** The customer, the instances, the faults and the schedule, all drawn from the seed. */
   private async setUp(): Promise<void> {
     const crossesMidnight = this.random() < 0.25;
+    if (crossesMidnight) this.saw('midnight');
     const day = Date.parse('2026-03-02T00:00:00Z') + Math.floor(this.random() * 200) * 86_400_000;
     this.now = crossesMidnight ? day - 90_000 - Math.floor(this.random() * 60_000) : day + Math.floor(this.random() * 80_000_000);
     this.startMs = this.now;
@@ -197,6 +201,7 @@ class World {
       const id = `instance-${index}`;
       const skewMs = index === 1 ? 0 : Math.round((this.random() * 2 - 1) * (this.random() < 0.5 ? 20 : 1_000));
       const frozen = this.random() < 0.3 ? [this.freezeSpan()] : [];
+      if (frozen.length > 0) this.saw('frozen instance');
       const db = this.store.client({ name: id, mode: 'scheduled', faults: this.faults, random: this.random });
       const limiter = limiterAdapter.create(db, id, () => {});
       this.instances.push({ id, limiter, skewMs, frozen, busy: false });
@@ -289,6 +294,7 @@ class World {
     const nowMs = this.now + instance.skewMs;
     const gateway = await this.gateway(secret);
     if (gateway.kind !== 'allow') {
+      this.saw(gateway.kind === 'denied' ? 'gateway 429 key_suspended' : 'gateway 401');
       this.log(`#${id} ${secret.label} → gateway ${gateway.kind === 'denied' ? '429 key_suspended' : '401'}`);
       instance.busy = false;
       return;
@@ -351,6 +357,7 @@ class World {
   private undecided(instance: Instance, id: number, secret: Secret, error: unknown, nowMs: number): void {
     instance.calls = undefined;
     instance.busy = false;
+    this.saw(error instanceof DependencyUnavailableError ? '503' : error instanceof ApiError ? String(error.code) : '500');
     if (error instanceof DependencyUnavailableError) {
       this.log(`#${id} ${instance.id} → 503 (${describe(error.cause)})`);
       return;
@@ -386,6 +393,7 @@ class World {
         `#${id} ${instance.id} ${request.secret.label} at ${iso(nowMs / 1000)} → ${what}, Limit ${decision.window.limit}, Remaining ${decision.window.remaining}${deciding ? ` (store call ${deciding.seq})` : ''}`,
     );
     if (!deciding || !limits) throw new InvariantBroken(invariants.neverA500, `request #${id} was decided with no call to the store`);
+    this.saw(decision.refusal ? `429 ${decision.refusal.code}` : 'served');
     if (decision.refusal) return this.refused(request, deciding, limits);
     const minute = Number(deciding.item?.minuteStart);
     const day = String(deciding.item?.day);
@@ -403,6 +411,7 @@ class World {
     this.refundsByMinute.set(minute, (this.refundsByMinute.get(minute) ?? 0) + 1);
     this.refundsByDay.set(day, (this.refundsByDay.get(day) ?? 0) + 1);
     const refunded = await decision.refund();
+    this.saw('refund');
     this.log(`#${id} ${instance.id} answered 503 after all; refund ${refunded ? 'went back' : 'outcome unknown'}`);
   }
 
@@ -500,6 +509,7 @@ class World {
     const changed = await setPlan(this.target, working.keyId, choice, this.now);
     if (changed.unchanged) return;
     this.planChanges++;
+    this.saw(`set-plan ${choice.plan}`);
     this.currentChoice = choice;
     this.truth.changed(this.store.seq, limitsFor(choice.plan, choice.customLimits));
     this.log(`key tool: set-plan ${describeChoice(choice)} (store call ${this.store.seq})`);
@@ -507,6 +517,7 @@ class World {
 
   private async rotate(working: Secret, graceMs: number): Promise<void> {
     const rotated = await rotateKey(this.target, working.keyId, graceMs, this.now);
+    this.saw('rotate');
     this.secrets.push({ label: `secret ${this.secrets.length + 1}`, keyId: rotated.successor.keyId, secret: rotated.secret });
     this.log(`key tool: rotate ${working.label}, grace ${Math.round(graceMs / 1000)} s`);
   }
@@ -514,12 +525,14 @@ class World {
   private async revoke(secret: Secret | undefined): Promise<void> {
     if (!secret) return;
     await revokeKey(this.target, secret.keyId, this.now);
+    this.saw('revoke');
     this.log(`key tool: revoke ${secret.label}`);
   }
 
   /** A call the store applied: the instance serving a request hears of its own; faulted counter writes widen the bounds. */
   private heard(call: AppliedCall): void {
     if (this.traceCalls) this.log(() => traceOf(call));
+    if (call.fault) this.saw(`store ${call.fault}`);
     const instance = this.instances.find((candidate) => candidate.id === call.channel);
     if (!instance) return;
     if (call.fault === 'throttle' || call.fault === 'held_back' || call.fault === 'lost_answer') {
@@ -557,6 +570,10 @@ class World {
     const first = windowsAt(this.startMs).day;
     const last = windowsAt(this.now).day;
     return first === last ? [last] : [first, last];
+  }
+
+  private saw(what: string): void {
+    this.seen[what] = (this.seen[what] ?? 0) + 1;
   }
 
   /** Steps are worded only when a history fails: most never are. */
