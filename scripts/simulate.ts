@@ -1,0 +1,60 @@
+/**
+ * `npm run simulate -- --seeds N [--from S]` runs N more histories of the
+ * customer simulation (test/support/customer-simulation.ts) than CI does;
+ * `npm run simulate -- --seed S` replays one exactly and prints its steps.
+ * Exits non-zero when any history breaks an invariant, naming its seed.
+ */
+import { parseArgs } from 'node:util';
+import type { HistoryResult } from '../test/support/customer-simulation';
+
+// Before the functions' modules load (they read these once): the simulation's instances log and measure nothing.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+const simulation = import('../test/support/customer-simulation');
+
+const { values } = parseArgs({
+  options: { seeds: { type: 'string' }, seed: { type: 'string' }, from: { type: 'string' } },
+});
+
+function report(result: HistoryResult, withSteps: boolean): void {
+  if (!result.failure) return;
+  console.log(`seed ${result.seed} broke "${result.failure.invariant}": ${result.failure.message}`);
+  if (withSteps) console.log(`the steps that led to it:\n  ${result.failure.steps.join('\n  ')}`);
+  console.log(`replay: npm run simulate -- --seed ${result.seed}`);
+}
+
+async function main(): Promise<number> {
+  const { runHistory } = await simulation;
+  if (values.seed !== undefined) {
+    const result = await runHistory(Number(values.seed), { stepsKept: 2_000, traceCalls: true });
+    report(result, true);
+    if (!result.failure)
+      console.log(
+        `seed ${result.seed}: ${result.requests} requests, ${result.served} served, ${result.planChanges} plan changes, every invariant held`,
+      );
+    return result.failure ? 1 : 0;
+  }
+  const count = Number(values.seeds ?? 10_000);
+  const from = Number(values.from ?? 1_000_000);
+  const failed: HistoryResult[] = [];
+  const started = Date.now();
+  for (let seed = from; seed < from + count; seed++) {
+    const result = await runHistory(seed);
+    if (result.failure) {
+      failed.push(result);
+      report(result, failed.length === 1);
+    }
+  }
+  console.log(
+    `${count} histories (seeds ${from}–${from + count - 1}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ${failed.length} broke an invariant`,
+  );
+  return failed.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(2);
+  },
+);
