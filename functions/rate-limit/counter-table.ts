@@ -2,7 +2,6 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import type { PlanLimits } from '../../definitions/plans';
 import { itemThatFailedCondition } from '../data/conditional-check';
 import { dynamoCall } from '../data/dynamo-errors';
-import type { ApiKeyRecord } from '../domain/api-keys';
 import { DependencyUnavailableError } from '../domain/errors';
 import type {
   Caller,
@@ -355,13 +354,15 @@ export type KeyStateChange = { revoked: true } | { expiresAtSeconds: number } | 
  * expiry is the key's own mark (keyStateNames); new limits hold for every key
  * counting there, as the limits are the customer's.
  */
-export function keyStateUpdates(
-  tableName: string,
-  key: Pick<ApiKeyRecord, 'keyId' | 'customerId'>,
-  change: KeyStateChange,
-  fromSeconds: number,
-  untilSeconds: number,
-) {
+/**
+ * How far behind the change an instance's clock may be and still count on the
+ * day before (a change in the first seconds after midnight must reach that
+ * day's item too, or such an instance serves under the old limits). Lambda's
+ * clocks are kept by NTP to milliseconds; a minute leaves room.
+ */
+const LAGGING_CLOCK_SECONDS = 60;
+
+export function keyStateUpdates(tableName: string, key: Caller, change: KeyStateChange, fromSeconds: number, untilSeconds: number) {
   const { customerId } = key;
   const marks = keyStateNames(key);
   const set: { expression: string; names: Record<string, string>; values: Record<string, unknown> } =
@@ -374,7 +375,7 @@ export function keyStateUpdates(
             names: {},
             values: { ':keyPerMinute': change.limits.perMinute, ':keyPerDay': change.limits.perDay },
           };
-  return daysBetween(fromSeconds, untilSeconds).map((day) => ({
+  return daysBetween(fromSeconds - LAGGING_CLOCK_SECONDS, untilSeconds).map((day) => ({
     Update: {
       TableName: tableName,
       Key: { pk: counterKey(customerId, day.day) },

@@ -3,7 +3,7 @@ import { issueKey, type PlanChoice, revokeKey, rotateKey, setPlan } from '../../
 import { localTarget } from '../../admin/targets/local';
 import type { TableName } from '../../definitions/tables';
 import { itemThatFailedCondition } from '../../functions/data/conditional-check';
-import { RateLimiter, RateLimitRepository } from '../../functions/rate-limit';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
 import { seededRandom } from '../support/customer-simulation';
 import { createTestTables, testDay, testDependencies } from '../support/dynamo';
 import { SimulatedDynamoDB } from '../support/simulated-dynamodb';
@@ -94,9 +94,7 @@ it('answers every call of the limiter and the key tool as DynamoDB Local does', 
   let now = Date.parse(`${testDay()}T10:00:00Z`);
   const issued = await issueKey(target, { plan: 'enterprise', customLimits: { perMinute: 20, perDay: 100 }, owner: 'Parity' }, now);
   const secrets = [issued.key.keyId];
-  const limiters = ['a', 'b', 'c'].map(
-    (id) => new RateLimiter(new RateLimitRepository(db, tableNames.rateLimits), () => {}, { instanceId: id }),
-  );
+  const limiters = ['a', 'b', 'c'].map((id) => new RateLimiter(new CounterTable(db, tableNames.rateLimits), () => {}, { instanceId: id }));
   let limits = issued.key.limits;
   for (let step = 0; step < 300; step++) {
     now += Math.floor(random() * 900);

@@ -1,5 +1,5 @@
 import type { PlanLimits } from '../../definitions/plans';
-import { spareCap } from '../../functions/rate-limit';
+import { spareCap } from '../../functions/rate-limit/testing';
 import type { AppliedCall } from './simulated-dynamodb';
 
 /**

@@ -6,7 +6,7 @@ import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { createHandler } from '../../functions/authorizer/handler';
 import { ApiError, DependencyUnavailableError } from '../../functions/domain/errors';
-import { counterKey, RateLimiter, RateLimitRepository, spareCap, windowsAt } from '../../functions/rate-limit';
+import { CounterTable, counterKey, RateLimiter, spareCap, windowsAt } from '../../functions/rate-limit/testing';
 import { requestAuthorizerEvent } from './api-gateway-events';
 import { InvariantBroken, invariants, iso, Truth } from './customer-simulation-invariants';
 import { type AppliedCall, type FaultRates, noFaults, SimulatedDynamoDB } from './simulated-dynamodb';
@@ -60,7 +60,7 @@ type Decision = Awaited<ReturnType<RateLimiter['enforce']>>;
  */
 const limiterAdapter = {
   create: (db: ReturnType<SimulatedDynamoDB['client']>, instanceId: string, warn: (message: string) => void) =>
-    new RateLimiter(new RateLimitRepository(db, tableNames.rateLimits), (message) => warn(message), { instanceId }),
+    new RateLimiter(new CounterTable(db, tableNames.rateLimits), (message) => warn(message), { instanceId }),
   decide: (limiter: RateLimiter, caller: { keyId: string; customerId: string; limits: PlanLimits }, nowMs: number): Promise<Decision> =>
     limiter.enforce({ keyId: caller.keyId, customerId: caller.customerId }, caller.limits, nowMs),
 };
@@ -474,7 +474,7 @@ class World {
     const dayBefore = windowsAt(request.nowMs - 86_400_000).day;
     const until = Math.max(
       ...[day, dayBefore].map((each) =>
-        Number(this.store.item(tableNames.rateLimits, { pk: counterKey(this.customerId, each) })?.suspendedUntil ?? 0),
+        Number(this.store.item(tableNames.rateLimits, { pk: counterKey(this.customerId, each) })?.bannedUntil ?? 0),
       ),
     );
     if (until * 1000 > request.nowMs) return;

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import type { TableName } from '../../definitions/tables';
 import { itemThatFailedCondition } from '../../functions/data/conditional-check';
 import { isDependencyFailure } from '../../functions/data/dynamo-errors';
-import { RateLimitRepository, windowsAt } from '../../functions/rate-limit';
+import { CounterTable, windowsAt } from '../../functions/rate-limit/testing';
 import { SimulatedDynamoDB, UnsupportedBySimulation } from '../support/simulated-dynamodb';
 
 /**
@@ -247,7 +247,7 @@ function faulty(faults: Partial<Parameters<SimulatedDynamoDB['client']>[0]['faul
     faults: { throttle: 0, lostAnswer: 0, sdkRetry: 0, late: 0, ...faults },
     random: () => 0,
   });
-  return { store, counters: new RateLimitRepository(db, 'counters') };
+  return { store, counters: new CounterTable(db, 'counters') };
 }
 
 it('loses the answer of a write that applied: a dependency failure (503), the write on the item', async () => {
