@@ -317,7 +317,9 @@ export class Allowance {
       // An instance not yet among the minute's holders is one more.
       instances: shape === 'new_minute' ? 1 : Math.max(1, seen?.leaseHolders ?? 1) + (seen?.leaseSeq === undefined ? 1 : 0),
     });
-    return { minuteStart, shape, take: 1 + spare, spare, releaseSpare, dayReturn: this.dayReturn };
+    // Spare still held of an earlier minute (the item's moved on) is owed to the day: this write returns it (sent).
+    const owed = this.minuteStart === minuteStart ? this.dayReturn : this.dayReturn + this.spareHeld;
+    return { minuteStart, shape, take: 1 + spare, spare, releaseSpare, dayReturn: owed };
   }
 
   /**

@@ -43,7 +43,7 @@ interface ServedEntry {
  * (net of 503 refunds), and the writes whose answer their caller never saw.
  */
 export class Truth {
-  private readonly limitsFrom: { seq: number; limits: PlanLimits }[];
+  private readonly limitsFrom: { seq: number; limits: PlanLimits; atMs: number }[];
   private readonly byMinute = new Map<number, ServedEntry[]>();
   private readonly byDay = new Map<string, ServedEntry[]>();
   /** Allowance a faulted counter write may have taken or failed to give back, per minute and per day. */
@@ -51,12 +51,12 @@ export class Truth {
   private readonly faultSlackByDay = new Map<string, number>();
 
   constructor(initial: PlanLimits) {
-    this.limitsFrom = [{ seq: 0, limits: initial }];
+    this.limitsFrom = [{ seq: 0, limits: initial, atMs: Number.NEGATIVE_INFINITY }];
   }
 
-  /** A plan change whose transaction was the store's call `seq`. */
-  changed(seq: number, limits: PlanLimits): void {
-    this.limitsFrom.push({ seq, limits });
+  /** A plan change whose transaction was the store's call `seq`, at the key tool's `atMs`. */
+  changed(seq: number, limits: PlanLimits, atMs: number): void {
+    this.limitsFrom.push({ seq, limits, atMs });
   }
 
   /** The limits in force for a decision made by the store's call `seq`. */
@@ -69,6 +69,18 @@ export class Truth {
   /** The largest spare cap of any limits in force during the history: the day's bound holds spare taken under each. */
   largestSpareCap(): number {
     return Math.max(...this.limitsFrom.map((change) => spareCap(change.limits)));
+  }
+
+  /**
+   * The largest spare cap of the limits in force at any moment of a window
+   * (docs/clients.md, "How exact": in a window the plan changed in, spare held
+   * under the old limits counts with their cap), a second of clock skew included.
+   */
+  largestSpareCapDuring(startMs: number, endMs: number): number {
+    const caps = this.limitsFrom
+      .filter((change, index) => change.atMs < endMs && (this.limitsFrom[index + 1]?.atMs ?? Number.POSITIVE_INFINITY) > startMs - 1_000)
+      .map((change) => spareCap(change.limits));
+    return Math.max(...caps);
   }
 
   /** Records a request served, and checks it and every later one of its minute and day against the limits in force. */

@@ -6,7 +6,7 @@ import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { createHandler } from '../../functions/authorizer/handler';
 import { ApiError, DependencyUnavailableError } from '../../functions/domain/errors';
-import { CounterTable, counterKey, RateLimiter, spareCap, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
 import { requestAuthorizerEvent } from './api-gateway-events';
 import { InvariantBroken, invariants, iso, Truth } from './customer-simulation-invariants';
 import { type AppliedCall, type FaultRates, noFaults, SimulatedDynamoDB } from './simulated-dynamodb';
@@ -449,13 +449,14 @@ class World {
   }
 
   private checkMinuteUsedUp(request: DecidedRequest, clockMinute: number, itemMinute: number, limits: PlanLimits): void {
+    const cap = (minute: number) => this.truth.largestSpareCapDuring(minute * 1000, (minute + 60) * 1000);
     const usedUp = (minute: number) =>
       this.truth.servedInMinute(minute) >=
-      limits.perMinute - spareCap(limits) - this.truth.faultSlackOfMinute(minute) - (this.refundsByMinute.get(minute) ?? 0);
+      limits.perMinute - cap(minute) - this.truth.faultSlackOfMinute(minute) - (this.refundsByMinute.get(minute) ?? 0);
     if (usedUp(clockMinute) || usedUp(itemMinute)) return;
     throw new InvariantBroken(
       invariants.refusalsTellTheTruth,
-      `#${request.id} was refused rate_limited with ${this.truth.servedInMinute(clockMinute)} served in the minute ${iso(clockMinute)} of a limit of ${limits.perMinute} (bound: a tenth, ${spareCap(limits)})`,
+      `#${request.id} was refused rate_limited with ${this.truth.servedInMinute(clockMinute)} served in the minute ${iso(clockMinute)} of a limit of ${limits.perMinute} (bound: a tenth of the largest limit in force in it, ${cap(clockMinute)})`,
     );
   }
 
@@ -511,7 +512,7 @@ class World {
     this.planChanges++;
     this.saw(`set-plan ${choice.plan}`);
     this.currentChoice = choice;
-    this.truth.changed(this.store.seq, limitsFor(choice.plan, choice.customLimits));
+    this.truth.changed(this.store.seq, limitsFor(choice.plan, choice.customLimits), this.now);
     this.log(`key tool: set-plan ${describeChoice(choice)} (store call ${this.store.seq})`);
   }
 
