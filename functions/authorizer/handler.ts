@@ -1,8 +1,8 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { limitsFor } from '../../definitions/plans';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
-import { ApiKeyRepository, joined } from '../data/api-key-repository';
-import { type ApiKeyRecord, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../domain/api-keys';
+import { ApiKeyRepository } from '../data/api-key-repository';
+import { type Customer, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../domain/api-keys';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { bearerToken, soleAuthorization } from '../http/bearer-token';
 import { toAuthorizerContext } from '../http/caller';
@@ -46,14 +46,14 @@ export function createHandler(dependencies: Dependencies, meteringPool: Metering
     const secret = await findKey.secret(token, context);
     if (!secret || !isUsable(secret, dependencies.clock())) throw new Error('Unauthorized');
     // The customer and its ban are both keyed by the customer's id: read together, one round trip.
-    const [record, suspendedUntil] = await Promise.all([findKey.customerOf(secret, context), readBan(secret, context)]);
-    if (!record) throw new Error('Unauthorized');
+    const [customer, suspendedUntil] = await Promise.all([findKey.customerOf(secret, context), readBan(secret, context)]);
+    if (!customer) throw new Error('Unauthorized');
     if (suspendedUntil !== undefined) {
-      logger.debug('refused at the gateway: banned', { keyId: record.keyId, suspendedUntil });
-      return suspendedKeyPolicy(record, event.methodArn, suspendedUntil);
+      logger.debug('refused at the gateway: banned', { keyId: secret.keyId, suspendedUntil });
+      return suspendedKeyPolicy(secret, event.methodArn, suspendedUntil);
     }
-    logger.debug('authorized', { keyId: record.keyId, plan: record.plan });
-    return allowPolicy(record, event.methodArn, meteringPool);
+    logger.debug('authorized', { keyId: secret.keyId, plan: customer.plan });
+    return allowPolicy(secret, customer, event.methodArn, meteringPool);
   });
 }
 
@@ -74,10 +74,8 @@ function keyFinder(dependencies: Dependencies) {
   };
   return {
     secret: (token: string, context: TimeBudget) => checked(keys.findSecret(hashApiKey(token)), context, 'the key lookup'),
-    customerOf: async (secret: Secret, context: TimeBudget): Promise<ApiKeyRecord | undefined> => {
-      const customer = await checked(keys.findCustomer(secret.customerId), context, 'the customer lookup');
-      return customer && joined(secret, customer);
-    },
+    customerOf: (secret: Secret, context: TimeBudget): Promise<Customer | undefined> =>
+      checked(keys.findCustomer(secret.customerId), context, 'the customer lookup'),
   };
 }
 
@@ -116,22 +114,27 @@ async function withinTimeBudget<T>(lookup: Promise<T>, context: TimeBudget, what
   }
 }
 
-function allowPolicy(record: ApiKeyRecord, methodArn: string, meteringPool: MeteringPool | undefined): APIGatewayAuthorizerResult {
-  const limits = limitsFor(record.plan, record.customLimits);
+function allowPolicy(
+  secret: Pick<Secret, 'keyId'>,
+  customer: Customer,
+  methodArn: string,
+  meteringPool: MeteringPool | undefined,
+): APIGatewayAuthorizerResult {
+  const limits = limitsFor(customer.plan, customer.customLimits);
   return {
-    principalId: record.keyId,
+    principalId: secret.keyId,
     policyDocument: wholeApiPolicy('Allow', methodArn),
     // The counters' id: a rotation's old and new key count together (functions/domain/api-keys.ts).
-    context: toAuthorizerContext({ keyId: record.keyId, customerId: record.customerId, plan: record.plan, limits }),
-    // Fixed plans: the plan's pooled metering key; Enterprise: the key's own (functions/domain/metering.ts).
-    usageIdentifierKey: usageIdentifierKeyOf(record, meteringPool),
+    context: toAuthorizerContext({ keyId: secret.keyId, customerId: customer.customerId, plan: customer.plan, limits }),
+    // Fixed plans: the plan's pooled metering key; Enterprise: the customer's own (functions/domain/metering.ts).
+    usageIdentifierKey: usageIdentifierKeyOf(customer, meteringPool),
   };
 }
 
 /** A Deny: no usage plan meters it and no operation runs; the context names the refusal for the access log. */
-function suspendedKeyPolicy(record: ApiKeyRecord, methodArn: string, suspendedUntil: number): APIGatewayAuthorizerResult {
+function suspendedKeyPolicy(secret: Pick<Secret, 'keyId'>, methodArn: string, suspendedUntil: number): APIGatewayAuthorizerResult {
   return {
-    principalId: record.keyId,
+    principalId: secret.keyId,
     policyDocument: wholeApiPolicy('Deny', methodArn),
     context: { refusal: 'key_suspended', suspendedUntil: String(suspendedUntil) },
   };

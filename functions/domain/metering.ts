@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { meteringPoolEnvironment, pooledMeteringKey } from '../../definitions/metering-pool';
-import type { ApiKeyRecord } from './api-keys';
+import type { Customer } from './api-keys';
 
 /**
  * The pooled API Gateway API keys that meter fixed-plan customers: per plan,
@@ -36,14 +36,14 @@ export function meteringSlot(customerId: string, keysPerPlan: number): number {
  * What the authorizer returns as usageIdentifierKey: the pooled key of the
  * customer's plan, or for an Enterprise key (a usage plan of its own, with its
  * own limits) the value of its own API key. Without a pool (the local gateway,
- * which has no usage plans) the record's own metering key.
+ * which has no usage plans) the customer's own metering key.
  */
 export function usageIdentifierKeyOf(
-  record: Pick<ApiKeyRecord, 'customerId' | 'plan' | 'meteringKey'>,
+  customer: Pick<Customer, 'customerId' | 'plan' | 'meteringKey'>,
   pool: MeteringPool | undefined,
 ): string {
-  if (!pool || record.plan === 'enterprise') return record.meteringKey;
-  return pooledMeteringKey(pool.prefix, record.plan, meteringSlot(record.customerId, pool.keysPerPlan));
+  if (!pool || customer.plan === 'enterprise') return customer.meteringKey;
+  return pooledMeteringKey(pool.prefix, customer.plan, meteringSlot(customer.customerId, pool.keysPerPlan));
 }
 
 /** The pool the stack describes to the authorizer, if any. */
