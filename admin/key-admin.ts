@@ -301,7 +301,7 @@ export async function setPlan(
   };
   const token = randomUUID();
   const { result, warnings } = await meteredWrite(await target.metering.changePlan(record, after), {
-    write: () => target.keys.changePlan(record, choice, updatedAt, token),
+    write: () => target.keys.changePlan(record, record, choice, updatedAt, token),
     landed: async () => {
       const now = await target.keys.findByHash(record.keyHash);
       const landed = now?.customerUpdatedAt === updatedAt && now.plan === choice.plan && sameLimits(now.customLimits, choice.customLimits);

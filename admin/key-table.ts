@@ -2,9 +2,9 @@ import { type DynamoDBDocumentClient, QueryCommand, ScanCommand, type UpdateComm
 import { limitsFor, type PlanLimits, type PlanName } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
 import { apiKeyIndexes } from '../definitions/tables';
-import { ApiKeyRepository, customerKey, itemsOf, joined } from '../functions/data/api-key-repository';
+import { ApiKeyRepository, customerKey, joined, secretOf } from '../functions/data/api-key-repository';
 import { dynamoCall } from '../functions/data/dynamo-errors';
-import type { ApiKeyRecord, Customer, Secret } from '../functions/domain/api-keys';
+import type { Customer, CustomerSecrets, Secret } from '../functions/domain/api-keys';
 import { type KeyStateChange, keyStateUpdates } from '../functions/rate-limit';
 
 type Update = Required<
@@ -29,7 +29,7 @@ export class KeyTable extends ApiKeyRepository {
   }
 
   /** The secret with this id (the `byKeyId` index, eventually consistent, gives its hash), read consistently with its customer. */
-  async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
+  async findById(keyId: string) {
     const { Items } = await dynamoCall(() =>
       this.db.send(
         new QueryCommand({
@@ -45,8 +45,17 @@ export class KeyTable extends ApiKeyRepository {
     return keyHash === undefined ? undefined : this.findByHash(keyHash);
   }
 
-  /** Every secret with its customer. A Scan, whose cost grows with the table: for the listing only, never on a request path. */
-  async scanAll(): Promise<ApiKeyRecord[]> {
+  /** Every secret with its customer, for the listing's per-key views. */
+  async scanAll() {
+    return (await this.scanCustomers()).flatMap(({ customer, secrets }) => secrets.map((secret) => joined(secret, customer)));
+  }
+
+  /**
+   * Every customer with its secrets (a secret whose customer item is missing is
+   * left out, as the authorizer refuses it). A Scan, whose cost grows with the
+   * table: for the listing and the metering's release only, never on a request path.
+   */
+  async scanCustomers(): Promise<CustomerSecrets[]> {
     const secrets: Secret[] = [];
     const customers = new Map<string, Customer>();
     let startKey: Record<string, unknown> | undefined;
@@ -58,21 +67,29 @@ export class KeyTable extends ApiKeyRepository {
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey);
-    return secrets.flatMap((secret) => {
-      const customer = customers.get(secret.customerId);
-      return customer ? [joined(secret, customer)] : [];
+    const byCustomer = Map.groupBy(secrets, (secret) => secret.customerId);
+    return [...byCustomer].flatMap(([customerId, ofCustomer]) => {
+      const customer = customers.get(customerId);
+      return customer ? [{ customer, secrets: ofCustomer }] : [];
     });
   }
 
   /**
-   * Moves the customer of a working secret to another plan (custom limits for
-   * enterprise, none otherwise): on the customer's record, so every secret of
-   * it has the new plan, and onto its counters, which the functions apply at
-   * the next request. Refused (nothing written) when the secret named is
-   * revoked or expired at `updatedAt`, or the customer changed since it was read.
+   * Moves a customer, through one of its working secrets, to another plan
+   * (custom limits for enterprise, none otherwise): on the customer's record,
+   * so every secret of it has the new plan, and onto its counters, which the
+   * functions apply at the next request. Refused (nothing written) when the
+   * secret named is revoked or expired at `updatedAt`, or the customer changed
+   * since it was read. Returns the customer as given, with its new plan.
    */
-  async changePlan(record: ApiKeyRecord, change: { plan: PlanName; customLimits?: PlanLimits }, updatedAt: string, token?: string) {
-    const customer: Update = {
+  async changePlan<C extends Pick<Customer, 'customerId' | 'plan' | 'customLimits' | 'customerUpdatedAt'>>(
+    customer: C,
+    through: Pick<Secret, 'keyId' | 'keyHash'>,
+    change: { plan: PlanName; customLimits?: PlanLimits },
+    updatedAt: string,
+    token?: string,
+  ): Promise<C> {
+    const planUpdate: Update = {
       UpdateExpression: change.customLimits
         ? 'SET #plan = :plan, customLimits = :customLimits, customerUpdatedAt = :updatedAt'
         : 'SET #plan = :plan, customerUpdatedAt = :updatedAt REMOVE customLimits',
@@ -81,33 +98,36 @@ export class KeyTable extends ApiKeyRepository {
       ExpressionAttributeValues: {
         ':plan': change.plan,
         ':updatedAt': updatedAt,
-        ':seen': record.customerUpdatedAt,
+        ':seen': customer.customerUpdatedAt,
         ...(change.customLimits ? { ':customLimits': change.customLimits } : {}),
       },
     };
     const limits = limitsFor(change.plan, change.customLimits);
     await this.transact(
-      record.keyId,
+      through.keyId,
       [
-        { Update: { TableName: this.tableName, Key: { keyHash: customerKey(record.customerId) }, ...customer } },
-        { ConditionCheck: { TableName: this.tableName, Key: { keyHash: record.keyHash }, ...workingAt(updatedAt) } },
-        ...this.counterUpdates(record, { limits }, Date.parse(updatedAt)),
+        { Update: { TableName: this.tableName, Key: { keyHash: customerKey(customer.customerId) }, ...planUpdate } },
+        { ConditionCheck: { TableName: this.tableName, Key: { keyHash: through.keyHash }, ...workingAt(updatedAt) } },
+        ...this.counterUpdates({ keyId: through.keyId, customerId: customer.customerId }, { limits }, Date.parse(updatedAt)),
       ],
       token,
     );
-    const { customLimits: _previous, ...rest } = record;
+    const { customLimits: _previous, ...rest } = customer;
     return {
       ...rest,
       plan: change.plan,
       customerUpdatedAt: updatedAt,
       ...(change.customLimits ? { customLimits: change.customLimits } : {}),
-    };
+    } as C;
   }
 
-  /** Revokes a secret for good: the functions refuse it from its next request on, the authorizer once its cache expires. */
-  async revoke(record: ApiKeyRecord, updatedAt: string, token?: string): Promise<ApiKeyRecord> {
+  /**
+   * Revokes a secret for good: the functions refuse it from its next request
+   * on, the authorizer once its cache expires. Returns the secret as given, revoked.
+   */
+  async revoke<S extends Secret>(secret: S, updatedAt: string, token?: string): Promise<S> {
     await this.updateSecret(
-      record,
+      secret,
       {
         UpdateExpression: 'SET #status = :revoked, updatedAt = :updatedAt',
         ConditionExpression: '#status <> :revoked',
@@ -118,7 +138,7 @@ export class KeyTable extends ApiKeyRepository {
       Date.parse(updatedAt),
       token,
     );
-    return { ...record, status: 'revoked', updatedAt };
+    return { ...secret, status: 'revoked', updatedAt };
   }
 
   /**
@@ -126,9 +146,9 @@ export class KeyTable extends ApiKeyRepository {
    * sets the predecessor's expiry and copies it onto the customer's counters,
    * in one transaction. The predecessor must be active and not rotated already.
    */
-  async insertSuccessor(successor: ApiKeyRecord, predecessor: ApiKeyRecord, predecessorExpiresAt: string, token?: string) {
+  async insertSuccessor(successor: Secret, predecessor: Secret, predecessorExpiresAt: string, token?: string) {
     const expiresAtMs = Date.parse(predecessorExpiresAt);
-    const { secret } = itemsOf(successor);
+    const secret = secretOf(successor);
     await this.transact(
       predecessor.keyId,
       [
@@ -150,25 +170,25 @@ export class KeyTable extends ApiKeyRepository {
    * customer's counter items of the days from `fromMs` until the authorizer's
    * cache (which may still hold the old state) has expired.
    */
-  private counterUpdates(record: ApiKeyRecord, change: KeyStateChange, fromMs: number) {
+  private counterUpdates(secret: Pick<Secret, 'keyId' | 'customerId'>, change: KeyStateChange, fromMs: number) {
     const fromSeconds = Math.floor(fromMs / 1000);
-    return keyStateUpdates(this.rateLimitsTable, record, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds);
+    return keyStateUpdates(this.rateLimitsTable, secret, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds);
   }
 
-  private async updateSecret(record: ApiKeyRecord, update: Update, change: KeyStateChange, fromMs: number, token?: string) {
-    await this.transact(record.keyId, [this.secretUpdate(record, update), ...this.counterUpdates(record, change, fromMs)], token);
+  private async updateSecret(secret: Secret, update: Update, change: KeyStateChange, fromMs: number, token?: string) {
+    await this.transact(secret.keyId, [this.secretUpdate(secret, update), ...this.counterUpdates(secret, change, fromMs)], token);
   }
 
   /** An update of a secret, only if it is still as it was read. */
-  private secretUpdate(record: ApiKeyRecord, update: Update) {
+  private secretUpdate(secret: Pick<Secret, 'keyHash' | 'updatedAt'>, update: Update) {
     return {
       Update: {
         TableName: this.tableName,
-        Key: { keyHash: record.keyHash },
+        Key: { keyHash: secret.keyHash },
         UpdateExpression: update.UpdateExpression,
         ConditionExpression: `attribute_exists(keyHash) AND updatedAt = :seen AND (${update.ConditionExpression})`,
         ExpressionAttributeNames: update.ExpressionAttributeNames,
-        ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': record.updatedAt },
+        ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':seen': secret.updatedAt },
       },
     };
   }

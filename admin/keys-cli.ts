@@ -294,7 +294,7 @@ function addReleaseMeteringCommand({ command, onNamedTarget, print }: CommandKit
     `release the API Gateway API keys and usage plans no working key needs any more, once no cached authorizer answer (${authorizer.resultsCacheTtlSeconds} s) can name them (repeatable)`,
   ).action(async (options: TargetOptions) => {
     const result = await onNamedTarget(options, async (target, now) =>
-      target.metering.release(await target.keys.scanAll(), now, (line) => print(line)),
+      target.metering.release(await target.keys.scanCustomers(), now, (line) => print(line)),
     );
     const last = result.waiting
       .map((entry) => entry.releasableAt)

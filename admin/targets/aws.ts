@@ -26,13 +26,20 @@ import {
   usagePlanLimits,
   widerUsagePlan,
 } from '../../definitions/usage-plan-limits';
-import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import type { CustomerSecrets, Secret } from '../../functions/domain/api-keys';
 import { UsageCounters } from '../../functions/rate-limit';
 import { type Clock, systemClock } from '../../functions/runtime/clock';
 import { createDynamoDbClient, documentClientOver } from '../../functions/runtime/dependencies';
 import { AdminError, describeError } from '../errors';
 import { KeyTable } from '../key-table';
-import { type KeyAdminTarget, type Metering, type MeteringChange, type MeteringRelease, nothingToChange } from './target';
+import {
+  type KeyAdminTarget,
+  type MeteredCustomer,
+  type Metering,
+  type MeteringChange,
+  type MeteringRelease,
+  nothingToChange,
+} from './target';
 
 /** The plans with a usage plan in the stack; Enterprise keys get one each. */
 const fixedPlans = planNames.filter((plan) => plans[plan].limits !== 'custom');
@@ -272,26 +279,26 @@ export class ApiGatewayMetering implements Metering {
     return `petstore-${this.deployment.stage}-enterprise-${keyId}`;
   }
 
-  async enrol(record: ApiKeyRecord): Promise<MeteringChange> {
-    if (record.plan !== 'enterprise') return nothingToChange;
+  async enrol(customer: MeteredCustomer): Promise<MeteringChange> {
+    if (customer.plan !== 'enterprise') return nothingToChange;
     const undo = new Undo();
     await undo.guard(async () => {
       const { id } = await this.gateway.send(
         new CreateApiKeyCommand({
-          name: this.apiKeyName(record.customerId),
-          description: `Meters Pet Store customer ${record.customerId}; managed by petstore-keys.`,
-          value: record.meteringKey,
+          name: this.apiKeyName(customer.customerId),
+          description: `Meters Pet Store customer ${customer.customerId}; managed by petstore-keys.`,
+          value: customer.meteringKey,
           enabled: true,
         }),
       );
       const apiKeyId = required(id, 'CreateApiKey returned no id');
-      undo.add(`delete API key ${this.apiKeyName(record.customerId)}`, () => this.deleteApiKey(apiKeyId));
-      await this.join(apiKeyId, await this.createOwnPlan(record, undo), undo);
+      undo.add(`delete API key ${this.apiKeyName(customer.customerId)}`, () => this.deleteApiKey(apiKeyId));
+      await this.join(apiKeyId, await this.createOwnPlan(customer, undo), undo);
     });
     return undo.change();
   }
 
-  async changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange> {
+  async changePlan(before: MeteredCustomer, after: MeteredCustomer): Promise<MeteringChange> {
     const apiKey = await this.findApiKey(before.customerId);
     const current = apiKey ? await this.plansOf(apiKey.id) : [];
     const ownPlan = current.find((plan) => plan.name === this.ownPlanName(before.customerId));
@@ -335,15 +342,15 @@ export class ApiGatewayMetering implements Metering {
     });
   }
 
-  async withdraw(record: ApiKeyRecord): Promise<MeteringChange> {
-    const apiKey = await this.findApiKey(record.customerId);
+  async withdraw(customer: MeteredCustomer): Promise<MeteringChange> {
+    const apiKey = await this.findApiKey(customer.customerId);
     const undo = new Undo();
     if (apiKey) {
       const current = await this.plansOf(apiKey.id);
       await undo.guard(async () => {
         if (apiKey.enabled) {
           await this.setEnabled(apiKey.id, false);
-          undo.add(`enable API key ${this.apiKeyName(record.customerId)} again`, () => this.setEnabled(apiKey.id, true));
+          undo.add(`enable API key ${this.apiKeyName(customer.customerId)} again`, () => this.setEnabled(apiKey.id, true));
         }
         for (const plan of current) await this.leave(apiKey.id, required(plan.id, 'usage plan without id'), undo);
       });
@@ -351,7 +358,7 @@ export class ApiGatewayMetering implements Metering {
     // Deleting cannot be undone: it waits until DynamoDB says revoked.
     return undo.change(async () => {
       if (apiKey) await this.deleteApiKey(apiKey.id);
-      const ownPlan = await this.findPlanByName(this.ownPlanName(record.customerId));
+      const ownPlan = await this.findPlanByName(this.ownPlanName(customer.customerId));
       if (ownPlan) await this.deleteUsagePlan(existingPlan(ownPlan));
     });
   }
@@ -361,17 +368,17 @@ export class ApiGatewayMetering implements Metering {
    * no cached authorizer answer can still name: of keys moved off Enterprise
    * longer ago than the authorizer's cache TTL, of rotated keys past their
    * grace (they answer 401 anyway), of revoked keys whose clean-up was left
-   * unfinished. An API key with no key record is left alone: an `issue` may be
+   * unfinished. An API key of no customer in the key table is left alone: an `issue` may be
    * between its API Gateway step and its DynamoDB write. Idempotent.
    */
-  async release(records: ApiKeyRecord[], now: number, progress: (line: string) => void = () => {}): Promise<MeteringRelease> {
+  async release(customers: CustomerSecrets[], now: number, progress: (line: string) => void = () => {}): Promise<MeteringRelease> {
     this.requirePool();
-    const byCustomer = Map.groupBy(records, (record) => record.customerId);
+    const byCustomer = new Map(customers.map((found) => [found.customer.customerId, found]));
     const result: MeteringRelease = { released: 0, waiting: [] };
     for (const apiKey of (await this.perCustomerApiKeys()).values()) {
       const customerId = apiKey.name.slice(this.apiKeyName('').length);
-      const secrets = byCustomer.get(customerId);
-      const releasableAt = secrets && releasableAtOf(secrets, now);
+      const found = byCustomer.get(customerId);
+      const releasableAt = found && releasableAtOf(found, now);
       if (releasableAt === undefined) continue;
       if (releasableAt > now) {
         result.waiting.push({ keyId: customerId, releasableAt: new Date(releasableAt).toISOString() });
@@ -379,7 +386,7 @@ export class ApiGatewayMetering implements Metering {
       }
       await this.releaseApiKey(apiKey.id, customerId);
       result.released++;
-      progress(`released API key ${apiKey.name} and its usage plan (${customerId}: ${releaseReason(secrets!, now)})`);
+      progress(`released API key ${apiKey.name} and its usage plan (${customerId}: ${releaseReason(found!, now)})`);
     }
     return result;
   }
@@ -415,17 +422,17 @@ export class ApiGatewayMetering implements Metering {
     return found;
   }
 
-  private async createOwnPlan(record: ApiKeyRecord, undo: Undo): Promise<string> {
-    const limits = limitsFor('enterprise', record.customLimits);
+  private async createOwnPlan(customer: MeteredCustomer, undo: Undo): Promise<string> {
+    const limits = limitsFor('enterprise', customer.customLimits);
     const derived = usagePlanLimits(limits);
     const { id } = await this.createUsagePlan({
-      name: this.ownPlanName(record.customerId),
-      description: `Enterprise customer ${record.customerId}: ${limits.perMinute} requests per minute, ${limits.perDay} per day (enforced exactly by the API; this is the backstop, a throttle with no quota: definitions/usage-plan-limits.ts).`,
+      name: this.ownPlanName(customer.customerId),
+      description: `Enterprise customer ${customer.customerId}: ${limits.perMinute} requests per minute, ${limits.perDay} per day (enforced exactly by the API; this is the backstop, a throttle with no quota: definitions/usage-plan-limits.ts).`,
       apiStages: [{ apiId: this.deployment.restApiId, stage: stageName }],
       throttle: { rateLimit: derived.rateLimit, burstLimit: derived.burstLimit },
     });
     const planId = required(id, 'CreateUsagePlan returned no id');
-    undo.add(`delete usage plan ${this.ownPlanName(record.customerId)}`, () => this.deleteUsagePlan({ id: planId, attached: true }));
+    undo.add(`delete usage plan ${this.ownPlanName(customer.customerId)}`, () => this.deleteUsagePlan({ id: planId, attached: true }));
     return planId;
   }
 
@@ -544,21 +551,19 @@ const AUTHORIZER_CACHE_MS = authorizer.resultsCacheTtlSeconds * 1000;
  * plan: once every answer cached before the move has expired. A revoked key,
  * or a rotated one past its grace: at once (it answers 401 whatever meters it).
  */
-function releasableAtOf(secrets: ApiKeyRecord[], now: number): number | undefined {
-  const customer = secrets[0] as ApiKeyRecord;
+function releasableAtOf({ customer, secrets }: CustomerSecrets, now: number): number | undefined {
   if (customer.plan !== 'enterprise') return Date.parse(customer.customerUpdatedAt) + AUTHORIZER_CACHE_MS;
   const ends = secrets.map(endOf);
   return ends.some((end) => end === undefined || end > now) ? undefined : Math.max(...(ends as number[]));
 }
 
 /** When a secret stopped working (revoked, or past its rotation's grace), if it did or will. */
-function endOf(secret: ApiKeyRecord): number | undefined {
+function endOf(secret: Secret): number | undefined {
   if (secret.status === 'revoked') return Date.parse(secret.updatedAt);
   return secret.expiresAt !== undefined ? Date.parse(secret.expiresAt) : undefined;
 }
 
-function releaseReason(secrets: ApiKeyRecord[], now: number): string {
-  const customer = secrets[0] as ApiKeyRecord;
+function releaseReason({ customer, secrets }: CustomerSecrets, now: number): string {
   if (customer.plan !== 'enterprise') return `${plans[customer.plan].displayName} now, metered by the pool`;
   return secrets.every((secret) => secret.status === 'revoked')
     ? 'revoked'

@@ -9,7 +9,6 @@ import {
   type UsagePlanSettings,
   widerUsagePlan,
 } from '../../definitions/usage-plan-limits';
-import type { ApiKeyRecord } from '../../functions/domain/api-keys';
 import { UsageCounters } from '../../functions/rate-limit';
 import { createDynamoDbClient, type DynamoDbCallBudget, documentClientOver } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
@@ -18,7 +17,7 @@ import { tableNamesFor } from '../../local/tables';
 import { LocalUsagePlans } from '../../local/usage-plans';
 import { AdminError } from '../errors';
 import { KeyTable } from '../key-table';
-import { type KeyAdminTarget, type Metering, type MeteringChange, noMetering } from './target';
+import { type KeyAdminTarget, type MeteredCustomer, type Metering, type MeteringChange, noMetering } from './target';
 
 /**
  * `npm start` runs on this machine: one attempt and short timeouts tell at once
@@ -92,10 +91,10 @@ export async function openLocalTarget(options: { endpointFile?: string } = {}): 
  * (every answer names the customer's own metering key), so release has nothing to do.
  */
 export function localMetering(usagePlans: LocalUsagePlans): Metering {
-  const follow = async (record: ApiKeyRecord, wanted: UsagePlanSettings): Promise<MeteringChange> => {
-    const now = usagePlans.of(record.meteringKey) ?? pooledUsagePlan;
+  const follow = async (customer: MeteredCustomer, wanted: UsagePlanSettings): Promise<MeteringChange> => {
+    const now = usagePlans.of(customer.meteringKey) ?? pooledUsagePlan;
     const meanwhile = widerUsagePlan(now, wanted);
-    const set = (settings: UsagePlanSettings) => usagePlans.set(record.meteringKey, record.customerId, settings);
+    const set = (settings: UsagePlanSettings) => usagePlans.set(customer.meteringKey, customer.customerId, settings);
     if (!sameUsagePlan(meanwhile, now)) set(meanwhile);
     return {
       undo: async () => set(now),
@@ -104,12 +103,12 @@ export function localMetering(usagePlans: LocalUsagePlans): Metering {
       },
     };
   };
-  const planOf = (record: ApiKeyRecord) =>
-    record.plan === 'enterprise' ? customerUsagePlan(limitsFor(record.plan, record.customLimits)) : pooledUsagePlan;
+  const planOf = (customer: MeteredCustomer) =>
+    customer.plan === 'enterprise' ? customerUsagePlan(limitsFor(customer.plan, customer.customLimits)) : pooledUsagePlan;
   return {
-    enrol: (record) => follow(record, planOf(record)),
+    enrol: (customer) => follow(customer, planOf(customer)),
     changePlan: (_before, after) => follow(after, planOf(after)),
-    withdraw: (record) => follow(record, pooledUsagePlan),
+    withdraw: (customer) => follow(customer, pooledUsagePlan),
     release: async () => ({ released: 0, waiting: [] }),
   };
 }

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import type { Customer, CustomerSecrets } from '../../functions/domain/api-keys';
 import type { UsageCounters } from '../../functions/rate-limit';
 import type { KeyTable } from '../key-table';
 
@@ -16,24 +16,27 @@ export interface KeyAdminTarget {
   close(): void;
 }
 
+/** What metering knows of a customer: its id, plan and limits, and the value of the API key that meters it. */
+export type MeteredCustomer = Pick<Customer, 'customerId' | 'plan' | 'customLimits' | 'meteringKey'>;
+
 /**
- * What API Gateway needs to meter a key in its usage plan: an API key whose
- * value is the record's meteringKey, member of its plan's usage plan (an
- * Enterprise key: of a usage plan of its own). Each change is made before the
+ * What API Gateway needs to meter a customer in its usage plan: an API key whose
+ * value is the customer's meteringKey, member of its plan's usage plan (an
+ * Enterprise customer: of a usage plan of its own). Each change is made before the
  * DynamoDB write and can be undone if that write fails; what cannot be undone
  * (deleting things), and what would refuse requests the old record still
  * allows (lowering a usage plan: a raise comes first, a lowering last, so no
  * request the new plan allows is refused), waits for `finish`, after the write succeeded.
  */
 export interface Metering {
-  /** Creates the metering of a new key. Undo deletes it. */
-  enrol(record: ApiKeyRecord): Promise<MeteringChange>;
+  /** Creates the metering of a new customer. Undo deletes it. */
+  enrol(customer: MeteredCustomer): Promise<MeteringChange>;
   /** Moves the metering to `after`'s plan and limits. Undo moves it back; finish lowers a usage plan, deletes what `before` alone used. */
-  changePlan(before: ApiKeyRecord, after: ApiKeyRecord): Promise<MeteringChange>;
-  /** Stops metering a key (disables it, leaves its usage plan). Undo restores it; finish deletes it. Repeatable. */
-  withdraw(record: ApiKeyRecord): Promise<MeteringChange>;
-  /** Releases API keys and usage plans that no working key needs and no cached authorizer answer names any more. Idempotent. */
-  release(records: ApiKeyRecord[], now: number, progress?: (line: string) => void): Promise<MeteringRelease>;
+  changePlan(before: MeteredCustomer, after: MeteredCustomer): Promise<MeteringChange>;
+  /** Stops metering a customer (disables its API key, leaves its usage plan). Undo restores it; finish deletes it. Repeatable. */
+  withdraw(customer: MeteredCustomer): Promise<MeteringChange>;
+  /** Releases API keys and usage plans that no working secret needs and no cached authorizer answer names any more. Idempotent. */
+  release(customers: CustomerSecrets[], now: number, progress?: (line: string) => void): Promise<MeteringRelease>;
 }
 
 /** What a release did: API keys released, and those to release later (a cached authorizer answer may still name them). */

@@ -170,7 +170,8 @@ export function itemsOf(record: ApiKeyRecord): { secret: Secret & { keyHash: str
   };
 }
 
-function secretOf(record: Secret): Secret {
+/** The secret's own attributes, whatever else the object carries: what is stored as its item. */
+export function secretOf(record: Secret): Secret {
   const { keyHash, keyId, customerId, displayPrefix, status, createdAt, updatedAt, expiresAt } = record;
   return { keyHash, keyId, customerId, displayPrefix, status, createdAt, updatedAt, ...(expiresAt !== undefined ? { expiresAt } : {}) };
 }

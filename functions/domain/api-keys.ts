@@ -51,6 +51,12 @@ export interface Secret {
   expiresAt?: string;
 }
 
+/** A customer with its secrets (one, two during a rotation's grace; revoked ones stay), as the key table holds them. */
+export interface CustomerSecrets {
+  customer: Customer;
+  secrets: Secret[];
+}
+
 /** A secret as the authorizer and the key tool read it: with its customer's plan, limits and metering key. */
 export type ApiKeyRecord = Secret & Omit<Customer, 'createdAt'>;
 

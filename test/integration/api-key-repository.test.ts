@@ -59,12 +59,13 @@ it('lists every key', async () => {
 
 it('changes a plan, sets or removes custom limits, and refuses a record changed since it was read', async () => {
   const record = await stored('enterprise');
-  const moved = await keys.changePlan(record, { plan: 'pro' }, '2029-06-01T12:01:00.000Z');
+  const moved = await keys.changePlan(record, record, { plan: 'pro' }, '2029-06-01T12:01:00.000Z');
   expect(moved).toMatchObject({ plan: 'pro', customerUpdatedAt: '2029-06-01T12:01:00.000Z' });
   expect(moved.customLimits).toBeUndefined();
-  await expect(keys.changePlan(record, { plan: 'free' }, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
+  await expect(keys.changePlan(record, record, { plan: 'free' }, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
   expect(await keys.findById(record.keyId)).toEqual(moved);
   const back = await keys.changePlan(
+    moved,
     moved,
     { plan: 'enterprise', customLimits: { perMinute: 20, perDay: 200 } },
     '2029-06-01T12:03:00.000Z',
@@ -77,7 +78,7 @@ it('revokes once; a revoked key cannot change plan', async () => {
   const revoked = await keys.revoke(record, '2029-06-01T12:01:00.000Z');
   expect(revoked.status).toBe('revoked');
   await expect(keys.revoke(revoked, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
-  await expect(keys.changePlan(revoked, { plan: 'free' }, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
+  await expect(keys.changePlan(revoked, revoked, { plan: 'free' }, '2029-06-01T12:02:00.000Z')).rejects.toThrow(ApiKeyChangedError);
 });
 
 it('stores a successor and the predecessor expiry together, or neither', async () => {
@@ -150,7 +151,7 @@ describe('key changes reach the functions through the counters, across midnight'
   it('a plan change applies its limits to the next count, whatever limits the caller brought', async () => {
     const record = await stored('pro');
     expect(await count(record, `${day(0)}T12:00:01Z`)).toMatchObject({ kind: 'counted', limit: 300 });
-    await keys.changePlan(record, { plan: 'free' }, `${day(0)}T12:00:02.000Z`);
+    await keys.changePlan(record, record, { plan: 'free' }, `${day(0)}T12:00:02.000Z`);
     // The counter tells the caller's stale limits from the key's new ones, and the limiter counts the request under them.
     const verdict = await new RateLimiter(counters()).enforce(
       { keyId: record.keyId, customerId: record.keyId },

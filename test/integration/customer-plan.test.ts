@@ -76,9 +76,9 @@ it('a key moved Free → Pro → Free within a minute on one instance is served 
     return 'served';
   };
   for (let i = 0; i < 30; i++) expect(await sendAndCheck(minute + i * 100, 60)).toBe('served');
-  let current = await keys.changePlan(record, { plan: 'pro' }, new Date(minute + 3_000).toISOString());
+  let current = await keys.changePlan(record, record, { plan: 'pro' }, new Date(minute + 3_000).toISOString());
   for (let i = 0; i < 5; i++) expect(await sendAndCheck(minute + 3_100 + i * 100, 300)).toBe('served');
-  current = await keys.changePlan(current, { plan: 'free' }, new Date(minute + 4_000).toISOString());
+  current = await keys.changePlan(current, current, { plan: 'free' }, new Date(minute + 4_000).toISOString());
   const after: string[] = [];
   for (let i = 0; i < 40; i++) after.push(await sendAndCheck(minute + 4_100 + i * 100, 60));
   expect(served).toBe(60);
