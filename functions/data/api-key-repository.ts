@@ -154,19 +154,25 @@ export function joined(secret: Secret, customer: Customer): ApiKeyRecord {
 }
 
 /** The stored items of a record: its secret, and its customer (created with its first secret). */
-export function itemsOf(record: ApiKeyRecord): { secret: Secret & { keyHash: string }; customer: Customer & { keyHash: string } } {
+export function itemsOf(record: ApiKeyRecord): { secret: Secret; customer: CustomerItem } {
+  return { secret: secretOf(record), customer: customerItem(record) };
+}
+
+/** A customer as the key table stores it: under customerKey, beside its secrets. */
+export type CustomerItem = Customer & { keyHash: string };
+
+/** The customer's own attributes, whatever else the object carries, keyed as its item. */
+export function customerItem(customer: Customer): CustomerItem {
+  const { customerId, plan, owner, customLimits, meteringKey, createdAt, customerUpdatedAt } = customer;
   return {
-    secret: secretOf(record),
-    customer: {
-      keyHash: customerKey(record.customerId),
-      customerId: record.customerId,
-      plan: record.plan,
-      owner: record.owner,
-      ...(record.customLimits ? { customLimits: record.customLimits } : {}),
-      meteringKey: record.meteringKey,
-      createdAt: record.createdAt,
-      customerUpdatedAt: record.customerUpdatedAt,
-    },
+    keyHash: customerKey(customerId),
+    customerId,
+    plan,
+    owner,
+    ...(customLimits ? { customLimits } : {}),
+    meteringKey,
+    createdAt,
+    customerUpdatedAt,
   };
 }
 

@@ -2,18 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { deploymentCheckKey, deploymentCheckKeyId } from '../../definitions/deployment-check';
 import { limitsFor } from '../../definitions/plans';
-import { ApiKeyChangedError, ApiKeyRepository, cancellationItems, itemsOf, joined } from '../data/api-key-repository';
+import { ApiKeyChangedError, ApiKeyRepository, type CustomerItem, cancellationItems, customerItem } from '../data/api-key-repository';
 import { dynamoCall } from '../data/dynamo-errors';
-import {
-  API_KEY_PREFIX,
-  type ApiKeyRecord,
-  type Customer,
-  displayPrefixOf,
-  hashApiKey,
-  isUsable,
-  isWellFormedApiKey,
-  type Secret,
-} from '../domain/api-keys';
+import { API_KEY_PREFIX, type Customer, displayPrefixOf, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../domain/api-keys';
 import { toAuthorizerContext } from '../http/caller';
 
 /**
@@ -27,24 +18,40 @@ export function checkKeyFromSecret(secretValue: string): string {
   return key;
 }
 
-/** The check key's record: an Enterprise key of its own, metered by its own API Gateway key. */
-export function checkKeyRecord(key: string, meteringKey: string, now: number): ApiKeyRecord {
+/** The check's customer and the secret it uses (a customer has one until a secret is re-created). */
+export interface CheckCustomer {
+  customer: Customer;
+  secret: Secret;
+}
+
+/**
+ * The check's customer, an Enterprise customer of its own metered by its own
+ * API Gateway key, with the key as its first secret (named, like any first
+ * secret, by the customer's id).
+ */
+export function checkCustomer(key: string, meteringKey: string, now: number): CheckCustomer {
   const timestamp = new Date(now).toISOString();
   const keyHash = hashApiKey(key);
   const keyId = deploymentCheckKeyId(keyHash);
   return {
-    keyHash,
-    keyId,
-    customerId: keyId,
-    displayPrefix: displayPrefixOf(key),
-    plan: 'enterprise',
-    owner: deploymentCheckKey.owner,
-    status: 'active',
-    customLimits: { ...deploymentCheckKey.limits },
-    meteringKey,
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    customerUpdatedAt: timestamp,
+    customer: {
+      customerId: keyId,
+      plan: 'enterprise',
+      owner: deploymentCheckKey.owner,
+      customLimits: { ...deploymentCheckKey.limits },
+      meteringKey,
+      createdAt: timestamp,
+      customerUpdatedAt: timestamp,
+    },
+    secret: {
+      keyHash,
+      keyId,
+      customerId: keyId,
+      displayPrefix: displayPrefixOf(key),
+      status: 'active',
+      createdAt: timestamp,
+      updatedAt: timestamp,
+    },
   };
 }
 
@@ -56,12 +63,12 @@ export function checkKeyRecord(key: string, meteringKey: string, now: number): A
  * otherwise make every later check fail with 401 and roll back every deployment.
  */
 export async function ensureCheckKey(keys: CheckKeyTable, key: string, meteringKey: string, now: number): Promise<Record<string, string>> {
-  const working = await keys.ensure(checkKeyRecord(key, meteringKey, now), now);
+  const { customer, secret } = await keys.ensure(checkCustomer(key, meteringKey, now), now);
   return toAuthorizerContext({
-    keyId: working.keyId,
-    customerId: working.customerId,
-    plan: working.plan,
-    limits: limitsFor(working.plan, working.customLimits),
+    keyId: secret.keyId,
+    customerId: customer.customerId,
+    plan: customer.plan,
+    limits: limitsFor(customer.plan, customer.customLimits),
   });
 }
 
@@ -75,27 +82,27 @@ const ENSURE_TRIES = 3;
  */
 export class CheckKeyTable extends ApiKeyRepository {
   /**
-   * Inserts the key's secret and customer where absent. A stored secret that
-   * no longer works (revoked or expired), or a secret or customer item gone,
-   * is re-created: the secret under an id of its own (deploymentCheckKeyId),
-   * of the same customer (its counters, its metering key); a customer item gone
-   * is put back as the check has it.
-   * Returns the record that works.
+   * Inserts the check's customer and its secret where absent. A stored secret
+   * that no longer works (revoked or expired), or a secret or customer item
+   * gone, is re-created: the secret under an id of its own
+   * (deploymentCheckKeyId), of the same customer (its counters, its metering
+   * key); a customer item gone is put back as the check has it.
+   * Returns the customer as stored and the secret that works.
    */
-  async ensure(fresh: ApiKeyRecord, now: number): Promise<ApiKeyRecord> {
+  async ensure(fresh: CheckCustomer, now: number): Promise<CheckCustomer> {
     for (let tryIndex = 0; tryIndex < ENSURE_TRIES; tryIndex++) {
-      const found = await this.putWhereAbsent(itemsOf(fresh));
+      const found = await this.putWhereAbsent({ customer: customerItem(fresh.customer), secret: fresh.secret });
       if (!found) return fresh;
-      if (found.secret && found.customer && isUsable(found.secret, now)) return joined(found.secret, found.customer);
-      const recreated: ApiKeyRecord = {
-        ...(found.customer ? joined(fresh, found.customer) : fresh),
-        keyId: deploymentCheckKeyId(fresh.keyHash, randomBytes(4).toString('hex')),
-      };
-      const { secret, customer } = itemsOf(recreated);
-      const replaced = await this.putWhereAbsent({ ...(found.customer ? {} : { customer }), secret }, found.secret?.keyId);
-      if (!replaced) return recreated;
+      if (found.secret && found.customer && isUsable(found.secret, now)) return { customer: found.customer, secret: found.secret };
+      const secret: Secret = { ...fresh.secret, keyId: deploymentCheckKeyId(fresh.secret.keyHash, randomBytes(4).toString('hex')) };
+      const customer = found.customer ?? fresh.customer;
+      const replaced = await this.putWhereAbsent(
+        { ...(found.customer ? {} : { customer: customerItem(customer) }), secret },
+        found.secret?.keyId,
+      );
+      if (!replaced) return { customer, secret };
     }
-    throw new ApiKeyChangedError(fresh.keyId);
+    throw new ApiKeyChangedError(fresh.secret.keyId);
   }
 
   /**
@@ -104,7 +111,7 @@ export class CheckKeyTable extends ApiKeyRepository {
    * else the items that were in the way.
    */
   private async putWhereAbsent(
-    items: { customer?: Customer & { keyHash: string }; secret: Secret & { keyHash: string } },
+    items: { customer?: CustomerItem; secret: Secret },
     replacing?: string,
   ): Promise<{ customer?: Customer; secret?: Secret } | undefined> {
     const put = (Item: object, condition = 'attribute_not_exists(keyHash)', values?: Record<string, string>) => ({

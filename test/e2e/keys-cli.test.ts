@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { deploymentCheckKey } from '../../definitions/deployment-check';
-import { checkKeyFromSecret, checkKeyRecord } from '../../functions/deployment-check/check-key';
+import { joined } from '../../functions/data/api-key-repository';
+import { CheckKeyTable, checkCustomer, checkKeyFromSecret } from '../../functions/deployment-check/check-key';
 import { freePort } from '../../local/dynamodb-local';
 import { writeLocalEndpoint } from '../../local/local-endpoint';
 import { startTestApi, type TestApi } from '../support/api';
@@ -506,8 +507,9 @@ describe('what the key tool leaves alone: secrets given where an id belongs, and
 
   it("the deployment check's own key: list leaves it out; show, usage, rotate, revoke and set-plan refuse it, changing nothing", async () => {
     const table = new KeyTable(api.dependencies.db, api.dependencies.tableNames.apiKeys, api.dependencies.tableNames.rateLimits);
-    const record = checkKeyRecord(checkKeyFromSecret('C'.repeat(43)), 'checkmeteringkey0123456789', clock.now);
-    await table.insert(record);
+    const check = checkCustomer(checkKeyFromSecret('C'.repeat(43)), 'checkmeteringkey0123456789', clock.now);
+    await new CheckKeyTable(api.dependencies.db, api.dependencies.tableNames.apiKeys).ensure(check, clock.now);
+    const record = joined(check.secret, check.customer);
     expect((JSON.parse(await succeeds(['list', '--json'])) as { keyId: string }[]).map((key) => key.keyId)).not.toContain(record.keyId);
     expect(await succeeds(['list'])).not.toContain(deploymentCheckKey.keyIdPrefix);
     for (const args of [

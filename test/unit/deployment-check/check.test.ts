@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws
 import { deploymentCheckKey } from '../../../definitions/deployment-check';
 import { type OperationId, routes } from '../../../definitions/routes';
 import { type CheckTargets, type Invocation, runDeploymentCheck } from '../../../functions/deployment-check/check';
-import { checkKeyFromSecret, checkKeyRecord } from '../../../functions/deployment-check/check-key';
+import { checkCustomer, checkKeyFromSecret } from '../../../functions/deployment-check/check-key';
 import { hashApiKey } from '../../../functions/domain/api-keys';
 
 /** The check's verdicts on scripted answers of the new and live versions (the real handlers answer in test/integration/deployment-check.test.ts). */
@@ -119,16 +119,16 @@ describe('the check key', () => {
     expect(() => checkKeyFromSecret('too-short')).toThrow(/43 characters/);
   });
 
-  it('is an Enterprise key of its own, with its own metering key and limits, stored by hash only', () => {
-    const record = checkKeyRecord(secret, 'meteringvalue0123456789', Date.UTC(2026, 0, 1));
-    expect(record).toMatchObject({
-      keyId: `${deploymentCheckKey.keyIdPrefix}${hashApiKey(secret).slice(0, 12)}`,
-      keyHash: hashApiKey(secret),
+  it('is an Enterprise customer of its own, with its own metering key and limits, its secret stored by hash only', () => {
+    const check = checkCustomer(secret, 'meteringvalue0123456789', Date.UTC(2026, 0, 1));
+    const keyId = `${deploymentCheckKey.keyIdPrefix}${hashApiKey(secret).slice(0, 12)}`;
+    expect(check.customer).toMatchObject({
+      customerId: keyId,
       plan: 'enterprise',
       customLimits: deploymentCheckKey.limits,
       meteringKey: 'meteringvalue0123456789',
-      status: 'active',
     });
-    expect(JSON.stringify(record)).not.toContain(secret);
+    expect(check.secret).toMatchObject({ keyId, customerId: keyId, keyHash: hashApiKey(secret), status: 'active' });
+    expect(JSON.stringify(check)).not.toContain(secret);
   });
 });
