@@ -338,7 +338,7 @@ function usagePlanUnfinished(target: KeyAdminTarget, keyId: string, choice: Plan
 
 /** Whether a secret of the record's customer other than the record itself works at `now` (found by the customer's index). */
 async function otherWorkingSecret(target: KeyAdminTarget, record: ApiKeyRecord, now: number): Promise<boolean> {
-  const secrets = await target.keys.secretsOf(record.customerId);
+  const secrets = (await target.keys.customerWithSecrets(record.customerId))?.secrets ?? [];
   return secrets.some((other) => other.keyId !== record.keyId && keyState(other, now) === 'active');
 }
 

@@ -3,7 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { apiKeyIndexes } from '../../definitions/tables';
-import type { ApiKeyRecord, Customer, Secret } from '../domain/api-keys';
+import type { ApiKeyRecord, Customer, CustomerSecrets, Secret } from '../domain/api-keys';
 import { dynamoCall } from './dynamo-errors';
 
 /**
@@ -47,13 +47,13 @@ export class ApiKeyRepository {
   }
 
   /**
-   * A customer's secrets, each with the customer: a Query of the `byCustomer`
-   * index, whose partition is the customer's item and its secrets (a customer
-   * has one, two during a rotation's grace), never a Scan of the table. An
-   * index is eventually consistent: a secret written a moment ago may be
-   * missing, as it may from an (eventually consistent) Scan.
+   * A customer with its secrets: a Query of the `byCustomer` index, whose
+   * partition is the customer's item and its secrets (a customer has one, two
+   * during a rotation's grace), never a Scan of the table. An index is
+   * eventually consistent: a secret written a moment ago may be missing, as it
+   * may from an (eventually consistent) Scan. Undefined when the customer's item is.
    */
-  async secretsOf(customerId: string): Promise<ApiKeyRecord[]> {
+  async customerWithSecrets(customerId: string): Promise<CustomerSecrets | undefined> {
     const items: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -74,7 +74,7 @@ export class ApiKeyRepository {
     const isCustomer = (item: Record<string, unknown>) => item.keyHash === customerKey(customerId);
     const customer = items.find(isCustomer) as Customer | undefined;
     const secrets = items.filter((item) => !isCustomer(item)) as unknown as Secret[];
-    return customer ? secrets.map((secret) => joined(secret, customer)) : [];
+    return customer && { customer, secrets };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { KeyTable } from '../../admin/key-table';
-import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
+import { ApiKeyChangedError, joined, secretOf } from '../../functions/data/api-key-repository';
 import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
 import { ApiError } from '../../functions/domain/errors';
 import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
@@ -38,17 +38,20 @@ it('finds a key by its id through the byKeyId index, and nothing for an unknown 
   expect(await keys.findById('key_0000000000000000')).toBeUndefined();
 });
 
-it("finds a customer's secrets, each with the customer, through the byCustomer index, and nothing of another customer", async () => {
+it('finds a customer with its secrets through the byCustomer index, and nothing of another customer', async () => {
   const record = await stored('enterprise');
   const successor = generateApiKey({ ...record, now: at('2029-06-01T12:00:01Z') }).record;
   await keys.insertSuccessor(successor, record, '2029-06-01T13:00:00.000Z');
   const other = await stored('enterprise');
-  const found = await keys.secretsOf(record.customerId);
-  expect(found.map((secret) => secret.keyId).sort()).toEqual([record.keyId, successor.keyId].sort());
-  expect(found.every((secret) => secret.customerId === record.customerId && secret.plan === 'enterprise')).toBe(true);
-  expect(found).toContainEqual({ ...record, expiresAt: '2029-06-01T13:00:00.000Z', updatedAt: successor.createdAt });
-  expect(await keys.secretsOf(other.customerId)).toEqual([other]);
-  expect(await keys.secretsOf('key_0000000000000000')).toEqual([]);
+  const found = await keys.customerWithSecrets(record.customerId);
+  expect(found?.customer).toMatchObject({ customerId: record.customerId, plan: 'enterprise', customLimits: record.customLimits });
+  expect(found?.secrets.map((secret) => secret.keyId).sort()).toEqual([record.keyId, successor.keyId].sort());
+  expect(found?.secrets.every((secret) => secret.customerId === record.customerId)).toBe(true);
+  expect(found?.secrets).toContainEqual(secretOf({ ...record, expiresAt: '2029-06-01T13:00:00.000Z', updatedAt: successor.createdAt }));
+  const ofOther = await keys.customerWithSecrets(other.customerId);
+  expect(ofOther && joined(ofOther.secrets[0]!, ofOther.customer)).toEqual(other);
+  expect(ofOther?.secrets).toHaveLength(1);
+  expect(await keys.customerWithSecrets('key_0000000000000000')).toBeUndefined();
 });
 
 it('lists every key', async () => {
