@@ -147,7 +147,7 @@ export function customerKey(customerId: string): string {
   return `customer#${customerId}`;
 }
 
-/** A secret with its customer, as readers see it. */
+/** A secret with its customer: one key as the key tool shows it. */
 export function joined(secret: Secret, customer: Customer): ApiKeyRecord {
   const { createdAt: _customerCreatedAt, ...ofCustomer } = customer;
   return { ...ofCustomer, ...secretOf(secret) };

@@ -57,7 +57,11 @@ export interface CustomerSecrets {
   secrets: Secret[];
 }
 
-/** A secret as the authorizer and the key tool read it: with its customer's plan, limits and metering key. */
+/**
+ * One key as the key tool shows it (its per-key views and messages): a secret
+ * with its customer's plan, limits and metering key. Everything else speaks of
+ * the customer and its secrets apart (`Customer`, `Secret`, `CustomerSecrets`).
+ */
 export type ApiKeyRecord = Secret & Omit<Customer, 'createdAt'>;
 
 export interface NewApiKey {
