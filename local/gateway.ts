@@ -109,11 +109,7 @@ interface RoutedRequest {
 }
 
 export function createLocalGateway(options: LocalGatewayOptions): Server {
-  const compiled = options.routes.map(({ route, handler }) => compileRoute(route, handler));
-  const authorize = cachingAuthorizer(options);
-  const meter = usagePlanMeter(options);
-  const { refuse, tell } = operatorLog(options);
-
+  const handle = gatewayHandler(options);
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
     handle(request, response).catch(() => send(response, gatewayResponse('DEFAULT_5XX')));
   });
@@ -121,54 +117,74 @@ export function createLocalGateway(options: LocalGatewayOptions): Server {
   // a method such as FOO): an Error object instead of Node's empty 431 or 400.
   server.on('clientError', answerUnparsableRequest);
   return server;
+}
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+/** What the gateway keeps across requests: the authorizer's cache, the usage plans' buckets, the operator's log. */
+type GatewaySteps = ReturnType<typeof operatorLog> & {
+  authorize: ReturnType<typeof cachingAuthorizer>;
+  meter: ReturnType<typeof usagePlanMeter>;
+};
+
+/** API Gateway's steps for one request, in its order, up to the authorizer: body size (WAF), route, identity source. */
+function gatewayHandler(options: LocalGatewayOptions) {
+  const compiled = options.routes.map(({ route, handler }) => compileRoute(route, handler));
+  const steps: GatewaySteps = { authorize: cachingAuthorizer(options), meter: usagePlanMeter(options), ...operatorLog(options) };
+  return async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const requestTimeEpoch = options.clock();
     // AWS WAF sees the request before API Gateway does: a body over its limit never reaches a route.
     const body = await readBody(request, options.firewall === false ? API_GATEWAY_MAX_PAYLOAD_BYTES : maxRequestBodyBytes);
-    if (body === 'too_large') return refuseTooLarge(request, response, options.firewall !== false, tell);
-    const routed = route(request, requestTimeEpoch);
+    if (body === 'too_large') return refuseTooLarge(request, response, options.firewall !== false, steps.tell);
+    const routed = routeOf(compiled, request, requestTimeEpoch);
     // Unknown path or method: API Gateway answers before any authorizer runs.
-    if (!routed) return refuse(response, request, undefined, 'MISSING_AUTHENTICATION_TOKEN', { reason: 'no_such_route' });
+    if (!routed) return steps.refuse(response, request, undefined, 'MISSING_AUTHENTICATION_TOKEN', { reason: 'no_such_route' });
     // An empty identity source is a missing one: 401 without calling the authorizer. So are two
     // Authorization fields, whatever their order (functions/http/bearer-token.ts, soleAuthorization).
     const identity = soleAuthorization(routed, authorizerDefinition.identityHeader);
-    if (!identity) return refuse(response, request, routed, 'UNAUTHORIZED', { reason: missingIdentityReason(routed) });
+    if (!identity) return steps.refuse(response, request, routed, 'UNAUTHORIZED', { reason: missingIdentityReason(routed) });
+    return authorizedCall(options, steps, { response, routed, identity, body });
+  };
+}
 
-    const authorization = await authorize(authorizerEvent(routed), identity);
-    if (typeof authorization === 'string')
-      return refuse(response, request, routed, authorization, await refusalByAuthorizer(options, authorization, identity));
-    const { principalId } = authorization;
-    const metered = meter(authorization.usageIdentifierKey ?? undefined, authorization.context ?? {});
-    if (metered) return refuse(response, request, routed, metered, { principalId });
-    const event = proxyEvent(routed, authorization, body);
-    // Lambda refuses the invocation itself; API Gateway answers INTEGRATION_FAILURE and no function runs.
-    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES)
-      return refuse(response, request, routed, 'INTEGRATION_FAILURE', { principalId, reason: 'payload_over_lambda_limit' });
-    const result = await invoke(
-      routed.compiled.handler,
-      event,
-      options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
-      options.functionTimeoutMs ?? functionTimeoutSeconds * 1000,
-    );
-    if (typeof result === 'string') return refuse(response, request, routed, result, { principalId });
-    options.onFunctionResponse?.(event, result);
-    send(response, result);
-    tell(request, routed, result, { principalId });
-  }
+/** The rest of API Gateway's steps: the authorizer (cached), the usage plan, the payload limit, the function. */
+async function authorizedCall(
+  options: LocalGatewayOptions,
+  { authorize, meter, refuse, tell }: GatewaySteps,
+  { response, routed, identity, body }: { response: ServerResponse; routed: RoutedRequest; identity: string; body: Buffer },
+): Promise<void> {
+  const { request } = routed;
+  const authorization = await authorize(authorizerEvent(routed), identity);
+  if (typeof authorization === 'string')
+    return refuse(response, request, routed, authorization, await refusalByAuthorizer(options, authorization, identity));
+  const { principalId } = authorization;
+  const metered = meter(authorization.usageIdentifierKey ?? undefined, authorization.context ?? {});
+  if (metered) return refuse(response, request, routed, metered, { principalId });
+  const event = proxyEvent(routed, authorization, body);
+  // Lambda refuses the invocation itself; API Gateway answers INTEGRATION_FAILURE and no function runs.
+  if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_INVOKE_PAYLOAD_BYTES)
+    return refuse(response, request, routed, 'INTEGRATION_FAILURE', { principalId, reason: 'payload_over_lambda_limit' });
+  const timeouts = [
+    options.integrationTimeoutMs ?? INTEGRATION_TIMEOUT_MS,
+    options.functionTimeoutMs ?? functionTimeoutSeconds * 1000,
+  ] as const;
+  const result = await invoke(routed.compiled.handler, event, ...timeouts);
+  if (typeof result === 'string') return refuse(response, request, routed, result, { principalId });
+  options.onFunctionResponse?.(event, result);
+  send(response, result);
+  tell(request, routed, result, { principalId });
+}
 
-  function route(request: IncomingMessage, requestTimeEpoch: number): RoutedRequest | undefined {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const stagePrefix = `/${stageName}`;
-    const method = request.method ?? 'GET';
-    if (!url.pathname.startsWith(`${stagePrefix}/`)) return undefined;
-    const resourcePath = url.pathname.slice(stagePrefix.length);
-    const match = findRoute(compiled, method, resourcePath);
-    if (!match) return undefined;
-    const { headers, multiValueHeaders } = collectHeaders(request);
-    const requestContext = buildRequestContext({ request, method, url, route: match.compiled.route, requestTimeEpoch });
-    return { request, method, resourcePath, url, ...match, headers, multiValueHeaders, query: collectQuery(url), requestContext };
-  }
+/** The route a request names under the stage, with what its proxy event carries; undefined for an unknown path or method. */
+function routeOf(compiled: CompiledRoute[], request: IncomingMessage, requestTimeEpoch: number): RoutedRequest | undefined {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const stagePrefix = `/${stageName}`;
+  const method = request.method ?? 'GET';
+  if (!url.pathname.startsWith(`${stagePrefix}/`)) return undefined;
+  const resourcePath = url.pathname.slice(stagePrefix.length);
+  const match = findRoute(compiled, method, resourcePath);
+  if (!match) return undefined;
+  const { headers, multiValueHeaders } = collectHeaders(request);
+  const requestContext = buildRequestContext({ request, method, url, route: match.compiled.route, requestTimeEpoch });
+  return { request, method, resourcePath, url, ...match, headers, multiValueHeaders, query: collectQuery(url), requestContext };
 }
 
 /**
