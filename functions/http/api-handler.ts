@@ -227,7 +227,6 @@ function outcomeOf(request: ApiRequest): UnexpectedErrorOutcome {
   return internal(request).writeMayHaveBeenSent ? 'change_unknown' : 'unchanged';
 }
 
-/** RFC 9745 Deprecation, RFC 8594 Sunset and a successor Link on every response of a deprecated operation. */
 /**
  * Two Authorization fields: the gateway's own 401, before the limiter counts
  * anything. The authorizer refuses them whenever it runs (http/bearer-token.ts,
@@ -247,6 +246,7 @@ function oneAuthorizationField(): MiddlewareObj<ApiEvent, ApiResult, Error, Cont
   };
 }
 
+/** RFC 9745 Deprecation, RFC 8594 Sunset and a successor Link on every response of a deprecated operation. */
 function deprecationHeaders(definition: Deprecation): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   const deprecatedAtSeconds = Date.parse(definition.deprecatedAt) / 1000;
   const sunsetHttpDate = new Date(definition.sunsetAt).toUTCString();

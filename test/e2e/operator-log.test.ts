@@ -1,5 +1,4 @@
 import { issueKey, revokeKey, rotateKey } from '../../admin/key-admin';
-import { localTarget } from '../../admin/targets/local';
 import { maxRequestBodyBytes } from '../../definitions/request-size-limits';
 import { generateApiKey } from '../../functions/domain/api-keys';
 import { refusalLine } from '../../local/refusal-log';
@@ -22,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames);
+const target = () => api.keyTool();
 
 /** An Enterprise key of the key tool's, with small limits; its secret is remembered for the last test. */
 async function enterpriseKey(limits: { perMinute: number; perDay: number }) {

@@ -1,5 +1,4 @@
 import { issueKey, type PlanChoice, setPlan } from '../../admin/key-admin';
-import { localTarget } from '../../admin/targets/local';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { TestClock, testInstant } from '../support/dynamo';
 
@@ -19,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames);
+const target = () => api.keyTool();
 
 interface Answer {
   status: number;

@@ -1,5 +1,4 @@
 import { issueKey, rotateKey, setPlan } from '../../admin/key-admin';
-import { localTarget } from '../../admin/targets/local';
 import { BAN_DURATION_SECONDS } from '../../functions/rate-limit/testing';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { atInstant, beforeGetPetSunset, getPetSunset, TestClock, testInstant } from '../support/dynamo';
@@ -15,6 +14,8 @@ beforeAll(async () => {
   api = await startTestApi({ clock });
 });
 afterAll(() => api.close());
+/** The key tool, as `npx petstore-keys` works on npm start's. */
+const target = () => api.keyTool();
 
 const headersOf = (response: Response) => ({
   limit: Number(response.headers.get('x-ratelimit-limit')),
@@ -162,7 +163,6 @@ it('keeps keys apart: one key at its limit does not slow another', async () => {
 
 describe('a key rotated with a grace period: the old and the new secret share one set of limits (the customer’s)', () => {
   const limits = { perMinute: 5, perDay: 1_000 };
-  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames, { usagePlans: api.usagePlans });
 
   /** A key issued and rotated by the key tool's rules, as `petstore-keys rotate --grace 1h` does. */
   async function rotatedPair(): Promise<{ old: string; successor: string }> {
@@ -212,8 +212,6 @@ describe('a key rotated with a grace period: the old and the new secret share on
 });
 
 describe('set-plan while the gateway still caches the authorizer answer: every answer carries the new plan limits (#29)', () => {
-  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames, { usagePlans: api.usagePlans });
-
   it('a banned Enterprise key (5 a minute) moved to Free: its 429 key_suspended answers say 60 from the next one on, in this minute and later ones', async () => {
     clock.set(testInstant(9, '10:00:05'));
     const issued = await issueKey(
@@ -266,8 +264,6 @@ describe('set-plan while the gateway still caches the authorizer answer: every a
  * follows the customer at once, whatever the cached answer's context says.
  */
 describe('the usage-plan backstop follows the customer: an Enterprise raise is served from the next request (#44)', () => {
-  const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames, { usagePlans: api.usagePlans });
-
   it('an Enterprise customer at 5/min raised to 600/min after one request: the next 30 in a row are served, each with X-RateLimit-Limit 600', async () => {
     clock.set(testInstant(10, '10:00:05'));
     const issued = await issueKey(

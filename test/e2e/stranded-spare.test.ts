@@ -1,5 +1,4 @@
 import { issueKey, keyUsage } from '../../admin/key-admin';
-import { localTarget } from '../../admin/targets/local';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { TestClock, testInstant } from '../support/dynamo';
 
@@ -20,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const target = () => localTarget(api.dependencies.db, api.dependencies.tableNames);
+const target = () => api.keyTool();
 const limits = { perMinute: 100, perDay: 100 };
 const bound = limits.perMinute / 10;
 

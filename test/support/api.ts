@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { localMetering } from '../../admin/targets/local';
-import { nothingToChange } from '../../admin/targets/target';
+import { localMetering, localTarget } from '../../admin/targets/local';
+import { type KeyAdminTarget, nothingToChange } from '../../admin/targets/target';
 import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { ApiKeyRepository } from '../../functions/data/api-key-repository';
 import { generateApiKey, hashApiKey } from '../../functions/domain/api-keys';
@@ -15,6 +15,8 @@ export interface TestApi extends LocalApi {
   clock: TestClock;
   /** Issues a key straight into the keys table and returns its secret. */
   issueKey(plan?: PlanName, customLimits?: PlanLimits): Promise<string>;
+  /** The key tool on this API's tables and usage plans, as `npx petstore-keys` works on npm start's. */
+  keyTool(): KeyAdminTarget;
   /** fetch() against the API with a key: path is relative to /v1. */
   call(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
 }
@@ -54,6 +56,7 @@ export async function startTestApi(
     ...api,
     clock,
     issueKey,
+    keyTool: () => localTarget(api.dependencies.db, api.dependencies.tableNames, { usagePlans: api.usagePlans }),
     async call(path, init = {}) {
       const { key, ...rest } = init;
       // One default key, even for concurrent first calls.
