@@ -87,22 +87,40 @@ export class ApiKeyRepository {
    * so it needs no read: the deployment check may only put.
    */
   async insert(record: ApiKeyRecord): Promise<void> {
-    const { secret, customer } = itemsOf(record);
-    const put = (Item: object) => ({
+    const inTheWay = await this.putWhereAbsent(itemsOf(record));
+    if (inTheWay && inTheWay.secret?.keyId !== record.keyId) throw new ApiKeyChangedError(record.keyId);
+  }
+
+  /**
+   * Puts the items given, each only where absent (the secret also over the
+   * secret with id `replacing`), in one transaction: undefined when written,
+   * else the items that were in the way.
+   */
+  protected async putWhereAbsent(
+    items: { customer?: CustomerItem; secret: Secret },
+    replacing?: string,
+  ): Promise<{ customer?: Customer; secret?: Secret } | undefined> {
+    const put = (Item: object, condition = 'attribute_not_exists(keyHash)', values?: Record<string, string>) => ({
       Put: {
         TableName: this.tableName,
         Item,
-        ConditionExpression: 'attribute_not_exists(keyHash)',
+        ConditionExpression: condition,
+        ...(values ? { ExpressionAttributeValues: values } : {}),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
       },
     });
+    const writes = [
+      ...(items.customer ? [put(items.customer)] : []),
+      replacing === undefined ? put(items.secret) : put(items.secret, 'keyId = :replacing', { ':replacing': replacing }),
+    ];
     try {
-      await dynamoCall(() => this.db.send(new TransactWriteCommand({ TransactItems: [put(customer), put(secret)] })));
+      await dynamoCall(() => this.db.send(new TransactWriteCommand({ TransactItems: writes })));
+      return undefined;
     } catch (error) {
-      const inTheWay = cancellationItems(error)[1];
-      if (inTheWay?.keyId === record.keyId) return;
-      if (error instanceof Error && error.name === 'TransactionCanceledException') throw new ApiKeyChangedError(record.keyId);
-      throw error;
+      if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
+      const inTheWay = cancellationItems(error);
+      const [customer, secret] = items.customer ? inTheWay : [undefined, inTheWay[0]];
+      return { customer: customer as Customer | undefined, secret: secret as Secret | undefined };
     }
   }
 
@@ -136,7 +154,7 @@ export class ApiKeyRepository {
 }
 
 /** The items a cancelled transaction found in the way of its writes, by position (undefined where none). */
-export function cancellationItems(error: unknown): (Record<string, unknown> | undefined)[] {
+function cancellationItems(error: unknown): (Record<string, unknown> | undefined)[] {
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return [];
   const reasons = (error as { CancellationReasons?: { Item?: Record<string, AttributeValue> }[] }).CancellationReasons ?? [];
   return reasons.map((reason) => (reason.Item ? unmarshall(reason.Item) : undefined));

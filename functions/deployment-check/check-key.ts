@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { deploymentCheckKey, deploymentCheckKeyId } from '../../definitions/deployment-check';
 import { limitsFor } from '../../definitions/plans';
-import { ApiKeyChangedError, ApiKeyRepository, type CustomerItem, cancellationItems, customerItem } from '../data/api-key-repository';
-import { dynamoCall } from '../data/dynamo-errors';
+import { ApiKeyChangedError, ApiKeyRepository, customerItem } from '../data/api-key-repository';
 import { API_KEY_PREFIX, type Customer, displayPrefixOf, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../domain/api-keys';
 import { toAuthorizerContext } from '../http/caller';
 
@@ -103,38 +101,5 @@ export class CheckKeyTable extends ApiKeyRepository {
       if (!replaced) return { customer, secret };
     }
     throw new ApiKeyChangedError(fresh.secret.keyId);
-  }
-
-  /**
-   * Puts the items given, each only where absent (the secret also over the
-   * secret with id `replacing`), in one transaction: undefined when written,
-   * else the items that were in the way.
-   */
-  private async putWhereAbsent(
-    items: { customer?: CustomerItem; secret: Secret },
-    replacing?: string,
-  ): Promise<{ customer?: Customer; secret?: Secret } | undefined> {
-    const put = (Item: object, condition = 'attribute_not_exists(keyHash)', values?: Record<string, string>) => ({
-      Put: {
-        TableName: this.tableName,
-        Item,
-        ConditionExpression: condition,
-        ...(values ? { ExpressionAttributeValues: values } : {}),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-      },
-    });
-    const writes = [
-      ...(items.customer ? [put(items.customer)] : []),
-      replacing === undefined ? put(items.secret) : put(items.secret, 'keyId = :replacing', { ':replacing': replacing }),
-    ];
-    try {
-      await dynamoCall(() => this.db.send(new TransactWriteCommand({ TransactItems: writes })));
-      return undefined;
-    } catch (error) {
-      if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') throw error;
-      const inTheWay = cancellationItems(error);
-      const [customer, secret] = items.customer ? inTheWay : [undefined, inTheWay[0]];
-      return { customer: customer as Customer | undefined, secret: secret as Secret | undefined };
-    }
   }
 }
