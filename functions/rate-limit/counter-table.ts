@@ -284,7 +284,9 @@ function leaseUpdate(write: LeaseWrite) {
   const { limits, take } = write;
   const dayDelta = take - write.dayReturn;
   const marks = keyStateNames(write.key);
+  const adds = addsSpare(write);
   const common = {
+    condition: leaseConditions[write.shape][adds ? 'addsSpare' : 'keepsSpare'],
     names: { '#keyRevoked': marks.revoked, '#keyExpiresAt': marks.expiresAt },
     values: {
       ':minute': write.minuteStart,
@@ -295,7 +297,7 @@ function leaseUpdate(write: LeaseWrite) {
       ':keyPerDay': limits.perDay,
       ':now': write.nowSeconds,
       ':spareDelta': write.spare - write.releaseSpare,
-      ...(addsSpare(write) ? { ':spareMax': write.spareCap - write.spare + write.releaseSpare } : {}),
+      ...(adds ? { ':spareMax': write.spareCap - write.spare + write.releaseSpare } : {}),
     },
   };
   if (write.shape === 'same_minute') return sameMinuteLease(write, common);
@@ -307,29 +309,30 @@ function addsSpare(write: LeaseWrite): boolean {
   return write.spare > write.releaseSpare;
 }
 
-/** What every shape of lease write shares: the secret's marks, the limits less the grant (the conditions: keyStateHolds). */
+/** What every shape of lease write shares: its condition (leaseConditions), the secret's marks, the limits less the grant. */
 interface LeaseCommon {
+  condition: string;
   names: Record<string, string>;
   values: Record<string, unknown>;
 }
 
-function sameMinuteLease(write: LeaseWrite, { names, values }: LeaseCommon) {
+function sameMinuteLease(write: LeaseWrite, { condition, names, values }: LeaseCommon) {
   return {
     UpdateExpression:
       'SET minuteGranted = minuteGranted + :take, dayGranted = dayGranted + :dayDelta, spare = spare + :spareDelta, leases.#instance = :seq, lastServedAt = :now',
-    ConditionExpression: leaseConditions.same_minute[addsSpare(write) ? 'addsSpare' : 'keepsSpare'],
+    ConditionExpression: condition,
     ExpressionAttributeNames: { ...names, '#instance': write.instanceId },
     ExpressionAttributeValues: { ...values, ':minuteMax': write.limits.perMinute - write.take, ':seq': write.seq },
   };
 }
 
 /** The minute's first lease: the item's minute and sequence numbers start again; the spare recorded carries on (it is the day's). */
-function newMinuteLease(write: LeaseWrite, { names, values }: LeaseCommon) {
+function newMinuteLease(write: LeaseWrite, { condition, names, values }: LeaseCommon) {
   const { windows } = write;
   return {
     UpdateExpression:
       'SET minuteStart = :minute, minuteGranted = :take, dayGranted = if_not_exists(dayGranted, :zero) + :dayDelta, spare = if_not_exists(spare, :zero) + :spareDelta, leases = :leases, lastServedAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
-    ConditionExpression: leaseConditions.new_minute[addsSpare(write) ? 'addsSpare' : 'keepsSpare'],
+    ConditionExpression: condition,
     ExpressionAttributeNames: { ...names, '#day': 'day' },
     ExpressionAttributeValues: {
       ...values,
