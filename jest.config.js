@@ -35,6 +35,8 @@ module.exports = {
     project('e2e', withDynamoDbLocal),
     // `cdk synth` of the real stacks.
     project('infra'),
+    // The seeded customer simulation (2,000 histories, about half a minute of CPU): no Java, no network.
+    project('simulation'),
   ],
   testTimeout: 60_000,
   maxWorkers: 2,

@@ -33,7 +33,7 @@ import {
 
 /**
  * An in-memory DynamoDB for the customer simulation
- * (test/unit/customer-simulation.test.ts): a drop-in for the
+ * (test/simulation/customer-simulation.test.ts): a drop-in for the
  * DynamoDBDocumentClient our code sends GetItem, PutItem, UpdateItem,
  * DeleteItem, Query, Scan and TransactWriteItems through, with DynamoDB's
  * semantics for what our code uses (expressions: simulated-dynamodb-expressions.ts):
