@@ -3,6 +3,8 @@
  * customer simulation (test/support/customer-simulation.ts) than CI does;
  * `npm run simulate -- --seed S` replays one exactly and prints its steps.
  * Exits non-zero when any history breaks an invariant, naming its seed.
+ * `--first-failure` stops at the first broken history and prints it as a last
+ * line of JSON (`{"seed","invariant"}`, or `{}`): what `npm run mutate` reads.
  */
 import { parseArgs } from 'node:util';
 import type { HistoryResult } from '../test/support/customer-simulation';
@@ -13,12 +15,12 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const simulation = import('../test/support/customer-simulation');
 
 const { values } = parseArgs({
-  options: { seeds: { type: 'string' }, seed: { type: 'string' }, from: { type: 'string' } },
+  options: { seeds: { type: 'string' }, seed: { type: 'string' }, from: { type: 'string' }, 'first-failure': { type: 'boolean' } },
 });
 
 function report(result: HistoryResult, withSteps: boolean): void {
   if (!result.failure) return;
-  console.log(`seed ${result.seed} broke "${result.failure.invariant}": ${result.failure.message}`);
+  console.log(`seed ${result.seed} (${result.scenario}) broke "${result.failure.invariant}": ${result.failure.message}`);
   if (withSteps) console.log(`the steps that led to it:\n  ${result.failure.steps.join('\n  ')}`);
   console.log(`replay: npm run simulate -- --seed ${result.seed}`);
 }
@@ -29,9 +31,7 @@ async function main(): Promise<number> {
     const result = await runHistory(Number(values.seed), { stepsKept: 2_000, traceCalls: true });
     report(result, true);
     if (!result.failure)
-      console.log(
-        `seed ${result.seed}: ${result.requests} requests, ${result.served} served, ${result.planChanges} plan changes, every invariant held`,
-      );
+      console.log(`seed ${result.seed} (${result.scenario}): ${result.requests} requests, ${result.served} served, every promise held`);
     return result.failure ? 1 : 0;
   }
   const count = Number(values.seeds ?? 10_000);
@@ -43,7 +43,13 @@ async function main(): Promise<number> {
     if (result.failure) {
       failed.push(result);
       report(result, failed.length === 1);
+      if (values['first-failure']) break;
     }
+  }
+  if (values['first-failure']) {
+    const first = failed[0]?.failure ? { seed: failed[0].seed, invariant: failed[0].failure.invariant } : {};
+    console.log(JSON.stringify(first));
+    return failed.length > 0 ? 1 : 0;
   }
   console.log(
     `${count} histories (seeds ${from}–${from + count - 1}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ${failed.length} broke an invariant`,

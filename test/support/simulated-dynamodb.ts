@@ -4,6 +4,7 @@ import {
   ProvisionedThroughputExceededException,
   ResourceNotFoundException,
   TransactionCanceledException,
+  TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -47,8 +48,9 @@ import {
  *   repeat of its ClientRequestToken succeeds without applying it twice
  *   ("TransactWriteItems", https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html);
  * - the global secondary indexes of definitions/tables.ts (projection ALL).
- * Every read is strongly consistent (an index too: DynamoDB's may lag), and
- * there is no TransactionConflictException: a transaction applies in one step.
+ * Every read is strongly consistent (an index too: DynamoDB's may lag). A
+ * transaction applies in one step; a channel's `transactionConflict` fault
+ * stands for an UpdateItem that reached an item while a transaction held it.
  *
  * A channel is one caller's connection: `immediate` applies each call as it is
  * sent; `scheduled` queues it until the simulation lets the store apply one
@@ -67,6 +69,14 @@ export interface FaultRates {
   sdkRetry: number;
   /** A write held back: the caller gets a TimeoutError now, and the write lands later, after later writes. */
   late: number;
+  /**
+   * An UpdateItem rejected with TransactionConflictException, nothing applied:
+   * it reached an item a TransactWriteItems (the key tool's) was writing
+   * ("Transaction conflict handling in DynamoDB", Amazon DynamoDB Developer
+   * Guide; TransactionConflictException: "Operation was rejected because there
+   * is an ongoing transaction for the item"). The SDK does not retry it.
+   */
+  transactionConflict?: number;
 }
 
 export const noFaults: FaultRates = { throttle: 0, lostAnswer: 0, sdkRetry: 0, late: 0 };
@@ -87,7 +97,7 @@ export interface AppliedCall {
    * write sent: it lands later as `late`), `lost_answer` (applied, its answer
    * lost), `sdk_retry` (the SDK's second attempt after a lost answer).
    */
-  fault?: 'throttle' | 'held_back' | 'late' | 'lost_answer' | 'sdk_retry';
+  fault?: 'throttle' | 'held_back' | 'late' | 'lost_answer' | 'sdk_retry' | 'transaction_conflict';
 }
 
 export interface ChannelOptions {
@@ -161,6 +171,11 @@ export class SimulatedDynamoDB {
     this.listeners.push(listener);
   }
 
+  /** Calls a channel has sent and the store has not applied yet. */
+  pendingFrom(channel: string): number {
+    return this.pending.filter((call) => call.channel.name === channel).length;
+  }
+
   /** Calls sent on scheduled channels and not applied yet, and late writes not landed yet. */
   get waiting(): number {
     return this.pending.length + this.late.length;
@@ -200,7 +215,7 @@ export class SimulatedDynamoDB {
     const faults = channel.faults ?? noFaults;
     const draw = channel.random ?? (() => 1);
     const write = !(command instanceof GetCommand || command instanceof QueryCommand || command instanceof ScanCommand);
-    const notApplied = (fault: 'throttle' | 'held_back') =>
+    const notApplied = (fault: 'throttle' | 'held_back' | 'transaction_conflict') =>
       this.applied({
         channel: channel.name,
         input: command.input as Record<string, unknown>,
@@ -211,6 +226,10 @@ export class SimulatedDynamoDB {
     if (draw() < faults.throttle) {
       notApplied('throttle');
       return Promise.reject(throttled());
+    }
+    if (command instanceof UpdateCommand && (faults.transactionConflict ?? 0) > 0 && draw() < faults.transactionConflict!) {
+      notApplied('transaction_conflict');
+      return Promise.reject(inTransaction());
     }
     if (write && draw() < faults.late) {
       notApplied('held_back');
@@ -521,6 +540,13 @@ function throttled(): ProvisionedThroughputExceededException {
 }
 
 /** What the SDK throws when no answer came in time: no $fault, so dynamo-errors.ts classes it a dependency failure (503). */
+function inTransaction(): TransactionConflictException {
+  return new TransactionConflictException({
+    message: 'Transaction is ongoing for the item',
+    ...metadata,
+  });
+}
+
 function timedOut(): Error {
   return Object.assign(new Error('Connection timed out after 1000 ms'), { name: 'TimeoutError' });
 }
