@@ -1,11 +1,13 @@
 /**
- * `npm run mutate [-- --only NAME]`: puts each realistic bug of
+ * `npm run mutate [-- --only NAME] [-- --quick]`: puts each realistic bug of
  * test/simulation/mutations.ts into functions/rate-limit/, one at a time,
- * runs CI's seeds of the customer simulation on it (scripts/simulate.ts
- * --first-failure, in a child process that loads the mutated file), puts the
- * file back, and prints a table: the mutation, whether the seeds caught it,
- * the first failing seed and the promise it broke. Exits non-zero when a
- * mutation survives or cannot be applied.
+ * runs CI's seeds of the customer simulation on it (scripts/simulate.ts, in a
+ * child process that loads the mutated file), puts the file back, and prints
+ * a table: the mutation, whether the seeds caught it, the first failing seed
+ * and the promise it broke, and every other promise it broke with the first
+ * seed that shows it (which auditor check catches which bug). `--quick`
+ * stops each run at its first broken history. Exits non-zero when a mutation
+ * survives or cannot be applied.
  *
  * The file is changed in place and restored in a `finally`, and on SIGINT or
  * SIGTERM before exiting; a search text that does not occur exactly once is
@@ -20,13 +22,15 @@ import { type Mutation, mutations } from '../test/simulation/mutations';
 import { CI_HISTORIES } from '../test/support/customer-simulation';
 
 const root = join(__dirname, '..');
-const { values } = parseArgs({ options: { only: { type: 'string' } } });
+const { values } = parseArgs({ options: { only: { type: 'string' }, quick: { type: 'boolean' } } });
 
 interface Row {
   mutation: string;
   caught: 'yes' | 'no';
   seed: string;
   invariant: string;
+  /** Every other promise broken, with its first seed. */
+  also: string;
   seconds: string;
 }
 
@@ -39,17 +43,25 @@ function mutated(original: string, mutation: Mutation): string {
   return original.replace(mutation.search, () => mutation.replace);
 }
 
-/** Runs CI's seeds in a child process (which loads the files as they are now) until the first broken history. */
-function runSeeds(): { seed?: number; invariant?: string } {
+/** Runs CI's seeds in a child process (which loads the files as they are now): each promise broken, with its first seed. */
+function runSeeds(): Record<string, number> {
   const tsx = require.resolve('tsx/cli');
+  const mode = values.quick ? '--first-failure' : '--every-promise';
   const run = spawnSync(
     process.execPath,
-    [tsx, join(root, 'scripts', 'simulate.ts'), '--from', '1', '--seeds', String(CI_HISTORIES), '--first-failure'],
-    { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    [tsx, join(root, 'scripts', 'simulate.ts'), '--from', '1', '--seeds', String(CI_HISTORIES), mode],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
   );
   const last = run.stdout.trim().split('\n').at(-1) ?? '';
   if (run.status === 2 || !last.startsWith('{')) throw new Error(`the simulation did not run:\n${run.stdout}\n${run.stderr}`);
-  return JSON.parse(last) as { seed?: number; invariant?: string };
+  const found = JSON.parse(last) as Record<string, number> | { seed?: number; invariant?: string };
+  if (!values.quick) return found as Record<string, number>;
+  const first = found as { seed?: number; invariant?: string };
+  return first.seed === undefined ? {} : { [first.invariant!]: first.seed };
 }
 
 function tryMutation(mutation: Mutation, restore: { current?: () => void }): Row {
@@ -60,10 +72,12 @@ function tryMutation(mutation: Mutation, restore: { current?: () => void }): Row
   restore.current = () => writeFileSync(path, original);
   try {
     writeFileSync(path, text);
-    const found = runSeeds();
+    const broken = Object.entries(runSeeds()).sort(([, a], [, b]) => a - b);
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    if (found.seed === undefined) return { mutation: mutation.name, caught: 'no', seed: '—', invariant: '—', seconds };
-    return { mutation: mutation.name, caught: 'yes', seed: String(found.seed), invariant: found.invariant ?? '', seconds };
+    const [first, ...others] = broken;
+    if (!first) return { mutation: mutation.name, caught: 'no', seed: '—', invariant: '—', also: '', seconds };
+    const also = others.map(([promise, seed]) => `${promise} (${seed})`).join('; ');
+    return { mutation: mutation.name, caught: 'yes', seed: String(first[1]), invariant: first[0], also, seconds };
   } finally {
     restore.current();
     restore.current = undefined;
@@ -71,7 +85,14 @@ function tryMutation(mutation: Mutation, restore: { current?: () => void }): Row
 }
 
 function table(rows: Row[]): string {
-  const header: Row = { mutation: 'mutation', caught: 'caught' as 'yes', seed: 'first failing seed', invariant: 'invariant', seconds: 's' };
+  const header: Row = {
+    mutation: 'mutation',
+    caught: 'caught' as 'yes',
+    seed: 'first failing seed',
+    invariant: 'invariant',
+    also: 'also broken (first seed)',
+    seconds: 's',
+  };
   const keys = Object.keys(header) as (keyof Row)[];
   const widths = keys.map((key) => Math.max(...[header, ...rows].map((row) => row[key].length)));
   const line = (row: Row) => `| ${keys.map((key, index) => row[key].padEnd(widths[index]!)).join(' | ')} |`;

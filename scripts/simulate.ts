@@ -4,7 +4,9 @@
  * `npm run simulate -- --seed S` replays one exactly and prints its steps.
  * Exits non-zero when any history breaks an invariant, naming its seed.
  * `--first-failure` stops at the first broken history and prints it as a last
- * line of JSON (`{"seed","invariant"}`, or `{}`): what `npm run mutate` reads.
+ * line of JSON (`{"seed","invariant"}`, or `{}`); `--every-promise` runs every
+ * seed and prints, as a last line of JSON, each promise broken with the first
+ * seed that broke it: what `npm run mutate` reads.
  */
 import { parseArgs } from 'node:util';
 import type { HistoryResult } from '../test/support/customer-simulation';
@@ -15,7 +17,13 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const simulation = import('../test/support/customer-simulation');
 
 const { values } = parseArgs({
-  options: { seeds: { type: 'string' }, seed: { type: 'string' }, from: { type: 'string' }, 'first-failure': { type: 'boolean' } },
+  options: {
+    seeds: { type: 'string' },
+    seed: { type: 'string' },
+    from: { type: 'string' },
+    'first-failure': { type: 'boolean' },
+    'every-promise': { type: 'boolean' },
+  },
 });
 
 function report(result: HistoryResult, withSteps: boolean): void {
@@ -37,14 +45,20 @@ async function main(): Promise<number> {
   const count = Number(values.seeds ?? 10_000);
   const from = Number(values.from ?? 1_000_000);
   const failed: HistoryResult[] = [];
+  const firstSeedOf: Record<string, number> = {};
   const started = Date.now();
   for (let seed = from; seed < from + count; seed++) {
     const result = await runHistory(seed);
+    for (const finding of result.findings) firstSeedOf[finding.promise] ??= seed;
     if (result.failure) {
       failed.push(result);
-      report(result, failed.length === 1);
+      if (!values['every-promise']) report(result, failed.length === 1);
       if (values['first-failure']) break;
     }
+  }
+  if (values['every-promise']) {
+    console.log(JSON.stringify(firstSeedOf));
+    return failed.length > 0 ? 1 : 0;
   }
   if (values['first-failure']) {
     const first = failed[0]?.failure ? { seed: failed[0].seed, invariant: failed[0].failure.invariant } : {};

@@ -108,4 +108,18 @@ export const mutations: Mutation[] = [
     search: 'const adds = addsSpare(write);',
     replace: 'const adds = true;',
   },
+  {
+    name: 'retry-after-a-second-short',
+    behaviour: "a rate_limited answer's Retry-After ends one second before the minute does",
+    file: 'functions/rate-limit/windows.ts',
+    search: 'const retryAfter = secondsUntil(windows.minuteEnd, nowMs);',
+    replace: 'const retryAfter = secondsUntil(windows.minuteEnd - 1, nowMs);',
+  },
+  {
+    name: 'grace-cut-short',
+    behaviour: "a rotated secret is refused 401 a minute before its grace ends (when the instance reads the customer's counters)",
+    file: limiter,
+    search: 'state.keyExpiresAt <= Math.floor(nowMs / 1000)',
+    replace: 'state.keyExpiresAt <= Math.floor(nowMs / 1000) + 60',
+  },
 ];
