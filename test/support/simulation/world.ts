@@ -290,6 +290,7 @@ export class World {
           this.broken ??= error;
         })
         .finally(() => {
+          instance.retrying = false;
           this.inFlight--;
         });
     });
@@ -336,7 +337,8 @@ export class World {
   private async waitForRetries(): Promise<void> {
     const started = Date.now();
     for (;;) {
-      for (const instance of this.instances) if (!instance.busy || this.store.pendingFrom(instance.id) > 0) instance.retrying = false;
+      // Cleared when the retry is sent, or when the request (or a late refund) is answered.
+      for (const instance of this.instances) if (this.store.pendingFrom(instance.id) > 0) instance.retrying = false;
       if (!this.instances.some((instance) => instance.retrying)) return;
       if (Date.now() - started > MAX_REAL_WAIT_MS) throw new Error('a limiter never retried after TransactionConflictException');
       await new Promise((resolve) => setTimeout(resolve, 1));
