@@ -8,23 +8,11 @@ import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 
 import { type PlanName, planNames } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
 import { type DeployedStage, deployedStages, stackNames } from '../definitions/stages';
+import { type KeyState, keyStates } from '../functions/customers';
 import { COUNTER_RETENTION_DAYS } from '../functions/rate-limit';
 import { type Clock, systemClock } from '../functions/runtime/clock';
 import { AdminError, describeError } from './errors';
-import {
-  issueKey,
-  type KeyStatus,
-  keyStatuses,
-  keyUsage,
-  listKeys,
-  parseGrace,
-  planChoice,
-  revokeKey,
-  rotateKey,
-  setPlan,
-  showKey,
-  type Warnings,
-} from './key-admin';
+import { issueKey, keyUsage, listKeys, parseGrace, planChoice, revokeKey, rotateKey, setPlan, showKey, type Warnings } from './key-admin';
 import * as output from './key-output';
 import type { AwsClients, RetryTiming } from './targets/aws';
 import { openLocalTarget } from './targets/local';
@@ -187,9 +175,9 @@ function addIssueAndInspectCommands({ command, onTarget, onNamedTarget, print, p
 
   command('list', "list customers' keys as a table (display prefixes only, never secrets; not the deployment check's own key)")
     .addOption(planOption('only keys on this plan'))
-    .addOption(new Option('--status <status>', 'only keys with this status (expired: rotated, past the grace)').choices(keyStatuses))
+    .addOption(new Option('--status <status>', 'only keys with this status (expired: rotated, past the grace)').choices(keyStates))
     .option('--json', 'print JSON for scripts')
-    .action(async (options: TargetOptions & { plan?: PlanName; status?: KeyStatus; json?: boolean }) => {
+    .action(async (options: TargetOptions & { plan?: PlanName; status?: KeyState; json?: boolean }) => {
       const keys = await onTarget(options, (target, now) => listKeys(target, { plan: options.plan, status: options.status }, now));
       if (options.json) printJson(keys);
       else print(output.listText(keys));

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { limitsFor, type PlanLimits, type PlanName, planNames, plans } from '../../definitions/plans';
+import { type PlanLimits, type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer, stageName } from '../../definitions/routes';
 import { stackOutputNames } from '../../definitions/stack-outputs';
 import { type DeployedStage, stackNames } from '../../definitions/stages';
@@ -26,20 +26,12 @@ import {
   usagePlanLimits,
   widerUsagePlan,
 } from '../../definitions/usage-plan-limits';
-import type { CustomerSecrets, Secret } from '../../functions/domain/api-keys';
+import { type CustomerSecrets, CustomerTable, type MeteredCustomer, type Secret } from '../../functions/customers';
 import { UsageCounters } from '../../functions/rate-limit';
 import { type Clock, systemClock } from '../../functions/runtime/clock';
 import { createDynamoDbClient, documentClientOver } from '../../functions/runtime/dependencies';
 import { AdminError, describeError } from '../errors';
-import { KeyTable } from '../key-table';
-import {
-  type KeyAdminTarget,
-  type MeteredCustomer,
-  type Metering,
-  type MeteringChange,
-  type MeteringRelease,
-  nothingToChange,
-} from './target';
+import { type KeyAdminTarget, type Metering, type MeteringChange, type MeteringRelease, nothingToChange } from './target';
 
 /** The plans with a usage plan in the stack; Enterprise keys get one each. */
 const fixedPlans = planNames.filter((plan) => plans[plan].limits !== 'custom');
@@ -82,7 +74,7 @@ export async function openAwsTarget(options: {
     const db = documentClientOver(clients.dynamoDb);
     return {
       name: `${options.stage} (${deployment.stackName})`,
-      keys: new KeyTable(db, deployment.tableNames.apiKeys, deployment.tableNames.rateLimits),
+      keys: new CustomerTable(db, deployment.tableNames),
       counters: new UsageCounters(db, deployment.tableNames.rateLimits),
       metering: new ApiGatewayMetering(retryingSends(clients.apiGateway, options.retryTiming ?? realRetryTiming), deployment),
       close,
@@ -306,7 +298,7 @@ export class ApiGatewayMetering implements Metering {
     // fixed plan the pool meters it from the DynamoDB write on, but the authorizer's cached answers keep
     // naming its own API key for up to their TTL, so that key stays metered, by a plan that allows what
     // the new limits allow, until release() lets it go (a 401 or a 429 for a working key otherwise).
-    if (ownPlan) return this.followLimits(ownPlan, limitsFor(after.plan, after.customLimits));
+    if (ownPlan) return this.followLimits(ownPlan, after.limits);
     // An old-style key (its own API key in a fixed plan) to another fixed plan: the authorizer
     // already names the pool's key for it, so its own API key retires at once.
     if (after.plan !== 'enterprise') return apiKey && before.plan !== 'enterprise' ? this.withdraw(before) : nothingToChange;
@@ -423,7 +415,7 @@ export class ApiGatewayMetering implements Metering {
   }
 
   private async createOwnPlan(customer: MeteredCustomer, undo: Undo): Promise<string> {
-    const limits = limitsFor('enterprise', customer.customLimits);
+    const limits = customer.limits;
     const derived = usagePlanLimits(limits);
     const { id } = await this.createUsagePlan({
       name: this.ownPlanName(customer.customerId),

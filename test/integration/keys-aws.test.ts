@@ -12,16 +12,14 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { WRITE_RETRY_DELAYS_MS } from '../../admin/key-admin';
-import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { API_GATEWAY_RETRY_BOUND_MS, openAwsTarget } from '../../admin/targets/aws';
 import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
-import { limitsFor, type PlanName, planNames, plans } from '../../definitions/plans';
+import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { customersPerPooledKey, usagePlanLimits } from '../../definitions/usage-plan-limits';
-import { itemsOf } from '../../functions/data/api-key-repository';
-import { type ApiKeyRecord, generateApiKey, keyState } from '../../functions/domain/api-keys';
+import { type ApiKeyRecord, CustomerTable, generateApiKey, itemsOf, keyState, limitsOf, meteringOf } from '../../functions/customers';
 import { type MeteringPool, meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { documentClientOver } from '../../functions/runtime/dependencies';
 import { createTestTables, TestClock, testDynamoDbClient } from '../support/dynamo';
@@ -44,7 +42,7 @@ const pooledPlans = planNames.filter((plan) => plans[plan].limits !== 'custom') 
 let clock: TestClock;
 let tableNames: Record<TableName, string>;
 let dynamoDb: DynamoDBClient;
-let keysTable: KeyTable;
+let keysTable: CustomerTable;
 let cloudFormation: CloudFormationClient;
 let cloudFormationMock: AwsClientStub<CloudFormationClient>;
 let gateway: FakeApiGateway;
@@ -83,7 +81,7 @@ beforeEach(async () => {
     },
     { step: 'initialize', name: 'injectFaults' },
   );
-  keysTable = new KeyTable(documentClientOver(dynamoDb), tableNames.apiKeys, tableNames.rateLimits);
+  keysTable = new CustomerTable(documentClientOver(dynamoDb), tableNames);
 
   cloudFormation = new CloudFormationClient({ region: 'eu-west-1', ...fakeCredentials });
   cloudFormationMock = mockClient(cloudFormation);
@@ -462,12 +460,12 @@ describe("set-plan changes the customer's own usage plan in the order that never
     const small = await issue('enterprise', ['--per-minute', '5', '--per-day', '1000']);
     expect((await setPlan(small, 'business')).code).toBe(0);
     expect(writes).toEqual(['UpdateUsagePlanCommand', 'TransactWriteItemsCommand']);
-    expect(throttleOf(small)).toEqual(usagePlanLimits(limitsFor('business')));
+    expect(throttleOf(small)).toEqual(usagePlanLimits(limitsOf({ plan: 'business' })));
 
     const large = await issue('enterprise', ['--per-minute', '6000', '--per-day', '1000000']);
     expect((await setPlan(large, 'free')).code).toBe(0);
     expect(writes).toEqual(['TransactWriteItemsCommand', 'UpdateUsagePlanCommand']);
-    expect(throttleOf(large)).toEqual(usagePlanLimits(limitsFor('free')));
+    expect(throttleOf(large)).toEqual(usagePlanLimits(limitsOf({ plan: 'free' })));
     await expectAgreement(undefined, [small, large]);
 
     // Back to Enterprise before release-metering let it go: its own plan again, raised first.
@@ -561,7 +559,7 @@ describe('no working key answers 401 while the authorizer caches answers', () =>
     const after = (await keysTable.findById(before.keyId))!;
     expect([meters(before), meters(after)]).toEqual([true, true]);
     // Its own usage plan follows the customer's limits until release-metering lets it go.
-    expect(gateway.planNamed(ownPlanName(before))!.throttle).toEqual(usagePlanLimits(limitsFor('business')));
+    expect(gateway.planNamed(ownPlanName(before))!.throttle).toEqual(usagePlanLimits(limitsOf({ plan: 'business' })));
     await expectAgreement(undefined, [before]);
   });
 
@@ -684,7 +682,7 @@ describe('revoke', () => {
     dynamoRequests = [];
     expect((await keys(['revoke', old.keyId])).code).toBe(0);
     const byKind = Object.fromEntries([...new Set(dynamoRequests)].map((kind) => [kind, dynamoRequests.filter((k) => k === kind).length]));
-    // The key by its id (the byKeyId index, then its secret and customer), its customer's secrets (the byCustomer index), the write.
+    // The key by its id (the byKeyId index, then its secret and customer), its customer's secrets (named on the customer's item, each read strongly), the write.
     expect(byKind).toEqual({ QueryCommand: 2, GetItemCommand: 2, TransactWriteItemsCommand: 1 });
     // The successor still works, so the customer's API key and usage plan stay.
     expect(gateway.meters(successor.meteringKey, REST_API_ID, 'v1')).toBe(true);
@@ -731,7 +729,7 @@ describe('pooled metering', () => {
     for (let i = 0; i < 12_000; i++) {
       const record = newRecord(pooledPlans[i % pooledPlans.length]!, i);
       // What issue does before its DynamoDB write; the records are then written in batches (storeAll).
-      const change = await target.metering.enrol(record);
+      const change = await target.metering.enrol(meteringOf(record));
       await change.finish();
       records.push(record);
     }
