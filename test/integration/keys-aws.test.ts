@@ -675,15 +675,15 @@ describe('revoke', () => {
     await expectAgreement();
   });
 
-  it("finds the customer's other secrets by its index, never a Scan: DynamoDB requests counted by kind", async () => {
+  it("finds the customer's other secrets through the customer's item, each read strongly, never a Scan or an index: DynamoDB requests counted by kind", async () => {
     const old = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
     const rotated = await keys(['rotate', old.keyId, '--grace', '1h']);
     const successor = (await keysTable.findById(/its successor (key_\w+)/.exec(rotated.stdout)![1]!))!;
     dynamoRequests = [];
     expect((await keys(['revoke', old.keyId])).code).toBe(0);
     const byKind = Object.fromEntries([...new Set(dynamoRequests)].map((kind) => [kind, dynamoRequests.filter((k) => k === kind).length]));
-    // The key by its id (the byKeyId index, then its secret and customer), its customer's secrets (named on the customer's item, each read strongly), the write.
-    expect(byKind).toEqual({ QueryCommand: 2, GetItemCommand: 2, TransactWriteItemsCommand: 1 });
+    // The key by its id (the byKeyId index, then its secret and customer), its customer again with the two secrets it names (decision 16), the write.
+    expect(byKind).toEqual({ QueryCommand: 1, GetItemCommand: 5, TransactWriteItemsCommand: 1 });
     // The successor still works, so the customer's API key and usage plan stay.
     expect(gateway.meters(successor.meteringKey, REST_API_ID, 'v1')).toBe(true);
     await expectAgreement();
