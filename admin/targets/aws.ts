@@ -292,15 +292,17 @@ function quotaText(call: string): string {
   return `API Gateway allows one ${call} every ${seconds(spacedCalls[call] ?? 0)} s per account`;
 }
 
+/** Why a call is tried again: a spaced call's quota, or API Gateway's own words. */
 function refusalReason(call: string, error: Error): string {
-  if (error.name !== 'TooManyRequestsException') return `API Gateway refused ${call} (${error.name}: ${error.message})`;
-  return spacedCalls[call] ? `${quotaText(call)} (${error.name})` : `API Gateway refused ${call} (${error.name}), then again`;
+  return quotaRefusal(call, error) ? `${quotaText(call)} (${error.name})` : `API Gateway refused ${call} (${error.name}: ${error.message})`;
 }
+
+const quotaRefusal = (call: string, error: Error) => error.name === 'TooManyRequestsException' && spacedCalls[call] !== undefined;
 
 const seconds = (ms: number) => Math.ceil(ms / 1000);
 
 function gaveUp(call: string, error: Error): AdminError {
-  const who = spacedCalls[call]
+  const who = quotaRefusal(call, error)
     ? `${quotaText(call)}, and a deploy or another petstore-keys command in this account and Region kept calling it`
     : 'a deploy or another petstore-keys command in this account and Region is changing API keys or usage plans at the same time';
   return new AdminError(

@@ -467,6 +467,20 @@ describe("API Gateway's UpdateUsagePlan quota: one call every 20 s per account",
     await expectAgreement();
   });
 
+  it('UpdateUsagePlan refused for 60 s: three waits of 20 s said, then one line in the words of the quota, and the raise never happened', async () => {
+    const record = await issue('enterprise', enterpriseLimits(5));
+    gateway.failNext(UpdateUsagePlanCommand, 'TooManyRequestsException', Number.POSITIVE_INFINITY);
+    const run = await keys(['set-plan', record.keyId, 'enterprise', ...enterpriseLimits(600)]);
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr).toBe(
+      `${quotaWait(20)} (TooManyRequestsException)\n`.repeat(3) +
+        'error: API Gateway kept refusing UpdateUsagePlan for 60 s (TooManyRequestsException: Too Many Requests): API Gateway allows one UpdateUsagePlan every 20 s per account, and a deploy or another petstore-keys command in this account and Region kept calling it. Run the command again once it has finished.\n',
+    );
+    expect(retryWaits).toEqual([20_000, 20_000, 20_000]);
+    expect((await keysTable.findById(record.keyId))!.customLimits).toEqual({ perMinute: 5, perDay: 100000 });
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 5, perDay: 100000 }));
+  });
+
   it("over HTTP, as AWS answers: the 429's Retry-After reaches the SDK and the tool waits exactly that long", async () => {
     const controlPlane = await startFakeControlPlane(gateway, []);
     // One try per send: the SDK's own retries would spend the test's time on the same 429.
