@@ -15,7 +15,7 @@ import { metrics, recordAnswer, recordResponse } from '../runtime/metrics';
 import { soleAuthorization } from './bearer-token';
 import { type Caller, callerFrom } from './caller';
 import { asBodyError, refuseRepeatedOrPrototypeMembers } from './json-body';
-import { header, stageBaseUrl } from './request';
+import { fieldLineCount, header, stageBaseUrl } from './request';
 import { errorResponse, type UnexpectedErrorOutcome } from './responses';
 
 /** One DynamoDB call at its worst (DYNAMODB_CALL_BUDGET, about 2.2 s; a stalled body adds up to 1 s), plus the time-budget guard. */
@@ -150,7 +150,7 @@ function parseRequest<Contract extends OperationContract>(contract: Contract, ev
     >,
     path: (path ? parseOrThrow(path, event.pathParameters ?? {}, 'path') : undefined) as RequestPart<Contract, 'path'>,
     headers: (headers
-      ? parseOrThrow(headers, Object.fromEntries(Object.keys(headers.shape).map((name) => [name, header(event, name)])), 'headers')
+      ? parseOrThrow(headers, singleValuedHeaders(event, Object.keys(headers.shape)), 'headers')
       : undefined) as RequestPart<Contract, 'headers'>,
     // middy's JSON body parser replaced the text with the parsed value.
     body: (body ? parseOrThrow(body, event.body as unknown, 'request body') : undefined) as RequestPart<Contract, 'body'>,
@@ -176,6 +176,24 @@ function singleValuedQuery(event: ApiEvent, names: readonly string[]): Record<st
     }
   }
   return event.queryStringParameters ?? {};
+}
+
+/**
+ * The request headers an operation takes, each sent once (decision 20). Those
+ * are structured fields whose value is one Item (the IETF httpapi draft's
+ * `Idempotency-Key`): a recipient joins repeated field lines with commas
+ * before parsing, an Item followed by `, …` fails to parse, and a failed
+ * parse is ignored or the message treated as malformed (RFC 9651, section 4.2).
+ * Ignoring it would create without the protection the client asked for: a
+ * 400 naming the field. API Gateway's `headers` hold only the last value;
+ * `multiValueHeaders` tells (request.ts, fieldLineCount).
+ */
+function singleValuedHeaders(event: ApiEvent, names: readonly string[]): Record<string, string | undefined> {
+  for (const name of names) {
+    const fields = fieldLineCount(event, name);
+    if (fields > 1) throw new ApiError('invalid_request', `${name} must be sent once; it was sent ${fields} times.`);
+  }
+  return Object.fromEntries(names.map((name) => [name, header(event, name)]));
 }
 
 function internal(request: ApiRequest): ApiInternal {
@@ -356,7 +374,7 @@ function applyAdmission(request: ApiRequest, admission: Admission): void {
 
 /**
  * A JSON request body: at most maxBodyBytes (413), present (400), declared as JSON
- * (415), valid JSON (400), and no member named twice or
+ * by one Content-Type field (415), valid JSON (400), and no member named twice or
  * `__proto__` (400 naming it) — in that order (decision 12; json-body.ts). Then
  * middy's JSON body parser replaces the text with the parsed value.
  */
@@ -379,8 +397,17 @@ function jsonBody(maxBodyBytes: number): MiddlewareObj<ApiEvent, ApiResult, Erro
   };
 }
 
-/** Content-Type names a JSON media type (decision 12). */
+/**
+ * Content-Type names one JSON media type (decision 12). Sent twice, it names
+ * none: it is a singleton field (RFC 9110, section 8.3), which a sender "MUST
+ * NOT" repeat (section 5.3), and recipients that pick the first or the last
+ * read one body two ways (section 8.3) — 415, whatever the values (decision 16).
+ */
 function refuseUnlessJsonContentType(event: ApiEvent): void {
+  const fields = fieldLineCount(event, 'Content-Type');
+  if (fields > 1) {
+    throw new ApiError('unsupported_media_type', `Content-Type must be sent once; it was sent ${fields} times.`);
+  }
   const contentType = header(event, 'Content-Type');
   if (!contentType || !/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i.test(contentType)) {
     throw new ApiError('unsupported_media_type', 'The request body must be sent with Content-Type: application/json.');
@@ -391,7 +418,7 @@ function refuseUnlessJsonContentType(event: ApiEvent): void {
  * middy's JSON body parser (@middy/http-json-body-parser), its failures
  * answered as decision 12 answers them (json-body.ts, asBodyError). Its own
  * Content-Type check is off: jsonBody checked the field before, in any case of
- * its name, where the parser reads only `content-type` and
+ * its name and sent once, where the parser reads only `content-type` and
  * `Content-Type` as spelt.
  */
 function parsedByMiddy(): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
