@@ -54,13 +54,13 @@ export interface PlanChoice {
 /** Notes for the administrator about clean-up that could not be finished; the key itself is consistent. */
 export type Warnings = string[];
 
-export function effectiveStatus(record: ApiKeyRecord, now: number, suspendedUntilMs?: number): KeyState {
-  return keyState(record, now, suspendedUntilMs);
+export function effectiveStatus(record: ApiKeyRecord, now: number, bannedUntilMs?: number): KeyState {
+  return keyState(record, now, bannedUntilMs);
 }
 
 /** What may be shown of a key: everything but the secret's hash and the metering key. */
-export function viewOf(record: ApiKeyRecord, now: number, suspendedUntilMs?: number): KeyView {
-  const status = effectiveStatus(record, now, suspendedUntilMs);
+export function viewOf(record: ApiKeyRecord, now: number, bannedUntilMs?: number): KeyView {
+  const status = effectiveStatus(record, now, bannedUntilMs);
   return {
     keyId: record.keyId,
     customerId: record.customerId,
@@ -73,7 +73,7 @@ export function viewOf(record: ApiKeyRecord, now: number, suspendedUntilMs?: num
     // The key's or its customer's last change, whichever is later.
     updatedAt: record.customerUpdatedAt > record.updatedAt ? record.customerUpdatedAt : record.updatedAt,
     ...(record.expiresAt !== undefined ? { expiresAt: record.expiresAt } : {}),
-    ...(status === 'suspended' && suspendedUntilMs !== undefined ? { suspendedUntil: new Date(suspendedUntilMs).toISOString() } : {}),
+    ...(status === 'suspended' && bannedUntilMs !== undefined ? { suspendedUntil: new Date(bannedUntilMs).toISOString() } : {}),
   };
 }
 
@@ -151,7 +151,7 @@ export async function listKeys(target: KeyAdminTarget, filter: { plan?: PlanName
   const views = await Promise.all(
     records.map(async (record) =>
       keyState(record, now) === 'active'
-        ? viewOf(record, now, (await target.counters.day(record, today)).suspendedUntilMs)
+        ? viewOf(record, now, (await target.counters.day(record, today)).bannedUntilMs)
         : viewOf(record, now),
     ),
   );
@@ -166,20 +166,20 @@ export interface KeyDetails {
   key: KeyView;
   today: DayUsage;
   /** Unix seconds of the last served request in the counters' retention, if any. */
-  lastUsedAt?: number;
+  lastServedAt?: number;
 }
 
 export async function showKey(target: KeyAdminTarget, keyId: string, now: number): Promise<KeyDetails> {
   const record = await requireKey(target, keyId);
   const days = UsageCounters.daysBack(now, Math.min(COUNTER_RETENTION_DAYS, daysSince(record.createdAt, now) + 1));
   const today = await target.counters.day(record, days[0]!);
-  let lastUsedAt = today.lastRequestAt;
+  let lastServedAt = today.lastServedAt;
   // One GetItem per day, newest first, back to the key's creation at most.
   for (const day of days.slice(1)) {
-    if (lastUsedAt !== undefined) break;
-    lastUsedAt = (await target.counters.day(record, day)).lastRequestAt;
+    if (lastServedAt !== undefined) break;
+    lastServedAt = (await target.counters.day(record, day)).lastServedAt;
   }
-  return { key: viewOf(record, now, today.suspendedUntilMs), today, ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
+  return { key: viewOf(record, now, today.bannedUntilMs), today, ...(lastServedAt !== undefined ? { lastServedAt } : {}) };
 }
 
 /** Requests answered per UTC day to the key's customer (every secret of it), oldest day first, today last. */

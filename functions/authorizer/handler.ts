@@ -44,11 +44,11 @@ export function createHandler(dependencies: Dependencies, meteringPool: Metering
     const secret = await findKey.secret(token, context);
     if (!secret || !isUsable(secret, dependencies.clock())) throw new Error('Unauthorized');
     // The customer and its ban are both keyed by the customer's id: read together, one round trip.
-    const [customer, suspendedUntil] = await Promise.all([findKey.customerOf(secret, context), readBan(secret, context)]);
+    const [customer, bannedUntil] = await Promise.all([findKey.customerOf(secret, context), readBan(secret, context)]);
     if (!customer) throw new Error('Unauthorized');
-    if (suspendedUntil !== undefined) {
-      logger.debug('refused at the gateway: banned', { keyId: secret.keyId, suspendedUntil });
-      return suspendedKeyPolicy(secret, event.methodArn, suspendedUntil);
+    if (bannedUntil !== undefined) {
+      logger.debug('refused at the gateway: banned', { keyId: secret.keyId, bannedUntil });
+      return bannedKeyPolicy(secret, event.methodArn, bannedUntil);
     }
     logger.debug('authorized', { keyId: secret.keyId, plan: customer.plan });
     return allowPolicy(secret, customer, event.methodArn, meteringPool);
@@ -129,11 +129,11 @@ function allowPolicy(
 }
 
 /** A Deny: no usage plan meters it and no operation runs; the context names the refusal for the access log. */
-function suspendedKeyPolicy(secret: Pick<Secret, 'keyId'>, methodArn: string, suspendedUntil: number): APIGatewayAuthorizerResult {
+function bannedKeyPolicy(secret: Pick<Secret, 'keyId'>, methodArn: string, bannedUntil: number): APIGatewayAuthorizerResult {
   return {
     principalId: secret.keyId,
     policyDocument: wholeApiPolicy('Deny', methodArn),
-    context: { refusal: 'key_suspended', suspendedUntil: String(suspendedUntil) },
+    context: { refusal: 'key_suspended', bannedUntil: String(bannedUntil) },
   };
 }
 

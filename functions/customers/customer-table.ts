@@ -14,7 +14,7 @@ import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import { apiKeyIndexes, type TableName } from '../../definitions/tables';
 import { dynamoCall } from '../data/dynamo-errors';
-import { type KeyStateChange, keyStateUpdates } from '../rate-limit';
+import { type CustomerChange, customerChangeUpdates } from '../rate-limit';
 import { type ApiKeyRecord, type Customer, type CustomerSecrets, isUsable, limitsOf, type Secret } from './customer';
 
 /**
@@ -322,9 +322,9 @@ export class CustomerTable {
    * customer's counter items of the days from `fromMs` until the authorizer's
    * cache (which may still hold the old state) has expired.
    */
-  private counterUpdates(secret: Pick<Secret, 'keyId' | 'customerId'>, change: KeyStateChange, fromMs: number) {
+  private counterUpdates(secret: Pick<Secret, 'keyId' | 'customerId'>, change: CustomerChange, fromMs: number) {
     const fromSeconds = Math.floor(fromMs / 1000);
-    return keyStateUpdates(this.tableNames.rateLimits, secret, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds);
+    return customerChangeUpdates(this.tableNames.rateLimits, secret, change, fromSeconds, fromSeconds + authorizer.resultsCacheTtlSeconds);
   }
 
   /** The customer's item names one more secret (the customer must exist). */

@@ -160,15 +160,15 @@ export function meteringOf(customer: Pick<Customer, 'customerId' | 'plan' | 'cus
  * What a key is at `now`, one word per state, the same in the key tool and the docs:
  * `active`; `expired`, a rotated key past its grace (401); `revoked` (401);
  * `suspended`, banned by the rate limiter for calling on after its 429s
- * (429 `key_suspended`) until `suspendedUntilMs`.
+ * (429 `key_suspended`) until `bannedUntilMs`.
  */
 export const keyStates = ['active', 'expired', 'revoked', 'suspended'] as const;
 export type KeyState = (typeof keyStates)[number];
 
-export function keyState(record: Pick<Secret, 'status' | 'expiresAt'>, now: number, suspendedUntilMs?: number): KeyState {
+export function keyState(record: Pick<Secret, 'status' | 'expiresAt'>, now: number, bannedUntilMs?: number): KeyState {
   if (record.status !== 'active') return record.status;
   if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now) return 'expired';
-  return suspendedUntilMs !== undefined && suspendedUntilMs > now ? 'suspended' : 'active';
+  return bannedUntilMs !== undefined && bannedUntilMs > now ? 'suspended' : 'active';
 }
 
 /** Whether the authorizer lets a stored key through at `now` (a ban is the rate limiter's 429, after it). */

@@ -1,6 +1,6 @@
 import type { PlanLimits } from '../../definitions/plans';
 import type { ApiError } from '../domain/errors';
-import { refusedAtGateway, SuspensionReader } from './bans';
+import { BanReader, refusedAtGateway } from './bans';
 import type { Caller, CounterStore } from './counter-store';
 import { rateLimitHeaders } from './headers';
 import { RateLimiter } from './limiter';
@@ -56,19 +56,19 @@ export class RequestLimiter {
 
 /** The authorizer's look at a customer's ban: until when the gateway itself should refuse the customer, if it should. */
 export class BanCheck {
-  private readonly bans: SuspensionReader;
+  private readonly bans: BanReader;
 
   constructor(
-    db: ConstructorParameters<typeof SuspensionReader>[0],
+    db: ConstructorParameters<typeof BanReader>[0],
     tableName: string,
     /** How long API Gateway keeps the authorizer's answer, and how late it may arrive. */
     private readonly cache: { ttlSeconds: number; answeredWithinSeconds: number },
   ) {
-    this.bans = new SuspensionReader(db, tableName);
+    this.bans = new BanReader(db, tableName);
   }
 
   async refusedUntil(customerId: string, nowMs: number): Promise<number | undefined> {
-    const until = await this.bans.suspendedUntil(customerId, nowMs);
+    const until = await this.bans.bannedUntil(customerId, nowMs);
     return refusedAtGateway(until, nowMs, this.cache) ? until : undefined;
   }
 }
@@ -77,5 +77,5 @@ export class BanCheck {
 // key tool's change of a customer (set-plan, revoke, a rotation's end) and its
 // usage. Tests reach the module's parts through rate-limit/testing.ts.
 export type { CounterStore } from './counter-store';
-export { CounterTable, type KeyStateChange, keyStateUpdates } from './counter-table';
+export { CounterTable, type CustomerChange, customerChangeUpdates } from './counter-table';
 export { COUNTER_RETENTION_DAYS, type DayUsage, UsageCounters } from './usage';

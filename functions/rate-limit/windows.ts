@@ -65,7 +65,7 @@ export function refusalBatch(limits: PlanLimits): number {
 }
 
 /** Why a request is refused. */
-export type Refusal = 'minute_exhausted' | 'day_exhausted' | 'suspended';
+export type Refusal = 'minute_exhausted' | 'day_exhausted' | 'banned';
 
 /** What a customer has used of its minute and its day. */
 export interface Used {
@@ -73,16 +73,16 @@ export interface Used {
   day: number;
 }
 
-/** The verdict of an outcome: its headers, and for a refusal its 429 (`suspendedUntil` for a suspension's Retry-After). */
+/** The verdict of an outcome: its headers, and for a refusal its 429 (`bannedUntil` for a suspension's Retry-After). */
 export function verdictOf(
   outcome: { served: Used } | { refused: Refusal },
   limits: PlanLimits,
   windows: Windows,
   nowMs: number,
-  suspendedUntil: number,
+  bannedUntil: number,
 ): Verdict {
   if ('served' in outcome) return countedVerdict(limits, windows, outcome.served.minute, outcome.served.day);
-  return refusedVerdict(outcome.refused, limits, windows, nowMs, suspendedUntil);
+  return refusedVerdict(outcome.refused, limits, windows, nowMs, bannedUntil);
 }
 
 export interface Verdict {
@@ -108,11 +108,11 @@ export function secondsUntil(resetSeconds: number, nowMs: number): number {
   return Math.max(1, Math.ceil(resetSeconds - nowMs / 1000));
 }
 
-export function refusedVerdict(reason: Refusal, limits: PlanLimits, windows: Windows, nowMs: number, suspendedUntil = 0): Verdict {
-  if (reason === 'suspended') {
-    const retryAfter = secondsUntil(suspendedUntil, nowMs);
+export function refusedVerdict(reason: Refusal, limits: PlanLimits, windows: Windows, nowMs: number, bannedUntil = 0): Verdict {
+  if (reason === 'banned') {
+    const retryAfter = secondsUntil(bannedUntil, nowMs);
     return {
-      window: reportedWindow(limits.perMinute, 0, suspendedUntil),
+      window: reportedWindow(limits.perMinute, 0, bannedUntil),
       refusal: new ApiError(
         'key_suspended',
         `This API key is suspended for ${BAN_DURATION_SECONDS / 60} minutes because it kept calling after 429 responses. Retry after ${retryAfter} seconds.`,

@@ -27,9 +27,9 @@ async function issue(): Promise<{ secret: string; keyId: string }> {
 }
 
 async function ban(keyId: string, untilMs: number): Promise<void> {
-  const key = { keyId, customerId: keyId };
+  const caller = { keyId, customerId: keyId };
   const counters = new CounterTable(dependencies.db, dependencies.tableNames.rateLimits);
-  await counters.write({ kind: 'suspension', key, windows: windowsAt(now), instanceId: 'test', until: untilMs / 1000 });
+  await counters.write({ kind: 'ban', caller, windows: windowsAt(now), instanceId: 'test', until: untilMs / 1000 });
 }
 
 async function authorize(secret: string, as: Dependencies = asFunction('authorizer', dependencies)): Promise<APIGatewayAuthorizerResult> {
@@ -46,7 +46,7 @@ it('denies a key banned for longer than a cached answer can last, naming the ref
   const result = await authorize(secret);
   expect(effectOf(result)).toBe('Deny');
   expect(result.principalId).toBe(keyId);
-  expect(result.context).toEqual({ refusal: 'key_suspended', suspendedUntil: String((now + 15 * 60_000) / 1000) });
+  expect(result.context).toEqual({ refusal: 'key_suspended', bannedUntil: String((now + 15 * 60_000) / 1000) });
   expect(result.usageIdentifierKey).toBeUndefined();
 });
 

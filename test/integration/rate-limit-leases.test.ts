@@ -177,8 +177,8 @@ describe('an instance that has seen a window used up', () => {
     const codes: string[] = [];
     for (let refused = 0; refused < 20; refused++) codes.push(await outcomeOf(limiter, own('key_memory'), limits, now + 1_000));
     expect(codes).toEqual([...Array(19).fill('rate_limited'), 'key_suspended']);
-    // One lease write learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the suspension.
-    expect(writes).toEqual(['lease', ...Array(10).fill('refusals'), 'suspension']);
+    // One lease write learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the ban.
+    expect(writes).toEqual(['lease', ...Array(10).fill('refusals'), 'ban']);
     writes.length = 0;
     expect(limiter.knowsRefusal('key_memory', limits, now + 2_000)).toBe(true);
     expect(await outcomeOf(limiter, own('key_memory'), limits, now + 2_000)).toBe('key_suspended');

@@ -118,7 +118,7 @@ describe('a refused request', () => {
 
   it('of a suspended key gets 429 key_suspended, retry when the ban ends', () => {
     const until = Math.floor(nowMs / 1000) + BAN_DURATION_SECONDS;
-    const verdict = refusedVerdict('suspended', pro, windows, nowMs, until);
+    const verdict = refusedVerdict('banned', pro, windows, nowMs, until);
     expect(verdict.refusal).toMatchObject({ code: 'key_suspended', retryAfterSeconds: 15 * 60 });
     expect(verdict.refusal?.message).toContain('suspended for 15 minutes');
     expect(headersOf(verdict)).toEqual({ 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(until) });
