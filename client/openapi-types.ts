@@ -155,7 +155,7 @@ export interface operations {
     listPets: {
         parameters: {
             query?: {
-                /** @description How many pets a page holds at most: a base-10 integer from 1 to 100; 20 when not sent. */
+                /** @description How many pets a page holds at most: a plain decimal integer from 1 to 100, without sign or leading zero (`020` is a 400); 20 when not sent. */
                 limit?: number;
                 /** @description Only pets in this state. */
                 status?: components["schemas"]["PetStatus"];

@@ -7,7 +7,12 @@ import { petSchema } from './pet-schemas';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
-const limitMessage = `must be an integer from 1 to ${MAX_LIMIT}`;
+/**
+ * `limit` is written as `petId` is: plain decimal, no sign, no leading zero
+ * (decision 4). One spelling per value, so `020` and `0020` are both a 400,
+ * not one accepted and the other refused by its length.
+ */
+const limitMessage = `must be a plain decimal integer from 1 to ${MAX_LIMIT} (no sign, no leading zero)`;
 /**
  * What a cursor can look like: unpadded base64url (functions/domain/cursor.ts
  * makes them; a unit test checks that every cursor it makes matches).
@@ -26,7 +31,7 @@ export const listPetsContract = defineOperation({
     query: z.object({
       limit: z
         .string()
-        .regex(/^\d{1,3}$/, limitMessage)
+        .regex(/^[1-9]\d{0,2}$/, limitMessage)
         .transform(Number)
         .pipe(z.number().min(1, limitMessage).max(MAX_LIMIT, limitMessage))
         .default(DEFAULT_LIMIT),
@@ -36,7 +41,7 @@ export const listPetsContract = defineOperation({
   },
   parameters: {
     limit: {
-      description: `How many pets a page holds at most: a base-10 integer from 1 to ${MAX_LIMIT}; ${DEFAULT_LIMIT} when not sent.`,
+      description: `How many pets a page holds at most: a plain decimal integer from 1 to ${MAX_LIMIT}, without sign or leading zero (\`020\` is a 400); ${DEFAULT_LIMIT} when not sent.`,
       schema: { default: DEFAULT_LIMIT, type: 'integer', minimum: 1, maximum: MAX_LIMIT },
     },
     status: { description: 'Only pets in this state.' },

@@ -134,6 +134,16 @@ describe('GET /v1/pets (listPets)', () => {
     },
   );
 
+  it('reads limit=020 and limit=0020 alike: a 400, as every limit with a leading zero (decision 4)', async () => {
+    const answers = await Promise.all(['020', '0020', '01', '0100'].map((limit) => api.call(`/pets?limit=${limit}`)));
+    for (const answer of answers) {
+      const error = await expectError(answer, 400, 'invalid_request');
+      expect(error.message).toMatch(/^limit must be a plain decimal integer from 1 to 100/);
+    }
+    // The same values without the zeros are fine.
+    expect((await api.call('/pets?limit=20')).status).toBe(200);
+  });
+
   it('ignores unknown query parameters', async () => {
     expect((await api.call('/pets?colour=brown')).status).toBe(200);
   });
