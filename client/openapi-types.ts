@@ -70,7 +70,7 @@ export interface components {
          *     }
          */
         NewPet: {
-            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode. The pattern states these rules for the Basic Multilingual Plane only; beyond it the server also refuses invisible characters and noncharacters (such as the tag characters U+E0000–U+E0FFF and U+1FFFE), and a lone surrogate (category Cs), with 400: rules a portable pattern cannot state. */
+            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters; a private-use character or a code point not yet assigned counts as visible); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode. The pattern states these rules for the Basic Multilingual Plane only; beyond it the server also refuses invisible characters and noncharacters (such as the tag characters U+E0000–U+E0FFF and U+1FFFE), and a lone surrogate (category Cs), with 400: rules a portable pattern cannot state. */
             name: string;
             /**
              * Format: int64
@@ -95,7 +95,7 @@ export interface components {
              * @description Assigned by the service: unique, never reused, roughly increasing, not contiguous; from 1 to 9007199254740991 (2^53−1, exact in any JSON client).
              */
             id: number;
-            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode. The pattern states these rules for the Basic Multilingual Plane only; beyond it the server also refuses invisible characters and noncharacters (such as the tag characters U+E0000–U+E0FFF and U+1FFFE), and a lone surrogate (category Cs), with 400: rules a portable pattern cannot state. */
+            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters; a private-use character or a code point not yet assigned counts as visible); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode. The pattern states these rules for the Basic Multilingual Plane only; beyond it the server also refuses invisible characters and noncharacters (such as the tag characters U+E0000–U+E0FFF and U+1FFFE), and a lone surrogate (category Cs), with 400: rules a portable pattern cannot state. */
             name: string;
             /**
              * Format: int64

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { unreadableTextReason } from '../../definitions/fields/readable-text';
+import { readableTextReason } from '../../definitions/fields/readable-text';
 import type { PlanLimits, PlanName } from '../../definitions/plans';
 
 /**
@@ -139,8 +139,7 @@ export function isUsable(record: Pick<Secret, 'status' | 'expiresAt'>, now: numb
   return keyState(record, now) === 'active';
 }
 
-/** The owner of a key is shown to people in listings: the same readability rule as a pet's name. */
+/** The owner of a key is shown to people in listings: the same rule as a pet's name, up to 200 characters. */
 export function ownerProblem(owner: string): string | undefined {
-  if (owner.length > 200) return 'must be at most 200 characters';
-  return unreadableTextReason(owner);
+  return readableTextReason(owner, 200);
 }

@@ -72,6 +72,10 @@ describe('POST /v1/pets (createPet)', () => {
     expect((await createPet({ name, categoryId: 1 })).name).toBe(name);
   });
 
+  it('takes a name of only a private-use character (U+E000) or only an unassigned code point (U+0378): both count as visible (decision 2)', async () => {
+    for (const name of ['\ue000', '\u0378']) expect((await createPet({ name, categoryId: 1 })).name).toBe(name);
+  });
+
   it('answers 400 for malformed JSON and for a missing body', async () => {
     await expectError(
       await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":' }),
