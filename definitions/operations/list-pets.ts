@@ -24,7 +24,7 @@ export const listPetsContract = defineOperation({
   operationId: 'listPets',
   description: [
     `Pets in ascending id order, at most \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) a page, optionally only those in one \`status\`. Unknown query parameters are ignored; a parameter sent twice (\`limit=1&limit=2\`) is a 400 naming it.`,
-    'When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.',
+    'When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, one holding a value the service could not have issued, or one used with another `status` than the one it was made for, is a 400 naming `cursor`.',
     'In AWS, a pet just created may take a moment to appear in lists (they read an eventually consistent index).',
   ].join('\n\n'),
   request: {

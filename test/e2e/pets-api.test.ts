@@ -1,4 +1,6 @@
 import { errorCodes } from '../../definitions/error-codes';
+import { MAX_ID } from '../../definitions/fields/pet-fields';
+import { signedCursor } from '../../functions/domain/cursor';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { beforeGetPetSunset } from '../support/dynamo';
 
@@ -289,6 +291,44 @@ describe('pagination (decision 5)', () => {
     await expectError(await api.call(`/pets?limit=1&cursor=${tampered}`), 400, 'invalid_request');
     await expectError(await api.call(`/pets?limit=1&status=sold&cursor=${cursor}`), 400, 'invalid_request');
     expect((await api.call(`/pets?limit=1&cursor=${cursor}`)).status).toBe(200);
+  });
+});
+
+/**
+ * The cursor's MAC key is in the source (functions/domain/cursor.ts): anyone can
+ * sign a cursor, so the MAC shows only that a cursor was not changed by
+ * accident. Every field is read as strictly as a query parameter instead
+ * (decision 5): a cursor this service could not have issued is a 400 naming
+ * `cursor`, signed with that key or not. A signed `afterId` of 2^53−1 was a 503
+ * forever (the SDK refuses to send 2^53).
+ */
+describe('GET /v1/pets with a cursor the service could not have issued', () => {
+  const start = () => String(api.clock.now - 1_000).padStart(14, '0');
+  const unsigned = (payload: string) => Buffer.concat([Buffer.alloc(12), Buffer.from(payload)]).toString('base64url');
+  const payloads: [string, () => string][] = [
+    ['afterId 2^53−1', () => `2:${start()}:${MAX_ID}:`],
+    ['afterId 0', () => `2:${start()}:0:`],
+    ['afterId −1', () => `2:${start()}:-1:`],
+    ['an unknown field', () => `2:${start()}:7::colour`],
+    ['an unknown status', () => `2:${start()}:7:lost`],
+    ['a walk start a day ahead of the clock', () => `2:${String(api.clock.now + 86_400_000).padStart(14, '0')}:7:`],
+    ['a walk start before the service existed', () => `2:${String(Date.parse('2025-12-31T23:59:59Z')).padStart(14, '0')}:7:`],
+  ];
+
+  it.each(payloads)('%s: 400 naming cursor, signed or not', async (_case, payload) => {
+    for (const cursor of [signedCursor(payload()), unsigned(payload())]) {
+      const response = await api.call(`/pets?limit=5&cursor=${cursor}`);
+      expect(response.headers.get('retry-after')).toBeNull();
+      const error = await expectError(response, 400, 'invalid_request');
+      expect(error.message).toMatch(/^cursor /);
+    }
+  });
+
+  it('afterId 2^53−2, the largest a next page can start after: an empty page, not a 503', async () => {
+    const response = await api.call(`/pets?limit=5&cursor=${signedCursor(`2:${start()}:${MAX_ID - 1}:`)}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([]);
+    expect(response.headers.get('link')).toBeNull();
   });
 });
 
