@@ -153,6 +153,15 @@ export function revokedText(key: KeyView, alreadyRevoked: boolean, where: string
   return `Revoked ${key.keyId} (${prefixText(key)}, ${plans[key.plan].displayName}, owner ${key.owner}) in ${where}: its next request is refused with 401. ${atOnceNote}`;
 }
 
+/**
+ * After a change of an Enterprise customer's own usage plan on a stage: no
+ * stronger words than AWS's. AWS documents no time within which UpdateUsagePlan
+ * takes effect, and calls a usage plan's limits targets that "in some cases
+ * clients can exceed" (CloudFormation, AWS::ApiGateway::UsagePlan).
+ */
+export const usagePlanFollowsNote =
+  'Its usage plan in API Gateway follows as a backstop, not as these limits: AWS documents no time within which a usage-plan change takes effect, and calls its limits targets that "in some cases clients can exceed".';
+
 export function planChangedText(previous: KeyView, key: KeyView, unchanged: boolean, where: string): string {
   if (unchanged) return `${key.keyId} in ${where} is on ${planText(key)} already; nothing changed.`;
   return `${key.keyId} in ${where} moved from ${planText(previous)} to ${planText(key)}: the new limits apply from its next request on. ${atOnceNote}`;

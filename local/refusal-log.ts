@@ -1,5 +1,4 @@
-import { ApiKeyRepository } from '../functions/data/api-key-repository';
-import { hashApiKey, isWellFormedApiKey, keyState } from '../functions/domain/api-keys';
+import { CustomerTable, hashApiKey, isWellFormedApiKey, keyState } from '../functions/customers';
 import { bearerToken } from '../functions/http/bearer-token';
 import type { Dependencies } from '../functions/runtime/dependencies';
 
@@ -42,7 +41,7 @@ export function refusalLine(refusal: Refusal): string {
  * from an expired one (docs/operators.md).
  */
 export function unauthorizedReason(dependencies: Pick<Dependencies, 'db' | 'tableNames' | 'clock'>) {
-  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   return async (authorization: string): Promise<Pick<Refusal, 'reason' | 'principalId'>> => {
     const token = bearerToken(authorization);
     if (token === undefined) return { reason: 'malformed_authorization_header' };

@@ -1,8 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { limitsFor } from '../../definitions/plans';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
-import { ApiKeyRepository } from '../data/api-key-repository';
-import { type Customer, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../domain/api-keys';
+import { type Customer, CustomerTable, callerOf, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../customers';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { bearerToken, soleAuthorization } from '../http/bearer-token';
 import { toAuthorizerContext } from '../http/caller';
@@ -63,7 +61,7 @@ export function createHandler(dependencies: Dependencies, meteringPool: Metering
  * as failed by withAuthorizerOutcomes).
  */
 function keyFinder(dependencies: Dependencies) {
-  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   const checked = async <T>(lookup: Promise<T>, context: TimeBudget, what: string): Promise<T> => {
     try {
       return await withinTimeBudget(lookup, context, what);
@@ -120,12 +118,11 @@ function allowPolicy(
   methodArn: string,
   meteringPool: MeteringPool | undefined,
 ): APIGatewayAuthorizerResult {
-  const limits = limitsFor(customer.plan, customer.customLimits);
   return {
     principalId: secret.keyId,
     policyDocument: wholeApiPolicy('Allow', methodArn),
-    // The counters' id: a rotation's old and new key count together (functions/domain/api-keys.ts).
-    context: toAuthorizerContext({ keyId: secret.keyId, customerId: customer.customerId, plan: customer.plan, limits }),
+    // The counters' id is the customer's: a rotation's old and new key count together (functions/customers/).
+    context: toAuthorizerContext(callerOf(secret, customer)),
     // Fixed plans: the plan's pooled metering key; Enterprise: the customer's own (functions/domain/metering.ts).
     usageIdentifierKey: usageIdentifierKeyOf(customer, meteringPool),
   };

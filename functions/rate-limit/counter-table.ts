@@ -24,7 +24,7 @@ const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
  * granted in the day and in the current minute, the spare the instances were
  * recorded to hold (rate-limit/allowance.ts), each instance's last lease
  * sequence number of the minute, the refusals of the current minute and any
- * suspension. Counters are the customer's (domain/api-keys.ts, Customer):
+ * suspension. Counters are the customer's (functions/customers/, Customer):
  * every secret of it counts on them, so the old and the new secret of a
  * rotation share one set of limits. The limiter decides; this only
  * reads and writes.

@@ -1,6 +1,6 @@
 import { issueKey, revokeKey, rotateKey } from '../../admin/key-admin';
 import { maxRequestBodyBytes } from '../../definitions/request-size-limits';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey } from '../../functions/customers';
 import { refusalLine } from '../../local/refusal-log';
 import { getWithAuthorizationFields, postJson, startTestApi, type TestApi } from '../support/api';
 import { TestClock, testInstant } from '../support/dynamo';

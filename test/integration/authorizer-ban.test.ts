@@ -1,8 +1,7 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { createHandler } from '../../functions/authorizer/handler';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { CounterTable, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
@@ -23,7 +22,7 @@ afterAll(() => dependencies.db.destroy());
 
 async function issue(): Promise<{ secret: string; keyId: string }> {
   const { secret, record } = generateApiKey({ plan: 'free', owner: 'Acme', now });
-  await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(record);
+  await new CustomerTable(dependencies.db, dependencies.tableNames).insert(record);
   return { secret, keyId: record.keyId };
 }
 

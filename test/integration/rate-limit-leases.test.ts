@@ -1,7 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { KeyTable } from '../../admin/key-table';
 import type { PlanLimits } from '../../definitions/plans';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { ApiError } from '../../functions/domain/errors';
 import { type Caller, type CounterStore, CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
@@ -126,7 +125,7 @@ it('a revoked key is refused at once, by an instance that holds a lease of it to
   const now = Date.parse(testInstant(1, '08:00:00'));
   const limits = { perMinute: 5_000, perDay: 100_000 };
   const { record } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, now });
-  const keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   await keys.insert(record);
   const holder = new RateLimiter(counters);
   expect(await sendMany([holder], [own(record.keyId)], limits, now, 20, 1)).toEqual({ counted: 20 });
@@ -138,7 +137,7 @@ it('a revoked key is refused at once, by an instance that holds a lease of it to
 it('counts a rotated key and its successor together on one item: exactly the limit for both; the old key’s expiry stops only the old key', async () => {
   const limits = { perMinute: 1_001, perDay: 10_000 };
   const now = Date.parse(testInstant(1, '09:00:05'));
-  const keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   const { record: old } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, now });
   await keys.insert(old);
   const { record: successor } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, customerId: old.keyId, now });

@@ -1,10 +1,11 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { issueKey, keyUsage, type PlanChoice, revokeKey, rotateKey, setPlan } from '../../admin/key-admin';
 import { localTarget } from '../../admin/targets/local';
-import { limitsFor, type PlanLimits, type PlanName } from '../../definitions/plans';
+import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { createHandler } from '../../functions/authorizer/handler';
+import { limitsOf } from '../../functions/customers';
 import { ApiError, DependencyUnavailableError } from '../../functions/domain/errors';
 import { CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
 import { requestAuthorizerEvent } from './api-gateway-events';
@@ -512,7 +513,7 @@ class World {
     this.planChanges++;
     this.saw(`set-plan ${choice.plan}`);
     this.currentChoice = choice;
-    this.truth.changed(this.store.seq, limitsFor(choice.plan, choice.customLimits), this.now);
+    this.truth.changed(this.store.seq, limitsOf(choice), this.now);
     this.log(`key tool: set-plan ${describeChoice(choice)} (store call ${this.store.seq})`);
   }
 

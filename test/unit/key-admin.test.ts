@@ -5,8 +5,7 @@ import fc from 'fast-check';
 import { AdminError, describeError } from '../../admin/errors';
 import { effectiveStatus, parseGrace, planChoice, rotateKey, validOwner, viewOf } from '../../admin/key-admin';
 import { type KeyAdminTarget, noMetering } from '../../admin/targets/target';
-import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
-import { type ApiKeyRecord, type ApiKeyStatus, generateApiKey, isUsable } from '../../functions/domain/api-keys';
+import { ApiKeyChangedError, type ApiKeyRecord, generateApiKey, isUsable, type StoredKeyState } from '../../functions/customers';
 import { DependencyUnavailableError } from '../../functions/domain/errors';
 import { newPetSchema } from '../../functions/domain/pet';
 import { readLocalEndpoint, removeLocalEndpoint, writeLocalEndpoint } from '../../local/local-endpoint';
@@ -86,7 +85,7 @@ describe('views of keys', () => {
     const { record } = generateApiKey({ plan: 'pro', owner: 'x', now: 0 });
     fc.assert(
       fc.property(
-        fc.constantFrom<ApiKeyStatus>('active', 'revoked'),
+        fc.constantFrom<StoredKeyState>('active', 'revoked'),
         fc.option(fc.integer({ min: 0, max: 2_000_000 })),
         fc.integer({ min: 0, max: 2_000_000 }),
         (status, expiresAtMs, now) => {

@@ -63,3 +63,82 @@ it('outside functions/rate-limit/, no code names an attribute of the counter ite
   const outside = sources.filter((file) => !file.startsWith('functions/rate-limit/') && !measuresTheLimiter(file));
   expect(outside.filter((file) => naming.test(readFileSync(join(root, file), 'utf8')))).toEqual([]);
 });
+
+/**
+ * The customer and its secrets have one owner, functions/customers/ (decision
+ * 16): everything else goes through its door (index.ts), and only it reads or
+ * writes the key table. Product code is what ships or operates: the functions,
+ * the key tool, npm start, the scripts and the benchmarks' measures (tests and
+ * the hand-written baselines of bench/baselines/ are measured against it).
+ */
+const customerModule = 'functions/customers/';
+const isProduct = (file: string) =>
+  /^(functions|admin|local|scripts|bench)\//.test(file) && !file.startsWith('bench/baselines/') && !file.startsWith(customerModule);
+
+/** Files outside the module whose imports reach past its door. */
+function pastTheCustomerDoor(files: { file: string; imports: string[] }[]): string[] {
+  return files
+    .filter(({ file }) => !file.startsWith(customerModule))
+    .filter(({ imports }) => imports.some((target) => target.startsWith(customerModule) && target !== `${customerModule}index`))
+    .map(({ file }) => file);
+}
+
+/** Product files outside the module that name the key table (its name is how a DynamoDB call reaches it). */
+function namingTheKeyTable(files: { file: string; text: string }[]): string[] {
+  return files.filter(({ file, text }) => isProduct(file) && /[tT]ableNames\.apiKeys\b/.test(text)).map(({ file }) => file);
+}
+
+/** Classes outside the module that extend one the module defines. */
+function extendingCustomerClasses(files: { file: string; text: string }[], moduleClasses: string[]): string[] {
+  const extending = new RegExp(`\\bextends (${moduleClasses.join('|')})\\b`);
+  return files.filter(({ file, text }) => !file.startsWith(customerModule) && extending.test(text)).map(({ file }) => file);
+}
+
+/** The product functions that turn a plan into limits, and the product files outside their own that call limitsOf. */
+function limitsFunctions(files: { file: string; text: string }[]): { computing: string[]; callers: string[] } {
+  const product = files.filter(({ file }) => isProduct(file) || file.startsWith(customerModule) || file.startsWith('definitions/'));
+  const computing = product.flatMap(({ file, text }) =>
+    [...text.matchAll(/function (\w+)\([^)]*\)\s*:\s*PlanLimits\b/g)].map((match) => `${file}:${match[1]}`),
+  );
+  const callers = product
+    .filter(({ file, text }) => file !== `${customerModule}customer.ts` && /\blimitsOf\(/.test(text))
+    .map(({ file }) => file);
+  return { computing, callers };
+}
+
+describe('the customer has one owner, functions/customers/ (decision 16)', () => {
+  // This file's own examples of what the rules find are not code.
+  const files = sources
+    .filter((file) => file !== 'test/unit/module-boundaries.test.ts')
+    .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8'), imports: importsOf(file) }));
+  const moduleClasses = files
+    .filter(({ file }) => file.startsWith(customerModule))
+    .flatMap(({ text }) => [...text.matchAll(/^export class (\w+)/gm)].map((match) => match[1] as string));
+
+  it('outside it, every import of the module names its door, and no product code names the key table', () => {
+    expect(pastTheCustomerDoor(files)).toEqual([]);
+    expect(namingTheKeyTable(files)).toEqual([]);
+    // The rules can fail: a file that reaches past the door, or names the table, is found.
+    expect(pastTheCustomerDoor([{ file: 'admin/x.ts', imports: ['functions/customers/customer-table'] }])).toEqual(['admin/x.ts']);
+    expect(namingTheKeyTable([{ file: 'admin/x.ts', text: 'new GetCommand({ TableName: tableNames.apiKeys })' }])).toEqual(['admin/x.ts']);
+  });
+
+  it('no class outside it extends one of its classes', () => {
+    expect(moduleClasses).toEqual(expect.arrayContaining(['CustomerTable', 'ApiKeyChangedError']));
+    expect(extendingCustomerClasses(files, moduleClasses)).toEqual([]);
+    expect(extendingCustomerClasses([{ file: 'admin/x.ts', text: 'class KeyTable extends CustomerTable {}' }], moduleClasses)).toEqual([
+      'admin/x.ts',
+    ]);
+  });
+
+  it("a customer's limits are computed by one function, limitsOf, called from at most 2 files besides its own", () => {
+    const { computing, callers } = limitsFunctions(files);
+    expect(computing).toEqual(['functions/customers/customer.ts:limitsOf']);
+    expect(callers.length).toBeLessThanOrEqual(2);
+    const twice = limitsFunctions([
+      ...files,
+      { file: 'admin/x.ts', text: 'function limitsFor(plan: PlanName): PlanLimits {}', imports: [] },
+    ]);
+    expect(twice.computing).toHaveLength(2);
+  });
+});

@@ -1,6 +1,4 @@
-import { KeyTable } from '../../admin/key-table';
-import { ApiKeyChangedError, joined, secretOf } from '../../functions/data/api-key-repository';
-import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
+import { ApiKeyChangedError, type ApiKeyRecord, CustomerTable, generateApiKey, joined, secretOf } from '../../functions/customers';
 import { ApiError } from '../../functions/domain/errors';
 import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
@@ -12,12 +10,12 @@ import { createTestTables, testDependencies } from '../support/dynamo';
  * two administrators at once never leave half of one change and half of another.
  */
 let dependencies: Dependencies;
-let keys: KeyTable;
+let keys: CustomerTable;
 const at = (iso: string) => Date.parse(iso);
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
-  keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  keys = new CustomerTable(dependencies.db, dependencies.tableNames);
 });
 afterAll(() => dependencies.db.destroy());
 
@@ -38,7 +36,7 @@ it('finds a key by its id through the byKeyId index, and nothing for an unknown 
   expect(await keys.findById('key_0000000000000000')).toBeUndefined();
 });
 
-it('finds a customer with its secrets through the byCustomer index, and nothing of another customer', async () => {
+it('finds a customer with its secrets, named on its own item and read strongly, and nothing of another customer', async () => {
   const record = await stored('enterprise');
   const successor = generateApiKey({ ...record, now: at('2029-06-01T12:00:01Z') }).record;
   await keys.insertSuccessor(successor, record, '2029-06-01T13:00:00.000Z');
