@@ -99,11 +99,9 @@ export function planChoice(plan: PlanName, limits: { perMinute?: number; perDay?
 
 export function validOwner(owner: string): string {
   const trimmed = owner.trim();
-  if (ownerProblem(trimmed) !== undefined) {
-    throw new AdminError(
-      '--owner must name the customer: 1 to 200 characters, at least one of them visible; no control characters, bidirectional controls or noncharacters.',
-    );
-  }
+  const problem = ownerProblem(trimmed);
+  // The shared rule's own words (definitions/fields/readable-text.ts), as a pet's name gets them.
+  if (problem !== undefined) throw new AdminError(`--owner names the customer and ${problem}.`);
   return trimmed;
 }
 

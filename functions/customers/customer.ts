@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { deploymentCheckKey, deploymentCheckKeyId } from '../../definitions/deployment-check';
-import { unreadableTextReason } from '../../definitions/fields/readable-text';
+import { readableTextReason } from '../../definitions/fields/readable-text';
 import { type PlanLimits, type PlanName, plans } from '../../definitions/plans';
 
 /**
@@ -189,8 +189,7 @@ export function limitsOf(customer: Pick<Customer, 'plan' | 'customLimits'>): Pla
   return { perMinute: custom.perMinute, perDay: custom.perDay };
 }
 
-/** The owner of a key is shown to people in listings: the same readability rule as a pet's name. */
+/** The owner of a key is shown to people in listings: the same rule as a pet's name, up to 200 characters. */
 export function ownerProblem(owner: string): string | undefined {
-  if (owner.length > 200) return 'must be at most 200 characters';
-  return unreadableTextReason(owner);
+  return readableTextReason(owner, 200);
 }

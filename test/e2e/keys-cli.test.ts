@@ -439,6 +439,17 @@ describe('errors a person can act on: one line on stderr, exit code 1, nothing c
     expectOneLineError(await keys(['list', '--region', 'eu-west-1']), /--region chooses where a deployed stage is: use it with --stage/);
   });
 
+  it("an owner over 200 characters, counted in code points as a pet's name: refused in the rule's words; 200 emoji are fine", async () => {
+    const before = await succeeds(['list']);
+    expectOneLineError(
+      await keys(['issue', '--plan', 'pro', '--owner', '🐶'.repeat(201)]),
+      /^error: --owner names the customer and must be at most 200 characters\.$/m,
+    );
+    expect(await succeeds(['list'])).toBe(before);
+    const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', '🐶'.repeat(200), '--json'])) as IssuedJson;
+    expect(await succeeds(['show', issued.keyId])).toMatch(new RegExp(`^Owner\\s+${'🐶'.repeat(200)}$`, 'mu'));
+  });
+
   it('a key that cannot be rotated or re-planned any more', async () => {
     const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', 'Soylent', '--json'])) as IssuedJson;
     await succeeds(['rotate', issued.keyId, '--grace', '1h']);
