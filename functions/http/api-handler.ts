@@ -8,7 +8,7 @@ import { authorizer, routeFor } from '../../definitions/routes';
 import { onlyReadsOutside } from '../../definitions/table-grants';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { parseOrThrow } from '../domain/validation';
-import { type Admission, type CounterStore, RequestLimiter } from '../rate-limit';
+import { type CounterStore, RateLimiter, type Verdict } from '../rate-limit';
 import { type Dependencies, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, recordAnswer, recordResponse } from '../runtime/metrics';
@@ -40,10 +40,10 @@ interface ApiInternal extends Record<string, unknown> {
   /** Headers every response of this request carries, errors included. */
   responseHeaders: Record<string, string>;
   caller?: Caller;
-  /** The limiter's admission, still under way while a read-only operation reads (settled: it never rejects). */
-  pendingAdmission?: Promise<PromiseSettledResult<Admission>>;
-  /** The request's admission, once it was counted: what settles it when it is answered 503. */
-  admission?: Admission;
+  /** The limiter's verdict, still under way while a read-only operation reads (settled: it never rejects). */
+  pendingVerdict?: Promise<PromiseSettledResult<Verdict>>;
+  /** The request's verdict, once it was counted: what settles it when it is answered 503. */
+  verdict?: Verdict;
   /** Set when the logic of an operation that writes has started: from then on a write may have been sent. */
   writeMayHaveBeenSent?: boolean;
 }
@@ -78,7 +78,7 @@ export function createApiHandler<Contract extends OperationContract>(
   handler.use(oneAuthorizationField());
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
   // One limiter per handler, so per instance: it holds the leases of its keys and remembers windows seen used up.
-  const limiter = new RequestLimiter(counters, (message, error) =>
+  const limiter = new RateLimiter(counters, (message, error) =>
     logger.warn(message, { error: error instanceof Error ? error : String(error) }),
   );
   handler.use(rateLimit(limiter, dependencies, { overlapWithRead: onlyReads(route) }));
@@ -306,7 +306,7 @@ export function onlyReads(route: RouteDefinition): boolean {
  * then wait for the decision, which wins over whatever the logic produced.
  */
 function rateLimit(
-  limiter: RequestLimiter,
+  limiter: RateLimiter,
   dependencies: Dependencies,
   options: { overlapWithRead: boolean },
 ): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
@@ -320,15 +320,15 @@ function rateLimit(
       // A refusal this instance already knows of: no read is sent for it.
       const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller, now);
       const counting = limiter.admit(caller, now);
-      if (!overlap) return counting.then((admission) => applyAdmission(request, admission));
+      if (!overlap) return counting.then((verdict) => applyVerdict(request, verdict));
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
-      internal(request).pendingAdmission = counting.then(
-        (value): PromiseSettledResult<Admission> => ({ status: 'fulfilled', value }),
-        (reason: unknown): PromiseSettledResult<Admission> => ({ status: 'rejected', reason }),
+      internal(request).pendingVerdict = counting.then(
+        (value): PromiseSettledResult<Verdict> => ({ status: 'fulfilled', value }),
+        (reason: unknown): PromiseSettledResult<Verdict> => ({ status: 'rejected', reason }),
       );
     },
     // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
-    after: (request) => (internal(request).pendingAdmission ? settleRateLimit(request) : undefined),
+    after: (request) => (internal(request).pendingVerdict ? settleRateLimit(request) : undefined),
     onError: async (request) => {
       try {
         await settleRateLimit(request);
@@ -346,30 +346,30 @@ function rateLimit(
  * DynamoDB call still fits before the Lambda timeout (else the 503 would be lost).
  */
 async function settleIfUnavailable(request: ApiRequest): Promise<void> {
-  const { admission } = internal(request);
-  if (!(request.error instanceof DependencyUnavailableError) || !admission) return;
+  const { verdict } = internal(request);
+  if (!(request.error instanceof DependencyUnavailableError) || !verdict) return;
   if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
-  internal(request).admission = undefined;
-  await admission.refund().catch((error: unknown) => {
+  internal(request).verdict = undefined;
+  await verdict.refund().catch((error: unknown) => {
     logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) });
   });
-  Object.assign(internal(request).responseHeaders, admission.headers);
+  Object.assign(internal(request).responseHeaders, verdict.headers);
 }
 
 /** Waits for a count started alongside the read, and applies its decision. */
 async function settleRateLimit(request: ApiRequest): Promise<void> {
-  const pending = internal(request).pendingAdmission;
+  const pending = internal(request).pendingVerdict;
   if (!pending) return;
-  internal(request).pendingAdmission = undefined;
+  internal(request).pendingVerdict = undefined;
   const outcome = await pending;
   if (outcome.status === 'rejected') throw outcome.reason;
-  applyAdmission(request, outcome.value);
+  applyVerdict(request, outcome.value);
 }
 
-function applyAdmission(request: ApiRequest, admission: Admission): void {
-  internal(request).admission = admission;
-  Object.assign(internal(request).responseHeaders, admission.headers);
-  if (admission.refusal) throw admission.refusal;
+function applyVerdict(request: ApiRequest, verdict: Verdict): void {
+  internal(request).verdict = verdict;
+  Object.assign(internal(request).responseHeaders, verdict.headers);
+  if (verdict.refusal) throw verdict.refusal;
 }
 
 /**

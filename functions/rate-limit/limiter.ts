@@ -2,6 +2,7 @@ import type { PlanLimits } from '../../definitions/plans';
 import { ApiError } from '../domain/errors';
 import { Allowance, type Asking, type LeasingInstance, type Served } from './allowance';
 import type { Caller, CounterItemState, CounterStore } from './counter-store';
+import { rateLimitHeaders } from './headers';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
@@ -10,16 +11,15 @@ import {
   type Verdict,
   verdictOf,
   type Windows,
+  type WindowVerdict,
   windowsAt,
 } from './windows';
 
-export interface RateLimitDecision extends Verdict {
-  /** Takes back this request's charge: for a request answered 503 (docs/clients.md, "Counting: each request once"). */
-  refund(): Promise<boolean>;
-}
+/** A caller with the limits the authorizer found for its customer (the counter item's, after a plan change, win). */
+export type LimitedCaller = Caller & { limits: PlanLimits };
 
-/** What the limiter decided of one request; a served one names the lease its refund goes back to. */
-type Outcome = Served | { refused: Refusal };
+/** A request counted: a served one names the lease its refund goes back to. */
+type Counting = Served | { refused: Refusal };
 
 /** What one instance knows of one customer. */
 interface CustomerMemory {
@@ -74,26 +74,27 @@ export class RateLimiter {
   }
 
   /** Whether this instance already knows the request will be refused: no other work need start for it. */
-  knowsRefusal(customerId: string, callerLimits: PlanLimits, nowMs: number): boolean {
-    const memory = this.memoryOf(customerId, callerLimits, nowMs);
+  knowsRefusal(caller: LimitedCaller, nowMs: number): boolean {
+    const memory = this.memoryOf(caller.customerId, caller.limits, nowMs);
     const windows = windowsAt(nowMs);
     rollOver(memory, windows);
     return rememberedRefusal(memory, windows, nowMs) !== undefined;
   }
 
-  enforce(caller: Caller, callerLimits: PlanLimits, nowMs: number): Promise<RateLimitDecision> {
-    const memory = this.memoryOf(caller.customerId, callerLimits, nowMs);
+  /** Counts one request of the caller's customer and says what it may do. */
+  admit(caller: LimitedCaller, nowMs: number): Promise<Verdict> {
+    const memory = this.memoryOf(caller.customerId, caller.limits, nowMs);
     return this.enqueue(memory, async () => {
-      const asking = { caller, windows: windowsAt(nowMs), nowMs };
-      const outcome = await this.decide(asking, memory);
-      const verdict = verdictOf(outcome, memory.limits, asking.windows, nowMs, memory.bannedUntil);
-      if (!('served' in outcome)) return { ...verdict, refund: noRefund };
-      return { ...verdict, refund: () => this.enqueue(memory, () => memory.allowance.refund(asking, outcome.generation, memory.limits)) };
+      const asking = { caller: { keyId: caller.keyId, customerId: caller.customerId }, windows: windowsAt(nowMs), nowMs };
+      const counting = await this.decide(asking, memory);
+      const judged = verdictOf(counting, memory.limits, asking.windows, nowMs, memory.bannedUntil);
+      if (!('served' in counting)) return withHeaders(judged, noRefund);
+      return withHeaders(judged, () => this.enqueue(memory, () => memory.allowance.refund(asking, counting.generation, memory.limits)));
     });
   }
 
   /** Refused from memory, served from the spare (each after one read), or served from a new lease. */
-  private async decide(asking: Asking, memory: CustomerMemory): Promise<Outcome> {
+  private async decide(asking: Asking, memory: CustomerMemory): Promise<Counting> {
     const { caller, windows, nowMs } = asking;
     rollOver(memory, windows);
     if (memory.allowance.spare > 0 || rememberedRefusal(memory, windows, nowMs)) {
@@ -121,7 +122,7 @@ export class RateLimiter {
   }
 
   /** A refused request's outcome; it counts toward the customer's ban (unless it is suspended already). */
-  private async refuse(refusal: Refusal, caller: Caller, memory: CustomerMemory, windows: Windows, nowMs: number): Promise<Outcome> {
+  private async refuse(refusal: Refusal, caller: Caller, memory: CustomerMemory, windows: Windows, nowMs: number): Promise<Counting> {
     const { limits, refusals } = memory;
     if (refusal === 'banned') return { refused: refusal };
     refusals.unrecorded += 1;
@@ -242,4 +243,15 @@ function rememberedRefusal(memory: CustomerMemory, windows: Windows, nowMs: numb
   if (memory.exhaustedDay === windows.day) return 'day_exhausted';
   if (memory.exhaustedMinute >= windows.minuteStart && memory.allowance.spare === 0) return 'minute_exhausted';
   return undefined;
+}
+
+/** A verdict with its headers; a refund that took the charge back counts the request no more in them. */
+function withHeaders(judged: WindowVerdict, takeBack: () => Promise<boolean>): Verdict {
+  const headers: Record<string, string> = rateLimitHeaders(judged.window);
+  const refund = async () => {
+    const refunded = await takeBack();
+    if (refunded) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
+    return refunded;
+  };
+  return { ...judged, headers, refund };
 }

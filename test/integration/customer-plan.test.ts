@@ -1,5 +1,6 @@
 import { type ApiKeyRecord, CustomerTable, generateApiKey, limitsOf } from '../../functions/customers';
-import { CounterTable, RateLimiter, spareCap, UsageCounters, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter, UsageCounters } from '../../functions/rate-limit';
+import { spareCap, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 
@@ -23,7 +24,7 @@ afterAll(() => dependencies.db.destroy());
 
 /** One request of a secret at `nowMs`: its headers' limit and remaining, or the code of its refusal. */
 async function request(limiter: RateLimiter, secret: ApiKeyRecord, callerLimits: ReturnType<typeof limitsOf>, nowMs: number) {
-  const decision = await limiter.enforce({ keyId: secret.keyId, customerId: secret.customerId }, callerLimits, nowMs);
+  const decision = await limiter.admit({ keyId: secret.keyId, customerId: secret.customerId, limits: callerLimits }, nowMs);
   return decision.refusal ? { refused: decision.refusal.code } : { limit: decision.window.limit, remaining: decision.window.remaining };
 }
 

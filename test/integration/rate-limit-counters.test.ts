@@ -1,4 +1,5 @@
-import { CounterTable, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable } from '../../functions/rate-limit';
+import { windowsAt } from '../../functions/rate-limit/testing';
 import { DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { startTestApi, type TestApi } from '../support/api';
 import { createTestTables, TestClock, testDependencies, testEndpoint } from '../support/dynamo';

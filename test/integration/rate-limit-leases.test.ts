@@ -2,7 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
 import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { ApiError } from '../../functions/domain/errors';
-import { type Caller, type CounterStore, CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
+import { type CounterStore, CounterTable, RateLimiter } from '../../functions/rate-limit';
+import { type Caller, counterKey, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 
@@ -28,7 +29,7 @@ const own = (keyId: string): Caller => ({ keyId, customerId: keyId });
 /** What a request got: `counted`, or the code of its 429. */
 async function outcomeOf(limiter: RateLimiter, key: Caller, limits: PlanLimits, nowMs: number): Promise<string> {
   try {
-    const decision = await limiter.enforce(key, limits, nowMs);
+    const decision = await limiter.admit({ ...key, limits: limits }, nowMs);
     return decision.refusal ? decision.refusal.code : 'counted';
   } catch (error) {
     if (error instanceof ApiError) return error.code;
@@ -180,7 +181,7 @@ describe('an instance that has seen a window used up', () => {
     // One lease write learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the ban.
     expect(writes).toEqual(['lease', ...Array(10).fill('refusals'), 'ban']);
     writes.length = 0;
-    expect(limiter.knowsRefusal('key_memory', limits, now + 2_000)).toBe(true);
+    expect(limiter.knowsRefusal({ keyId: 'key_memory', customerId: 'key_memory', limits: limits }, now + 2_000)).toBe(true);
     expect(await outcomeOf(limiter, own('key_memory'), limits, now + 2_000)).toBe('key_suspended');
     expect(writes).toEqual([]);
   });
@@ -206,11 +207,11 @@ describe('an instance that has seen a window used up', () => {
     const now = Date.parse(testInstant(2, '11:00:01'));
     const small = { perMinute: 2, perDay: 1_000 };
     expect(await sendMany([limiter], [own('key_upgraded')], small, now, 3, 1)).toEqual({ counted: 2, rate_limited: 1 });
-    expect(limiter.knowsRefusal('key_upgraded', small, now)).toBe(true);
+    expect(limiter.knowsRefusal({ keyId: 'key_upgraded', customerId: 'key_upgraded', limits: small }, now)).toBe(true);
     const larger = { perMinute: 300, perDay: 10_000 };
-    expect(limiter.knowsRefusal('key_upgraded', larger, now)).toBe(false);
+    expect(limiter.knowsRefusal({ keyId: 'key_upgraded', customerId: 'key_upgraded', limits: larger }, now)).toBe(false);
     // The counters hold the minute's 2; the new plan allows 298 more.
-    const decision = await limiter.enforce(own('key_upgraded'), larger, now);
+    const decision = await limiter.admit({ ...own('key_upgraded'), limits: larger }, now);
     expect(decision.window).toMatchObject({ limit: 300, remaining: 297 });
   });
 });
@@ -245,7 +246,7 @@ describe('what an instance holds is never lost to the day nor counted twice', ()
     };
     const limiter = new RateLimiter(flaky);
     const now = Date.parse(testInstant(3, '13:00:05'));
-    const decision = await limiter.enforce(own(keyId), limits, now);
+    const decision = await limiter.admit({ ...own(keyId), limits: limits }, now);
     failing = true;
     expect(await decision.refund()).toBe(false);
     failing = false;

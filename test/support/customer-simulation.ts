@@ -7,7 +7,8 @@ import type { TableName } from '../../definitions/tables';
 import { createHandler } from '../../functions/authorizer/handler';
 import { limitsOf } from '../../functions/customers';
 import { ApiError, DependencyUnavailableError } from '../../functions/domain/errors';
-import { CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit';
+import { counterKey, windowsAt } from '../../functions/rate-limit/testing';
 import { requestAuthorizerEvent } from './api-gateway-events';
 import { InvariantBroken, invariants, iso, Truth } from './customer-simulation-invariants';
 import { type AppliedCall, type FaultRates, noFaults, SimulatedDynamoDB } from './simulated-dynamodb';
@@ -53,7 +54,7 @@ const STEPS_KEPT = 40;
 const MAX_REQUESTS = 400;
 
 /** What one decision of the limiter says: its reported window, its refusal if any, and its refund. */
-type Decision = Awaited<ReturnType<RateLimiter['enforce']>>;
+type Decision = Awaited<ReturnType<RateLimiter['admit']>>;
 
 /**
  * The harness's only use of the limiter: one per instance, and one call per
@@ -63,7 +64,7 @@ const limiterAdapter = {
   create: (db: ReturnType<SimulatedDynamoDB['client']>, instanceId: string, warn: (message: string) => void) =>
     new RateLimiter(new CounterTable(db, tableNames.rateLimits), (message) => warn(message), { instanceId }),
   decide: (limiter: RateLimiter, caller: { keyId: string; customerId: string; limits: PlanLimits }, nowMs: number): Promise<Decision> =>
-    limiter.enforce({ keyId: caller.keyId, customerId: caller.customerId }, caller.limits, nowMs),
+    limiter.admit({ keyId: caller.keyId, customerId: caller.customerId, limits: caller.limits }, nowMs),
 };
 
 interface Instance {

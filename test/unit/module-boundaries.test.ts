@@ -18,18 +18,30 @@ function importsOf(file: string): string[] {
   );
 }
 
-/** Tests and benchmarks measure the limiter's parts: they may use its test entry. */
+/** Tests and benchmarks may use the few names of the limiter's test support beside its door. */
 const measuresTheLimiter = (file: string) => file.startsWith('test/') || file.startsWith('bench/');
+/** The limiter's own tests of its pure rules (window arithmetic, lease sizing, the gateway's share of a ban) read its files. */
+const limiterRuleTests = ['test/unit/rate-limit.test.ts', 'test/unit/gateway-refusal.test.ts'];
 
-it('outside functions/rate-limit/, every import of the limiter names its index (tests and benchmarks: or its test entry)', () => {
+it('outside functions/rate-limit/, every import of the limiter names its index (tests and benchmarks: or its test support; its rule tests: its files)', () => {
   const intoTheModule = sources
-    .filter((file) => !file.startsWith('functions/rate-limit/'))
+    .filter((file) => !file.startsWith('functions/rate-limit/') && !limiterRuleTests.includes(file))
     .flatMap((file) => importsOf(file).map((target) => ({ file, target })))
     .filter(({ target }) => target.startsWith('functions/rate-limit/') && target !== 'functions/rate-limit/index')
     .filter(({ file, target }) => !(measuresTheLimiter(file) && target === 'functions/rate-limit/testing'));
   expect(intoTheModule).toEqual([]);
   // The rule can fail: the module's own files do import each other.
   expect(importsOf('functions/rate-limit/index.ts')).toContain('functions/rate-limit/limiter');
+});
+
+it("the limiter's test support is a few names: what tests need beyond the door is the counter item's key, its windows and shapes", () => {
+  const text = readFileSync(join(root, 'functions/rate-limit/testing.ts'), 'utf8');
+  const names = [...text.matchAll(/^export (?:type )?\{([^}]+)\}/gm)].flatMap((match) =>
+    (match[1] as string).split(',').map((name) => name.trim()),
+  );
+  expect(names).toContain('counterKey');
+  expect(text).not.toMatch(/export \*/);
+  expect(names.length).toBeLessThanOrEqual(6);
 });
 
 it('functions/domain/ and functions/data/ hold nothing of the limiter', () => {
@@ -47,7 +59,7 @@ it('functions/rate-limit/index.ts, the door, exports at most 10 names', () => {
     (match[1] as string).split(',').map((name) => name.trim().replace(/^type /, '')),
   );
   const names = [...declared, ...reexported];
-  expect(names).toContain('RequestLimiter');
+  expect(names).toContain('RateLimiter');
   expect(names.length).toBeLessThanOrEqual(10);
 });
 

@@ -6,26 +6,21 @@
 import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
 import { ApiError } from '../../functions/domain/errors';
+import { LOOKBACK_MS, leaseSpare, MIN_RECENT_REQUESTS, RecentRequests, spareCap, windowEnding } from '../../functions/rate-limit/allowance';
+import { rateLimitHeaders } from '../../functions/rate-limit/headers';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
   countedVerdict,
-  LOOKBACK_MS,
-  leaseSpare,
-  MIN_RECENT_REQUESTS,
-  RecentRequests,
-  rateLimitHeaders,
   refusalBatch,
   refusedVerdict,
   secondsUntil,
-  spareCap,
-  type Verdict,
-  windowEnding,
+  type WindowVerdict,
   windowsAt,
-} from '../../functions/rate-limit/testing';
+} from '../../functions/rate-limit/windows';
 
 /** What the caller sees of a verdict. */
-const headersOf = (verdict: Verdict) => rateLimitHeaders(verdict.window);
+const headersOf = (verdict: WindowVerdict) => rateLimitHeaders(verdict.window);
 
 const pro: PlanLimits = { perMinute: 300, perDay: 10_000 };
 const at = (iso: string) => Date.parse(iso);

@@ -2,7 +2,8 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import type { TableName } from '../../definitions/tables';
 import { itemThatFailedCondition } from '../../functions/data/conditional-check';
 import { isDependencyFailure } from '../../functions/data/dynamo-errors';
-import { CounterTable, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable } from '../../functions/rate-limit';
+import { windowsAt } from '../../functions/rate-limit/testing';
 import { SimulatedDynamoDB, UnsupportedBySimulation } from '../support/simulated-dynamodb';
 
 /**
