@@ -42,7 +42,7 @@ export const mutations: Mutation[] = [
     name: 'plan-change-not-applied',
     behaviour: "a plan change the counter item shows is not applied to the instance's limits",
     file: limiter,
-    search: '  if (state.keyLimits) changeLimits(memory, state.keyLimits);\n',
+    search: '  if (state.customerLimits) changeLimits(memory, state.customerLimits);\n',
     replace: '',
   },
   {
@@ -56,8 +56,8 @@ export const mutations: Mutation[] = [
     name: 'verdict-on-stale-limits',
     behaviour: "the headers and 429s speak of the authorizer's cached limits, not the plan in force",
     file: limiter,
-    search: 'const verdict = verdictOf(outcome, memory.limits,',
-    replace: 'const verdict = verdictOf(outcome, callerLimits,',
+    search: 'const judged = verdictOf(counting, memory.limits,',
+    replace: 'const judged = verdictOf(counting, caller.limits,',
   },
   {
     name: 'refund-credits-day-twice',
@@ -91,8 +91,8 @@ export const mutations: Mutation[] = [
     name: 'gateway-denies-whole-ban',
     behaviour: "the authorizer denies for the whole ban, so the gateway's cached Deny outlasts it",
     file: 'functions/rate-limit/bans.ts',
-    search: 'return suspendedUntilSeconds * 1000 - nowMs > (cache.ttlSeconds + cache.answeredWithinSeconds) * 1000;',
-    replace: 'return suspendedUntilSeconds * 1000 > nowMs;',
+    search: 'return bannedUntilSeconds * 1000 - nowMs > (cache.ttlSeconds + cache.answeredWithinSeconds) * 1000;',
+    replace: 'return bannedUntilSeconds * 1000 > nowMs;',
   },
   {
     name: 'refund-puts-two-into-spare',

@@ -1,10 +1,10 @@
 import type { PlanLimits } from '../../../../definitions/plans';
 import { ApiError, DependencyUnavailableError } from '../../../../functions/domain/errors';
-import { CounterTable, RateLimiter } from '../../../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../../../functions/rate-limit';
 import type { SimulatedDynamoDB } from '../../simulated-dynamodb';
 
 /** What one decision of the limiter says: its reported window, its refusal if any, and its refund. */
-export type Decision = Awaited<ReturnType<RateLimiter['enforce']>>;
+export type Decision = Awaited<ReturnType<RateLimiter['admit']>>;
 
 /** How a request left the limiter: decided, or an error a handler answers (503, 401) or cannot (500). */
 export type Outcome =
@@ -46,9 +46,8 @@ export class FunctionInstance {
   /** The limiter's decision on one request of the caller the gateway let through. */
   async decide(caller: { keyId: string; customerId: string; limits: PlanLimits }, trueMs: number): Promise<Outcome> {
     try {
-      const decision = await this.limiter.enforce(
-        { keyId: caller.keyId, customerId: caller.customerId },
-        caller.limits,
+      const decision = await this.limiter.admit(
+        { keyId: caller.keyId, customerId: caller.customerId, limits: caller.limits },
         this.clock(trueMs),
       );
       return { kind: 'decided', decision };

@@ -1,7 +1,8 @@
 import { issueKey, keyUsage, type PlanChoice, revokeKey, rotateKey, setPlan } from '../../../../admin/key-admin';
 import { localTarget } from '../../../../admin/targets/local';
-import { limitsFor } from '../../../../definitions/plans';
+import type { PlanLimits } from '../../../../definitions/plans';
 import type { TableName } from '../../../../definitions/tables';
+import { limitsOf } from '../../../../functions/customers';
 import type { SimulatedDynamoDB } from '../../simulated-dynamodb';
 
 export interface Secret {
@@ -23,16 +24,16 @@ export class KeyTool {
     return this.secrets.at(-1)!;
   }
 
-  async issue(choice: PlanChoice, nowMs: number): Promise<{ customerId: string; limits: ReturnType<typeof limitsFor> }> {
+  async issue(choice: PlanChoice, nowMs: number): Promise<{ customerId: string; limits: PlanLimits }> {
     const issued = await issueKey(this.target, { ...choice, owner: 'Simulated customer' }, nowMs);
     this.secrets.push({ label: 'secret 1', keyId: issued.key.keyId, secret: issued.secret });
     return { customerId: issued.key.keyId, limits: issued.key.limits };
   }
 
   /** The plan after the command (the same when the choice was the plan already: the key tool changes nothing). */
-  async setPlan(choice: PlanChoice, nowMs: number): Promise<{ unchanged: boolean; limits: ReturnType<typeof limitsFor> }> {
+  async setPlan(choice: PlanChoice, nowMs: number): Promise<{ unchanged: boolean; limits: PlanLimits }> {
     const changed = await setPlan(this.target, this.newest.keyId, choice, nowMs);
-    return { unchanged: changed.unchanged, limits: limitsFor(choice.plan, choice.customLimits) };
+    return { unchanged: changed.unchanged, limits: limitsOf(choice) };
   }
 
   async rotate(graceMs: number, nowMs: number): Promise<{ old: Secret; successor: Secret }> {
