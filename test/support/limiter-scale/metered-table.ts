@@ -26,6 +26,9 @@ import type { SimulatedDynamoDB } from '../simulated-dynamodb';
  * time is refused with ProvisionedThroughputExceededException and applies
  * nothing; it costs nothing. The SDK's retries are not modelled: a throttled
  * call fails the request (conservative: the 5xx column counts it).
+ *
+ * It must be the table's only writer: it remembers each item's size from the
+ * writes it charged.
  */
 export const partitionLimitsPerSecond = { writeUnits: 1_000, readUnits: 3_000 } as const;
 
@@ -34,6 +37,8 @@ export interface ConsumedCapacity {
   readUnits: number;
   /** Calls refused for their partition's throughput. */
   throttledCalls: number;
+  /** Write calls charged (a transaction counts once). */
+  writeCalls: number;
   /** The largest item a call found or left (DynamoDB refuses an item over 400 KB: "Service, account, and table quotas in Amazon DynamoDB"). */
   largestItemBytes: number;
 }
@@ -41,9 +46,13 @@ export interface ConsumedCapacity {
 type Item = Record<string, unknown>;
 type Command = { input: unknown };
 interface Charge {
+  /** The partition-key values the call touches. */
   keys: string[];
   write: boolean;
-  units: () => number;
+  /** Their items' sizes before the call. */
+  before: number[];
+  /** 2 for a transaction's writes, ½ for an eventually consistent read. */
+  factor: number;
 }
 
 /** An item's size by DynamoDB's rules, read from its plain value: the rules of itemSize (partition-limit-proxy.ts, which test/unit/limiter-scale.test.ts holds this to) without marshalling. */
@@ -65,12 +74,13 @@ function plainValueSize(value: unknown): number {
   throw new Error(`no DynamoDB size for ${typeof value}`);
 }
 
-const sizeOf = plainItemSize;
 const writeUnitsOf = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
 
 export class MeteredTable {
-  readonly consumed: ConsumedCapacity = { writeUnits: 0, readUnits: 0, throttledCalls: 0, largestItemBytes: 0 };
+  readonly consumed: ConsumedCapacity = { writeUnits: 0, readUnits: 0, throttledCalls: 0, writeCalls: 0, largestItemBytes: 0 };
   private second = Number.NaN;
+  /** Each item's size as last charged: the store hands out copies, and a big item's copy is slow. */
+  private readonly sizes = new Map<string, number>();
   private readonly usedThisSecond = new Map<string, { writeUnits: number; readUnits: number }>();
   private readonly inner: DynamoDBDocumentClient;
 
@@ -92,32 +102,54 @@ export class MeteredTable {
   private async send(command: Command): Promise<unknown> {
     const charge = this.chargeOf(command);
     this.refuseIfOver(charge);
+    let after = charge.before;
     try {
-      return await this.inner.send(command as never);
+      const result = await this.inner.send(command as never);
+      if (charge.write) after = this.sizesAfter(charge, command, result as { Attributes?: Item });
+      return result;
     } finally {
-      // A write whose condition fails is charged too (the item as it is).
-      this.take(charge);
+      // A write whose condition fails is charged too: the item as it is.
+      this.take(charge, after);
     }
   }
 
-  /** What a call will cost, read from the items before it applies and (for writes) after. */
+  /** What a call will cost, from the sizes of its items before it applies (a write: and after, in take). */
   private chargeOf(command: Command): Charge {
     const input = command.input as Item;
     if (command instanceof GetCommand) {
-      const units = Math.max(1, Math.ceil(sizeOf(this.itemAt(input.Key as Item)) / 4096)) * (input.ConsistentRead ? 1 : 0.5);
-      return { keys: [this.partitionOf(input.Key as Item)], write: false, units: () => units };
+      const key = this.partitionOf(input.Key as Item);
+      return { keys: [key], write: false, before: [this.sizeAt(key)], factor: input.ConsistentRead ? 1 : 0.5 };
     }
-    const writes = command instanceof TransactWriteCommand ? this.transactionWrites(input) : [input];
-    const keys = writes.map((write) => (write.Key ?? write.Item) as Item);
-    const before = keys.map((key) => sizeOf(this.itemAt(key)));
-    const factor = command instanceof TransactWriteCommand ? 2 : 1;
-    const units = () =>
-      keys.reduce((sum, key, index) => {
-        const bytes = Math.max(before[index]!, sizeOf(this.itemAt(key)));
-        this.consumed.largestItemBytes = Math.max(this.consumed.largestItemBytes, bytes);
-        return sum + factor * writeUnitsOf(bytes);
-      }, 0);
-    return { keys: keys.map((key) => this.partitionOf(key)), write: true, units };
+    const transaction = command instanceof TransactWriteCommand;
+    const keys = (transaction ? this.transactionWrites(input) : [input]).map((write) =>
+      this.partitionOf((write.Key ?? write.Item) as Item),
+    );
+    return { keys, write: true, before: keys.map((key) => this.sizeAt(key)), factor: transaction ? 2 : 1 };
+  }
+
+  /** Units of a call whose items measured `before` and `after` it. */
+  private unitsOf(charge: Charge, after: number[]): number {
+    if (!charge.write) return Math.max(1, Math.ceil(charge.before[0]! / 4096)) * charge.factor;
+    return charge.before.reduce((sum, bytes, index) => sum + charge.factor * writeUnitsOf(Math.max(bytes, after[index]!)), 0);
+  }
+
+  /** Item sizes after a write: from the item it returned (ALL_NEW), else as stored; remembered for the next call. */
+  private sizesAfter(charge: Charge, command: Command, result: { Attributes?: Item }): number[] {
+    const returned = !(command instanceof TransactWriteCommand) && (command.input as Item).ReturnValues === 'ALL_NEW' && result.Attributes;
+    const sizes = returned
+      ? [plainItemSize(result.Attributes)]
+      : charge.keys.map((key) => plainItemSize(this.store.item(this.tableName, this.keyOf(key))));
+    for (const [index, key] of charge.keys.entries()) this.sizes.set(key, sizes[index]!);
+    return sizes;
+  }
+
+  private sizeAt(key: string): number {
+    let size = this.sizes.get(key);
+    if (size === undefined) {
+      size = plainItemSize(this.store.item(this.tableName, this.keyOf(key)));
+      this.sizes.set(key, size);
+    }
+    return size;
   }
 
   /** The writes of a transaction on this table (a transaction of the limiter touches no other). */
@@ -133,7 +165,7 @@ export class MeteredTable {
       this.usedThisSecond.clear();
     }
     // Admitted on the units as the items stand now (a write's item may grow by the call: charged as it turns out).
-    const units = charge.units() / charge.keys.length;
+    const units = this.unitsOf(charge, charge.before) / charge.keys.length;
     const limit = charge.write ? partitionLimitsPerSecond.writeUnits : partitionLimitsPerSecond.readUnits;
     const over = charge.keys.some((key) => this.used(key)[charge.write ? 'writeUnits' : 'readUnits'] + units > limit);
     if (!over) return;
@@ -144,10 +176,13 @@ export class MeteredTable {
     });
   }
 
-  private take(charge: Charge): void {
-    const units = charge.units();
-    if (charge.write) this.consumed.writeUnits += units;
-    else this.consumed.readUnits += units;
+  private take(charge: Charge, after: number[]): void {
+    const units = this.unitsOf(charge, after);
+    if (charge.write) this.consumed.largestItemBytes = Math.max(this.consumed.largestItemBytes, ...charge.before, ...after);
+    if (charge.write) {
+      this.consumed.writeUnits += units;
+      this.consumed.writeCalls += 1;
+    } else this.consumed.readUnits += units;
     for (const key of charge.keys) this.used(key)[charge.write ? 'writeUnits' : 'readUnits'] += units / charge.keys.length;
   }
 
@@ -160,8 +195,8 @@ export class MeteredTable {
     return used;
   }
 
-  private itemAt(key: Item): Item | undefined {
-    return this.store.item(this.tableName, { [this.partitionKey]: key[this.partitionKey] });
+  private keyOf(partition: string): Item {
+    return { [this.partitionKey]: partition };
   }
 
   private partitionOf(key: Item): string {

@@ -1,3 +1,4 @@
+import type { PlanName } from '../../../definitions/plans';
 import type { Admission } from '../../../functions/rate-limit/testing';
 import type { ScaleCustomer } from './workload';
 
@@ -20,6 +21,8 @@ export interface AuditFigures {
   servedPastLimit: number;
   /** 5xx: the limiter failed (a throttled counter call), or Lambda refused the request (no environment). */
   serverErrors: number;
+  /** The same by the customer's plan: whose counter item ran out of throughput. */
+  serverErrorsByPlan: Partial<Record<PlanName, number>>;
   /** Stranded spare: how far X-RateLimit-Remaining of the minute fell below the truth, as a share of the per-minute limit. */
   strandedShare: { mean: number; max: number };
 }
@@ -45,6 +48,7 @@ export class ScaleAudit {
     refusalsBeyondBound: 0,
     servedPastLimit: 0,
     serverErrors: 0,
+    serverErrorsByPlan: {},
     strandedShare: { mean: 0, max: 0 },
   };
   private stranded = { sum: 0, count: 0 };
@@ -58,7 +62,7 @@ export class ScaleAudit {
     }
     if (!counted) return;
     this.figures.requests += 1;
-    if (admission === 'error') this.figures.serverErrors += 1;
+    if (admission === 'error') this.serverError(customer.plan);
     else if (admission.refusal) this.judgeRefusal(customer, truth, admission.refusal.code);
     else this.judgeServed(customer, truth, admission.headers);
   }
@@ -66,6 +70,11 @@ export class ScaleAudit {
   result(): AuditFigures {
     const mean = this.stranded.count === 0 ? 0 : this.stranded.sum / this.stranded.count;
     return { ...this.figures, strandedShare: { mean, max: this.figures.strandedShare.max } };
+  }
+
+  private serverError(plan: PlanName): void {
+    this.figures.serverErrors += 1;
+    this.figures.serverErrorsByPlan[plan] = (this.figures.serverErrorsByPlan[plan] ?? 0) + 1;
   }
 
   private judgeRefusal(customer: ScaleCustomer, truth: Served, code: string): void {

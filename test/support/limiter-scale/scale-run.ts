@@ -37,6 +37,8 @@ export interface ScaleFigures extends AuditFigures {
   /** The limiter's DynamoDB units per request (rateLimits table), measured by item size. */
   writeUnitsPerRequest: number;
   readUnitsPerRequest: number;
+  /** Writes per request (leases, refusals, bans): at one a request, no environment saw its customer's spare. */
+  writesPerRequest: number;
   /** Counter calls DynamoDB refused for their partition's throughput. */
   throttledCalls: number;
   /** The largest counter item of the run. */
@@ -86,6 +88,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleFigures> {
     seed: options.seed,
     writeUnitsPerRequest: (counters.consumed.writeUnits - atWarmupEnd.writeUnits) / figures.requests,
     readUnitsPerRequest: (counters.consumed.readUnits - atWarmupEnd.readUnits) / figures.requests,
+    writesPerRequest: (counters.consumed.writeCalls - atWarmupEnd.writeCalls) / figures.requests,
     throttledCalls: counters.consumed.throttledCalls - atWarmupEnd.throttledCalls,
     largestItemBytes: counters.consumed.largestItemBytes,
     environments,
