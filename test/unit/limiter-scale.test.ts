@@ -8,6 +8,7 @@ import { limiterMeasured } from '../../scripts/capacity-model';
 import { seededRandom } from '../support/customer-simulation';
 import { ExplicitPool, lambdaLifecycle, SampledPool, scaleOutSeconds, warmPoolSize } from '../support/limiter-scale/lambda-pool';
 import { MeteredTable, partitionLimitsPerSecond, plainItemSize } from '../support/limiter-scale/metered-table';
+import { runScale } from '../support/limiter-scale/scale-run';
 import { isHot, scaleCustomers } from '../support/limiter-scale/workload';
 import { itemSize } from '../support/partition-limit-proxy';
 import { SimulatedDynamoDB } from '../support/simulated-dynamodb';
@@ -152,4 +153,16 @@ it("SCALING.md's customers: production's plan mix and 5 Enterprise, 1,000 reques
   expect(hot).toBeLessThan(customers.length / 5);
   const cold = customers.filter((customer) => customer.perSecond * 60 < customer.limits.perMinute / 4).length;
   expect(cold).toBeGreaterThan(customers.length / 2);
+});
+
+// The m× runs simulate a sample of the customers over a pool the rest of the load keeps cycling (SampledPool); at 1× every
+// request can be simulated, environments started, reused and reaped one by one (ExplicitPool): the two must agree.
+it('at 1×, the sampled pool of the m× runs finds the units per request that simulating every request finds, within 5 %', async () => {
+  const run = (sampledPool: boolean) =>
+    runScale({ factor: 1, routing: 'mostRecentlyUsed', seed: 49, warmupSeconds: 20, measuredSeconds: 30, sampledPool });
+  const every = await run(false);
+  const sampled = await run(true);
+  expect(Math.abs(sampled.writeUnitsPerRequest / every.writeUnitsPerRequest - 1)).toBeLessThan(0.05);
+  expect(Math.abs(sampled.readUnitsPerRequest / every.readUnitsPerRequest - 1)).toBeLessThan(0.05);
+  expect(sampled.servedPastLimit + every.servedPastLimit + sampled.refusalsBeyondBound + every.refusalsBeyondBound).toBe(0);
 });

@@ -28,6 +28,8 @@ export interface ScaleOptions {
   warmupSeconds: number;
   /** Virtual seconds measured. */
   measuredSeconds: number;
+  /** At 1× too, the sampled pool of m× (to check it against every request simulated). */
+  sampledPool?: boolean;
 }
 
 export interface ScaleFigures extends AuditFigures {
@@ -113,7 +115,7 @@ async function admit(router: Router, arrival: Arrival): Promise<Admission | 'err
 
 function routerFor(options: ScaleOptions, random: () => number, newLimiter: () => RequestLimiter): Router {
   const poolOptions = { routing: options.routing, random, newLimiter };
-  if (options.factor === 1) {
+  if (options.factor === 1 && !options.sampledPool) {
     const pools = Object.fromEntries(operations.map((operation) => [operation, new ExplicitPool(poolOptions)])) as Record<
       Operation,
       ExplicitPool
