@@ -19,7 +19,11 @@ export const lambdaLifecycle = {
   idleReapMs: 10 * 60_000,
   /** Recycled after this long whatever its traffic: AWS documents no figure; 2 hours is our choice. */
   lifetimeMs: 2 * 3_600_000,
-  /** "each function can scale up by 1,000 execution environments every 10 seconds". */
+  /**
+   * "every 10 seconds, Lambda can allocate at most 1,000 additional execution environment instances ... to each of your
+   * functions" ("Lambda scaling behavior", https://docs.aws.amazon.com/lambda/latest/dg/scaling-behavior.html; Lambda refills
+   * it continuously, here once per 10 s window). Past it a request fails with a throttling error (429), counted here a 5xx.
+   */
   scaleOut: { environments: 1_000, everyMs: 10_000 },
 } as const;
 

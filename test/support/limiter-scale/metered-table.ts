@@ -39,7 +39,7 @@ export interface ConsumedCapacity {
   throttledCalls: number;
   /** Write calls charged (a transaction counts once). */
   writeCalls: number;
-  /** The largest item a call found or left (DynamoDB refuses an item over 400 KB: "Service, account, and table quotas in Amazon DynamoDB"). */
+  /** The largest item a call found or left (DynamoDB refuses an item over 400 KB: "Constraints in Amazon DynamoDB", Items, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Constraints.html). */
   largestItemBytes: number;
 }
 
