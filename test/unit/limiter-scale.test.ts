@@ -8,6 +8,7 @@ import { limiterMeasured } from '../../scripts/capacity-model';
 import { seededRandom } from '../support/customer-simulation';
 import { ExplicitPool, lambdaLifecycle, SampledPool, scaleOutSeconds, warmPoolSize } from '../support/limiter-scale/lambda-pool';
 import { MeteredTable, partitionLimitsPerSecond, plainItemSize } from '../support/limiter-scale/metered-table';
+import { ScaleAudit } from '../support/limiter-scale/scale-audit';
 import { runScale } from '../support/limiter-scale/scale-run';
 import { isHot, scaleCustomers } from '../support/limiter-scale/workload';
 import { itemSize } from '../support/partition-limit-proxy';
@@ -165,4 +166,37 @@ it('at 1×, the sampled pool of the m× runs finds the units per request that si
   expect(Math.abs(sampled.writeUnitsPerRequest / every.writeUnitsPerRequest - 1)).toBeLessThan(0.05);
   expect(Math.abs(sampled.readUnitsPerRequest / every.readUnitsPerRequest - 1)).toBeLessThan(0.05);
   expect(sampled.servedPastLimit + every.servedPastLimit + sampled.refusalsBeyondBound + every.refusalsBeyondBound).toBe(0);
+});
+
+describe('the scale mode\'s audit judges what clients saw by docs/clients.md\'s "How exact"', () => {
+  const customer = { customerId: 'c', keyId: 'k', plan: 'pro' as const, limits: { perMinute: 300, perDay: 10_000 }, perSecond: 5 };
+  const nowMs = Date.parse('2099-06-15T10:00:00Z');
+  const served = (remaining: number) => ({
+    headers: { 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': String(remaining), 'X-RateLimit-Reset': '0' },
+    refund: async () => {},
+  });
+  const refused = (code: 'rate_limited' | 'quota_exceeded') => ({ ...served(0), refusal: { code } as never });
+
+  it('counts a 429 while more than a tenth of the minute was left as beyond the bound, and one within it as under the limit only', () => {
+    const audit = new ScaleAudit();
+    for (let request = 0; request < 250; request++) audit.answer(customer, nowMs, served(300 - request - 1), true);
+    audit.answer(customer, nowMs, refused('rate_limited'), true);
+    for (let request = 250; request < 280; request++) audit.answer(customer, nowMs, served(300 - request - 1), true);
+    audit.answer(customer, nowMs, refused('rate_limited'), true);
+    expect(audit.result()).toMatchObject({ refusalsUnderLimit: 2, refusalsBeyondBound: 1, servedPastLimit: 0 });
+  });
+
+  it('counts a request served past the minute, stranded spare from Remaining below the truth, and 5xx by plan', () => {
+    const audit = new ScaleAudit();
+    for (let request = 0; request < 301; request++) audit.answer(customer, nowMs, served(Math.max(0, 300 - request - 31)), true);
+    audit.answer(customer, nowMs, 'error', true);
+    const result = audit.result();
+    expect(result.servedPastLimit).toBe(1);
+    expect(result.strandedShare.max).toBeCloseTo(30 / 300);
+    expect(result.serverErrorsByPlan).toEqual({ pro: 1 });
+    // The warm-up keeps the truth but not the figures.
+    const warm = new ScaleAudit();
+    warm.answer(customer, nowMs, 'error', false);
+    expect(warm.result().requests).toBe(0);
+  });
 });
