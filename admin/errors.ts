@@ -1,4 +1,4 @@
-import { ApiKeyChangedError } from '../functions/data/api-key-repository';
+import { ApiKeyChangedError } from '../functions/customers';
 import { DependencyUnavailableError } from '../functions/domain/errors';
 
 /** A failure the administrator can act on; its message says what to do and is shown as it is. */

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isDeploymentCheck } from '../definitions/deployment-check';
-import { limitsFor, type PlanLimits, type PlanName, plans } from '../definitions/plans';
+import { type PlanLimits, type PlanName, plans } from '../definitions/plans';
 import {
   API_KEY_PREFIX,
   type ApiKeyRecord,
@@ -17,19 +17,16 @@ import {
   generateApiKey,
   type KeyState,
   keyState,
-  keyStates,
+  limitsOf,
+  meteringOf,
   ownerProblem,
-} from '../functions/domain/api-keys';
+} from '../functions/customers';
 import { DependencyUnavailableError } from '../functions/domain/errors';
 import { COUNTER_RETENTION_DAYS, type DayUsage, UsageCounters } from '../functions/rate-limit';
 import { AdminError, describeError } from './errors';
 import { type KeyAdminTarget, type MeteringChange, nothingToChange } from './targets/target';
 
 const DAY_MS = 86_400_000;
-
-/** The states of functions/domain/api-keys.ts: `expired` after a rotation's grace, `suspended` during a ban. */
-export const keyStatuses = keyStates;
-export type KeyStatus = KeyState;
 
 export interface KeyView {
   keyId: string;
@@ -38,7 +35,7 @@ export interface KeyView {
   displayPrefix: string;
   plan: PlanName;
   owner: string;
-  status: KeyStatus;
+  status: KeyState;
   limits: PlanLimits;
   createdAt: string;
   updatedAt: string;
@@ -57,13 +54,13 @@ export interface PlanChoice {
 /** Notes for the administrator about clean-up that could not be finished; the key itself is consistent. */
 export type Warnings = string[];
 
-export function effectiveStatus(record: ApiKeyRecord, now: number, suspendedUntilMs?: number): KeyStatus {
-  return keyState(record, now, suspendedUntilMs);
+export function effectiveStatus(record: ApiKeyRecord, now: number, bannedUntilMs?: number): KeyState {
+  return keyState(record, now, bannedUntilMs);
 }
 
 /** What may be shown of a key: everything but the secret's hash and the metering key. */
-export function viewOf(record: ApiKeyRecord, now: number, suspendedUntilMs?: number): KeyView {
-  const status = effectiveStatus(record, now, suspendedUntilMs);
+export function viewOf(record: ApiKeyRecord, now: number, bannedUntilMs?: number): KeyView {
+  const status = effectiveStatus(record, now, bannedUntilMs);
   return {
     keyId: record.keyId,
     customerId: record.customerId,
@@ -71,12 +68,12 @@ export function viewOf(record: ApiKeyRecord, now: number, suspendedUntilMs?: num
     plan: record.plan,
     owner: record.owner,
     status,
-    limits: limitsFor(record.plan, record.customLimits),
+    limits: limitsOf(record),
     createdAt: record.createdAt,
     // The key's or its customer's last change, whichever is later.
     updatedAt: record.customerUpdatedAt > record.updatedAt ? record.customerUpdatedAt : record.updatedAt,
     ...(record.expiresAt !== undefined ? { expiresAt: record.expiresAt } : {}),
-    ...(status === 'suspended' && suspendedUntilMs !== undefined ? { suspendedUntil: new Date(suspendedUntilMs).toISOString() } : {}),
+    ...(status === 'suspended' && bannedUntilMs !== undefined ? { suspendedUntil: new Date(bannedUntilMs).toISOString() } : {}),
   };
 }
 
@@ -102,11 +99,9 @@ export function planChoice(plan: PlanName, limits: { perMinute?: number; perDay?
 
 export function validOwner(owner: string): string {
   const trimmed = owner.trim();
-  if (ownerProblem(trimmed) !== undefined) {
-    throw new AdminError(
-      '--owner must name the customer: 1 to 200 characters, at least one of them visible; no control characters, bidirectional controls or noncharacters.',
-    );
-  }
+  const problem = ownerProblem(trimmed);
+  // The shared rule's own words (definitions/fields/readable-text.ts), as a pet's name gets them.
+  if (problem !== undefined) throw new AdminError(`--owner names the customer and ${problem}.`);
   return trimmed;
 }
 
@@ -138,7 +133,7 @@ export async function issueKey(
   // The secret exists before the first attempt: every retry writes this same key.
   const { secret, record } = generateApiKey({ plan: input.plan, owner: validOwner(input.owner), customLimits: input.customLimits, now });
   // Metering first: a key in DynamoDB without its API Gateway key would be refused by API Gateway.
-  const { warnings } = await meteredWrite(await target.metering.enrol(record), {
+  const { warnings } = await meteredWrite(await target.metering.enrol(meteringOf(record)), {
     write: () => target.keys.insert(record),
     landed: async () => (await target.keys.findByHash(record.keyHash))?.keyId === record.keyId,
     unknown: `it is unknown whether key ${record.keyId} was created. Run \`petstore-keys show ${record.keyId}\`: if it is there, its secret is ${secret} (shown only now); if not, run the command again`,
@@ -147,14 +142,14 @@ export async function issueKey(
 }
 
 /** Every customer's key (the deployment check's is none), filtered by plan and (effective) status, oldest first. */
-export async function listKeys(target: KeyAdminTarget, filter: { plan?: PlanName; status?: KeyStatus }, now: number): Promise<KeyView[]> {
+export async function listKeys(target: KeyAdminTarget, filter: { plan?: PlanName; status?: KeyState }, now: number): Promise<KeyView[]> {
   const records = (await target.keys.scanAll()).filter((record) => !isDeploymentCheck(record.keyId));
   // A ban is on the rate limiter's item of today (one that crosses midnight is on both days): one read per key that could be banned.
   const today = UsageCounters.daysBack(now, 1)[0]!;
   const views = await Promise.all(
     records.map(async (record) =>
       keyState(record, now) === 'active'
-        ? viewOf(record, now, (await target.counters.day(record, today)).suspendedUntilMs)
+        ? viewOf(record, now, (await target.counters.day(record, today)).bannedUntilMs)
         : viewOf(record, now),
     ),
   );
@@ -169,20 +164,20 @@ export interface KeyDetails {
   key: KeyView;
   today: DayUsage;
   /** Unix seconds of the last served request in the counters' retention, if any. */
-  lastUsedAt?: number;
+  lastServedAt?: number;
 }
 
 export async function showKey(target: KeyAdminTarget, keyId: string, now: number): Promise<KeyDetails> {
   const record = await requireKey(target, keyId);
   const days = UsageCounters.daysBack(now, Math.min(COUNTER_RETENTION_DAYS, daysSince(record.createdAt, now) + 1));
   const today = await target.counters.day(record, days[0]!);
-  let lastUsedAt = today.lastRequestAt;
+  let lastServedAt = today.lastServedAt;
   // One GetItem per day, newest first, back to the key's creation at most.
   for (const day of days.slice(1)) {
-    if (lastUsedAt !== undefined) break;
-    lastUsedAt = (await target.counters.day(record, day)).lastRequestAt;
+    if (lastServedAt !== undefined) break;
+    lastServedAt = (await target.counters.day(record, day)).lastServedAt;
   }
-  return { key: viewOf(record, now, today.suspendedUntilMs), today, ...(lastUsedAt !== undefined ? { lastUsedAt } : {}) };
+  return { key: viewOf(record, now, today.bannedUntilMs), today, ...(lastServedAt !== undefined ? { lastServedAt } : {}) };
 }
 
 /** Requests answered per UTC day to the key's customer (every secret of it), oldest day first, today last. */
@@ -250,7 +245,7 @@ export async function revokeKey(
 ): Promise<{ key: KeyView; alreadyRevoked: boolean; warnings: Warnings }> {
   const record = await requireKey(target, keyId, allow.retiredCheckKey);
   // The customer's metering stays while another of its secrets works.
-  const change = (await otherWorkingSecret(target, record, now)) ? nothingToChange : await target.metering.withdraw(record);
+  const change = (await otherWorkingSecret(target, record, now)) ? nothingToChange : await target.metering.withdraw(meteringOf(record));
   if (record.status === 'revoked') {
     await change.finish();
     return { key: viewOf(record, now), alreadyRevoked: true, warnings: [] };
@@ -288,7 +283,7 @@ export async function setPlan(
       key: previous,
       previous,
       unchanged: true,
-      warnings: await finished(await target.metering.changePlan(record, record), unfinished),
+      warnings: await finished(await target.metering.changePlan(meteringOf(record), meteringOf(record)), unfinished),
     };
   }
   const updatedAt = new Date(now).toISOString();
@@ -300,7 +295,7 @@ export async function setPlan(
     ...(choice.customLimits ? { customLimits: choice.customLimits } : {}),
   };
   const token = randomUUID();
-  const { result, warnings } = await meteredWrite(await target.metering.changePlan(record, after), {
+  const { result, warnings } = await meteredWrite(await target.metering.changePlan(meteringOf(record), meteringOf(after)), {
     write: () => target.keys.changePlan(record, record, choice, updatedAt, token),
     landed: async () => {
       const now = await target.keys.findByHash(record.keyHash);
@@ -314,7 +309,7 @@ export async function setPlan(
 }
 
 /** Why a key that no longer works cannot move its customer, and what to do instead. */
-async function notWorkingRefusal(target: KeyAdminTarget, record: ApiKeyRecord, status: KeyStatus, now: number): Promise<AdminError> {
+async function notWorkingRefusal(target: KeyAdminTarget, record: ApiKeyRecord, status: KeyState, now: number): Promise<AdminError> {
   if (await otherWorkingSecret(target, record, now)) {
     return new AdminError(
       `${record.keyId} is ${status}: change the plan of customer ${record.customerId} through its working key (\`petstore-keys list\` shows the keys of each customer).`,

@@ -83,7 +83,7 @@ export function listText(keys: KeyView[]): string {
 }
 
 export function showText(details: KeyDetails): string {
-  const { key, today, lastUsedAt } = details;
+  const { key, today, lastServedAt } = details;
   return fields([
     ['Key id', key.keyId],
     ['Customer', key.customerId],
@@ -94,7 +94,7 @@ export function showText(details: KeyDetails): string {
     ['Created', isoSeconds(key.createdAt)],
     ['Updated', isoSeconds(key.updatedAt)],
     ...(key.expiresAt ? [['Expires', isoSeconds(key.expiresAt)] as [string, string]] : []),
-    ['Last used', lastUsedAt !== undefined ? isoSeconds(lastUsedAt * 1000) : 'never (in the kept counters)'],
+    ['Last used', lastServedAt !== undefined ? isoSeconds(lastServedAt * 1000) : 'never (in the kept counters)'],
     ['Today', `${today.requests.toLocaleString('en-US')} of ${key.limits.perDay.toLocaleString('en-US')} requests (UTC day ${today.day})`],
   ]);
 }
@@ -102,7 +102,7 @@ export function showText(details: KeyDetails): string {
 export function showJson(details: KeyDetails): object {
   return {
     ...details.key,
-    lastUsedAt: details.lastUsedAt !== undefined ? isoSeconds(details.lastUsedAt * 1000) : null,
+    lastServedAt: details.lastServedAt !== undefined ? isoSeconds(details.lastServedAt * 1000) : null,
     today: dayJson(details.today),
   };
 }
@@ -116,7 +116,7 @@ export function usageText(key: KeyView, days: DayUsage[], total: number): string
       days.map((day) => [
         day.day,
         day.requests.toLocaleString('en-US'),
-        day.lastRequestAt !== undefined ? isoSeconds(day.lastRequestAt * 1000) : '-',
+        day.lastServedAt !== undefined ? isoSeconds(day.lastServedAt * 1000) : '-',
       ]),
     ),
     '',
@@ -132,7 +132,7 @@ function dayJson(day: DayUsage): object {
   return {
     day: day.day,
     requests: day.requests,
-    lastRequestAt: day.lastRequestAt !== undefined ? isoSeconds(day.lastRequestAt * 1000) : null,
+    lastServedAt: day.lastServedAt !== undefined ? isoSeconds(day.lastServedAt * 1000) : null,
   };
 }
 
@@ -152,6 +152,15 @@ export function revokedText(key: KeyView, alreadyRevoked: boolean, where: string
   if (alreadyRevoked) return `${key.keyId} (${prefixText(key)}) in ${where} was revoked already; nothing changed.`;
   return `Revoked ${key.keyId} (${prefixText(key)}, ${plans[key.plan].displayName}, owner ${key.owner}) in ${where}: its next request is refused with 401. ${atOnceNote}`;
 }
+
+/**
+ * After a change of an Enterprise customer's own usage plan on a stage: no
+ * stronger words than AWS's. AWS documents no time within which UpdateUsagePlan
+ * takes effect, and calls a usage plan's limits targets that "in some cases
+ * clients can exceed" (CloudFormation, AWS::ApiGateway::UsagePlan).
+ */
+export const usagePlanFollowsNote =
+  'Its usage plan in API Gateway follows as a backstop, not as these limits: AWS documents no time within which a usage-plan change takes effect, and calls its limits targets that "in some cases clients can exceed".';
 
 export function planChangedText(previous: KeyView, key: KeyView, unchanged: boolean, where: string): string {
   if (unchanged) return `${key.keyId} in ${where} is on ${planText(key)} already; nothing changed.`;

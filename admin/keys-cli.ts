@@ -8,31 +8,21 @@ import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 
 import { type PlanName, planNames } from '../definitions/plans';
 import { authorizer } from '../definitions/routes';
 import { type DeployedStage, deployedStages, stackNames } from '../definitions/stages';
+import { type KeyState, keyStates } from '../functions/customers';
 import { COUNTER_RETENTION_DAYS } from '../functions/rate-limit';
 import { type Clock, systemClock } from '../functions/runtime/clock';
 import { AdminError, describeError } from './errors';
-import {
-  issueKey,
-  type KeyStatus,
-  keyStatuses,
-  keyUsage,
-  listKeys,
-  parseGrace,
-  planChoice,
-  revokeKey,
-  rotateKey,
-  setPlan,
-  showKey,
-  type Warnings,
-} from './key-admin';
+import { issueKey, keyUsage, listKeys, parseGrace, planChoice, revokeKey, rotateKey, setPlan, showKey, type Warnings } from './key-admin';
 import * as output from './key-output';
-import type { AwsClients, RetryTiming } from './targets/aws';
+import type { AwsClients, ControlPlanePacing, RetryTiming } from './targets/aws';
 import { openLocalTarget } from './targets/local';
 import type { KeyAdminTarget } from './targets/target';
 
 export interface TargetSelection {
   stage?: DeployedStage;
   region?: string;
+  /** Tells the administrator what the tool waits for (a line on standard error). */
+  notify?: (line: string) => void;
 }
 
 export interface KeysCliContext {
@@ -45,6 +35,8 @@ export interface KeysCliContext {
 
 /** Where commands work: the local `npm start` by default, a deployed stage with --stage. */
 export function openTargetFor(options: { localEndpointFile?: string; awsClients?: AwsClients; retryTiming?: RetryTiming } = {}) {
+  // One process spaces its UpdateUsagePlan calls across every command it runs (admin/targets/aws.ts, ControlPlanePacing).
+  const lastSent: ControlPlanePacing['lastSent'] = new Map();
   return async (selection: TargetSelection): Promise<KeyAdminTarget> => {
     if (!selection.stage) return openLocalTarget({ endpointFile: options.localEndpointFile });
     // Loaded only when needed: the local commands stay quick to start.
@@ -54,6 +46,7 @@ export function openTargetFor(options: { localEndpointFile?: string; awsClients?
       region: selection.region,
       clients: options.awsClients,
       retryTiming: options.retryTiming,
+      pacing: { lastSent, notify: selection.notify ?? (() => {}) },
     });
   };
 }
@@ -130,7 +123,8 @@ function commandKit(program: Command, context: KeysCliContext): CommandKit {
   /** Opens the target the options name, runs the command on it, and closes it. */
   async function onTarget<T>(options: TargetOptions, run: (target: KeyAdminTarget, now: number) => Promise<T>): Promise<T> {
     if (options.region && !options.stage) throw new AdminError('--region chooses where a deployed stage is: use it with --stage.');
-    const target = await context.openTarget({ stage: options.stage, region: options.region });
+    const notify = (line: string) => context.err(`${line}\n`);
+    const target = await context.openTarget({ stage: options.stage, region: options.region, notify });
     try {
       return await run(target, context.clock());
     } finally {
@@ -187,9 +181,9 @@ function addIssueAndInspectCommands({ command, onTarget, onNamedTarget, print, p
 
   command('list', "list customers' keys as a table (display prefixes only, never secrets; not the deployment check's own key)")
     .addOption(planOption('only keys on this plan'))
-    .addOption(new Option('--status <status>', 'only keys with this status (expired: rotated, past the grace)').choices(keyStatuses))
+    .addOption(new Option('--status <status>', 'only keys with this status (expired: rotated, past the grace)').choices(keyStates))
     .option('--json', 'print JSON for scripts')
-    .action(async (options: TargetOptions & { plan?: PlanName; status?: KeyStatus; json?: boolean }) => {
+    .action(async (options: TargetOptions & { plan?: PlanName; status?: KeyState; json?: boolean }) => {
       const keys = await onTarget(options, (target, now) => listKeys(target, { plan: options.plan, status: options.status }, now));
       if (options.json) printJson(keys);
       else print(output.listText(keys));
@@ -233,6 +227,9 @@ function addChangingCommands(kit: CommandKit): void {
     const choice = planChoice(plan, { perMinute: options.perMinute, perDay: options.perDay });
     const result = await onNamedTarget(options, (target, now) => setPlan(target, id, choice, now));
     print(output.planChangedText(result.previous, result.key, result.unchanged, result.where));
+    if (options.stage && !result.unchanged && [result.previous.plan, result.key.plan].includes('enterprise')) {
+      print(output.usagePlanFollowsNote);
+    }
     if (options.stage && result.previous.plan === 'enterprise' && result.key.plan !== 'enterprise') {
       const cached = new Date(Date.parse(result.key.updatedAt) + authorizer.resultsCacheTtlSeconds * 1000).toISOString();
       print(releaseNote(options.stage, `the authorizer's cached answers have expired (${cached})`));

@@ -11,7 +11,7 @@ export interface paths {
          * List pets in ascending id order, optionally filtered by status.
          * @description Pets in ascending id order, at most `limit` (default 20, at most 100) a page, optionally only those in one `status`. Unknown query parameters are ignored; a parameter sent twice (`limit=1&limit=2`) is a 400 naming it.
          *
-         *     When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.
+         *     When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, one holding a value the service could not have issued, or one used with another `status` than the one it was made for, is a 400 naming `cursor`.
          *
          *     In AWS, a pet just created may take a moment to appear in lists (they read an eventually consistent index).
          */
@@ -70,7 +70,7 @@ export interface components {
          *     }
          */
         NewPet: {
-            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode. The pattern states these rules for the Basic Multilingual Plane only; beyond it the server also refuses invisible characters and noncharacters (such as the tag characters U+E0000–U+E0FFF and U+1FFFE), and a lone surrogate (category Cs), with 400: rules a portable pattern cannot state. */
+            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters; a private-use character or a code point not yet assigned counts as visible); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode. The pattern states these rules for the Basic Multilingual Plane only; beyond it the server also refuses invisible characters and noncharacters (such as the tag characters U+E0000–U+E0FFF and U+1FFFE), and a lone surrogate (category Cs), with 400: rules a portable pattern cannot state. */
             name: string;
             /**
              * Format: int64
@@ -95,7 +95,7 @@ export interface components {
              * @description Assigned by the service: unique, never reused, roughly increasing, not contiguous; from 1 to 9007199254740991 (2^53−1, exact in any JSON client).
              */
             id: number;
-            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode. The pattern states these rules for the Basic Multilingual Plane only; beyond it the server also refuses invisible characters and noncharacters (such as the tag characters U+E0000–U+E0FFF and U+1FFFE), and a lone surrogate (category Cs), with 400: rules a portable pattern cannot state. */
+            /** @description The pet's name: 1 to 100 characters (Unicode code points), at least one of them visible (not whitespace, a format character or one Unicode marks as ignorable in display, such as zero-width characters; a private-use character or a code point not yet assigned counts as visible); no control characters, bidirectional override or isolate controls, or noncharacters; well-formed Unicode. The pattern states these rules for the Basic Multilingual Plane only; beyond it the server also refuses invisible characters and noncharacters (such as the tag characters U+E0000–U+E0FFF and U+1FFFE), and a lone surrogate (category Cs), with 400: rules a portable pattern cannot state. */
             name: string;
             /**
              * Format: int64
@@ -155,7 +155,7 @@ export interface operations {
     listPets: {
         parameters: {
             query?: {
-                /** @description How many pets a page holds at most: a base-10 integer from 1 to 100; 20 when not sent. */
+                /** @description How many pets a page holds at most: a plain decimal integer from 1 to 100, without sign or leading zero (`020` is a 400); 20 when not sent. */
                 limit?: number;
                 /** @description Only pets in this state. */
                 status?: components["schemas"]["PetStatus"];

@@ -40,7 +40,7 @@ export const deploymentCheckFunction = {
   handlerEntry: 'functions/deployment-check/handler.ts',
   /**
    * Conditional puts of its own key's items: each inserted where absent, and its
-   * secret put anew only over its own that no longer works (check-key.ts, CheckKeyTable).
+   * secret put anew only over its own that no longer works (functions/customers/, CustomerTable.ensureCheckCustomer).
    * It overwrites nothing else and reads nothing: a refused put returns what was in the way.
    */
   access: { apiKeys: ['dynamodb:PutItem'] } satisfies TableAccess,

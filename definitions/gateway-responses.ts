@@ -43,6 +43,13 @@ export interface GatewayResponseDefinition {
 /** Seconds a client should wait after a gateway-level 429 or 503 (static by necessity). */
 const GATEWAY_RETRY_AFTER_SECONDS = '5';
 
+/**
+ * A 503 after which the request may have taken effect (the function ran, or
+ * may still run, and may have written): it never says nothing was changed.
+ */
+const OUTCOME_UNKNOWN_MESSAGE =
+  'The service is temporarily unavailable, and it is unknown whether the request took effect. Retry after the number of seconds in Retry-After; a request sent with an Idempotency-Key takes effect at most once.';
+
 export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefinition> = {
   // Missing Authorization header (API Gateway answers without calling the
   // authorizer) or the authorizer refused the key.
@@ -137,13 +144,15 @@ export const gatewayResponses: Record<GatewayResponseType, GatewayResponseDefini
   // Lambda's Errors (lib/constructs/function-rollout.ts, crashAlarm).
   INTEGRATION_FAILURE: {
     code: 'service_unavailable',
-    message:
-      'The service is temporarily unavailable, and it is unknown whether the request took effect. Retry after the number of seconds in Retry-After; a request sent with an Idempotency-Key takes effect at most once.',
+    message: OUTCOME_UNKNOWN_MESSAGE,
     headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
   },
+  // API Gateway stopped waiting for the function (29 s), which may still be
+  // running and may write after it: a POST may have created its pet, as after
+  // our own 503 for a late write. The same words as INTEGRATION_FAILURE.
   INTEGRATION_TIMEOUT: {
     code: 'service_unavailable',
-    message: 'The service is temporarily unavailable. Retry after the number of seconds in Retry-After.',
+    message: OUTCOME_UNKNOWN_MESSAGE,
     headers: { 'Retry-After': GATEWAY_RETRY_AFTER_SECONDS },
   },
   API_CONFIGURATION_ERROR: { code: 'internal_error', message: 'An unexpected error occurred.' },

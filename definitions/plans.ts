@@ -29,15 +29,5 @@ export function isPlanName(value: unknown): value is PlanName {
   return typeof value === 'string' && Object.hasOwn(plans, value);
 }
 
-/** The limits that apply to a key: its plan's, or its own for enterprise keys. */
-export function limitsFor(plan: PlanName, custom?: Partial<PlanLimits>): PlanLimits {
-  const limits = plans[plan].limits;
-  if (limits !== 'custom') return limits;
-  if (!custom?.perMinute || !custom.perDay) {
-    throw new Error('An enterprise key needs its own perMinute and perDay limits.');
-  }
-  return { perMinute: custom.perMinute, perDay: custom.perDay };
-}
-
 /** How long the temporary ban of a key that keeps calling after its 429s lasts (decision 9). */
 export const BAN_DURATION_SECONDS = 15 * 60;

@@ -40,9 +40,8 @@ export const tables = {
     envVar: 'API_KEYS_TABLE_NAME',
     partitionKey: { name: 'keyHash', type: 'S' },
     indexes: [
+      // The key tool finds a secret by its id. A customer's secrets are named on its own item, read strongly (decision 16).
       { name: 'byKeyId', partitionKey: { name: 'keyId', type: 'S' } },
-      // A customer's item and its secrets all carry its id: one Query finds them (functions/data/api-key-repository.ts).
-      { name: 'byCustomer', partitionKey: { name: 'customerId', type: 'S' } },
     ],
   },
   rateLimits: {
@@ -75,4 +74,4 @@ export const listSharding = { shardCount: 256, expectedImbalance: 1.5 } as const
 
 /** Index names, typed, for the queries that use them. */
 export const petIndexes = { byListShard: 'byListShard', byStatusShard: 'byStatusShard' } as const;
-export const apiKeyIndexes = { byKeyId: 'byKeyId', byCustomer: 'byCustomer' } as const;
+export const apiKeyIndexes = { byKeyId: 'byKeyId' } as const;

@@ -293,7 +293,7 @@ export class PetStoreStack extends Stack {
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        "The deployment check's key is read only by the check function, has an Enterprise limit of its own and can be revoked with the key tool; rotating it means replacing the secret (a stack update), which stores a new key at the next deployment.",
+        "The deployment check's key is read only by the check function and has an Enterprise limit of its own. Revoking it would not stop its secret: the key tool refuses the check's key but to retire the key of a replaced secret (revoke --retire-check-key), and the next check re-creates the key of the secret it reads. So the secret is rotated by hand, not on a schedule: replace it (put-secret-value), deploy (the check stores the new key), then retire the old key id (docs/operators.md, the check's key).",
     });
     const meteringKey = Fn.join('', [this.meteringPoolPrefix, 'deploymentcheck']);
     const usagePlan = this.api.addUsagePlan('DeploymentCheckUsagePlan', {

@@ -1,7 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ApiKeyRepository } from '../functions/data/api-key-repository';
-import { generateApiKey, hashApiKey, isUsable, isWellFormedApiKey } from '../functions/domain/api-keys';
+import { CustomerTable, generateApiKey, hashApiKey, isUsable, isWellFormedApiKey } from '../functions/customers';
 import type { Dependencies } from '../functions/runtime/dependencies';
 
 /**
@@ -14,8 +13,9 @@ import type { Dependencies } from '../functions/runtime/dependencies';
  * across endpoints, never a second one left behind in the first.
  */
 export async function ensureDevelopmentKey(dependencies: Dependencies, secretFile: string): Promise<string> {
-  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
-  const fresh = generateApiKey({ plan: 'business', owner: 'local development', now: dependencies.clock() });
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
+  const developmentKey = (secret?: string) =>
+    generateApiKey({ plan: 'business', owner: 'local development', now: dependencies.clock(), ...(secret ? { given: { secret } } : {}) });
   if (existsSync(secretFile)) {
     // Only its owner may read it, whatever happened to the file since (a copy, a checkout, a chmod).
     chmodSync(secretFile, 0o600);
@@ -24,15 +24,11 @@ export async function ensureDevelopmentKey(dependencies: Dependencies, secretFil
     if (record && isUsable(record, dependencies.clock())) return secret;
     if (!record && isWellFormedApiKey(secret)) {
       // This DynamoDB has never seen the key: enrol the same secret here.
-      await keys.insert({
-        ...fresh.record,
-        keyHash: hashApiKey(secret),
-        displayPrefix: secret.slice(0, fresh.record.displayPrefix.length),
-      });
+      await keys.insert(developmentKey(secret).record);
       return secret;
     }
   }
-  const { secret, record } = fresh;
+  const { secret, record } = developmentKey();
   await keys.insert(record);
   mkdirSync(dirname(secretFile), { recursive: true });
   // `mode` applies only when the file is created: a file replaced here keeps its mode unless set again.

@@ -61,7 +61,7 @@ export interface LocalGatewayOptions {
   firewall?: boolean;
   /** npm start's operator log: sees one line per refused request, status 400 and up (local/refusal-log.ts). */
   onRefusal?: (refusal: Refusal) => void;
-  /** Why the authorizer answered "Unauthorized" to an Authorization value, for that log (local/refusal-log.ts). */
+  /** Why a key was refused (the authorizer's "Unauthorized", or a function's 401 after a cached Allow), for that log (local/refusal-log.ts). */
   unauthorizedReason?: (authorization: string) => Promise<Pick<Refusal, 'reason' | 'principalId'>>;
 }
 
@@ -169,8 +169,9 @@ async function authorizedCall(
   const result = await invoke(routed.compiled.handler, event, ...timeouts);
   if (typeof result === 'string') return refuse(response, request, routed, result, { principalId });
   options.onFunctionResponse?.(event, result);
+  const details = await refusalByFunction(options, result, identity);
   send(response, result);
-  tell(request, routed, result, { principalId });
+  tell(request, routed, result, { principalId, ...details });
 }
 
 /** The route a request names under the stage, with what its proxy event carries; undefined for an unknown path or method. */
@@ -543,6 +544,16 @@ function missingIdentityReason(routed: RoutedRequest): string {
 /** What the log says of the authorizer's refusal: for "Unauthorized", why, as the key store tells it (local/refusal-log.ts). */
 async function refusalByAuthorizer(options: LocalGatewayOptions, type: GatewayResponseType, identity: string): Promise<RefusalDetails> {
   return (type === 'UNAUTHORIZED' ? await options.unauthorizedReason?.(identity) : undefined) ?? {};
+}
+
+/**
+ * What the log says of a function's own answer: for its 401, why, as for the
+ * authorizer's. A function answers 401 only for a key revoked or expired since
+ * the authorizer's Allow was cached (the limiter learns it at the key's next
+ * request: docs/clients.md): the same refusal, learnt later, with the same reason.
+ */
+async function refusalByFunction(options: LocalGatewayOptions, answer: APIGatewayProxyResult, identity: string): Promise<RefusalDetails> {
+  return (answer.statusCode === 401 ? await options.unauthorizedReason?.(identity) : undefined) ?? {};
 }
 
 type RefusalDetails = Partial<Pick<Refusal, 'errorType' | 'reason' | 'principalId'>>;

@@ -1,5 +1,4 @@
-import { ApiKeyRepository } from '../functions/data/api-key-repository';
-import { hashApiKey, isWellFormedApiKey, keyState } from '../functions/domain/api-keys';
+import { CustomerTable, hashApiKey, isWellFormedApiKey, keyState } from '../functions/customers';
 import { bearerToken } from '../functions/http/bearer-token';
 import type { Dependencies } from '../functions/runtime/dependencies';
 
@@ -32,15 +31,17 @@ export function refusalLine(refusal: Refusal): string {
 }
 
 /**
- * Why the authorizer answered "Unauthorized" to an Authorization value: the
- * authorizer says nothing but that (API Gateway's UNAUTHORIZED), so npm start
- * asks the key store itself, by the token's hash as the authorizer does, and
- * tells the states apart with the domain's own rule (keyState). On AWS the
- * access log says UNAUTHORIZED only; `petstore-keys show <key id>` tells a
- * revoked key from an expired one (docs/operators.md).
+ * Why the authorizer answered "Unauthorized" to an Authorization value, or a
+ * function 401 to a key whose Allow the gateway had cached (the limiter learnt
+ * of the revocation at the key's next request): neither says more than that
+ * (API Gateway's UNAUTHORIZED, the function's Error object), so npm start asks
+ * the key store itself, by the token's hash as the authorizer does, and tells
+ * the states apart with the domain's own rule (keyState). On AWS the access log
+ * says UNAUTHORIZED only; `petstore-keys show <key id>` tells a revoked key
+ * from an expired one (docs/operators.md).
  */
 export function unauthorizedReason(dependencies: Pick<Dependencies, 'db' | 'tableNames' | 'clock'>) {
-  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   return async (authorization: string): Promise<Pick<Refusal, 'reason' | 'principalId'>> => {
     const token = bearerToken(authorization);
     if (token === undefined) return { reason: 'malformed_authorization_header' };

@@ -12,8 +12,7 @@ import autocannon from 'autocannon';
 import { Command } from 'commander';
 import type { PlanName } from '../definitions/plans';
 import type { TableName } from '../definitions/tables';
-import { ApiKeyRepository } from '../functions/data/api-key-repository';
-import { generateApiKey } from '../functions/domain/api-keys';
+import { CustomerTable, generateApiKey } from '../functions/customers';
 import { UsageCounters } from '../functions/rate-limit';
 import { createDynamoDbClient } from '../functions/runtime/dependencies';
 import { type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local';
@@ -92,7 +91,7 @@ async function startRecordingApi(dynamoEndpoint: string, tableNames: Record<Tabl
 }
 
 async function issueLoadKeys(api: LocalApi, tableNames: Record<TableName, string>): Promise<IssuedKey[]> {
-  const keys = new ApiKeyRepository(api.dependencies.db, tableNames.apiKeys);
+  const keys = new CustomerTable(api.dependencies.db, tableNames);
   const issued: IssuedKey[] = [];
   for (const plan of keyPlans) {
     const customLimits = plan === 'enterprise' ? enterpriseLimits : undefined;

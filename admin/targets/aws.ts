@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { limitsFor, type PlanLimits, type PlanName, planNames, plans } from '../../definitions/plans';
+import { type PlanLimits, type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer, stageName } from '../../definitions/routes';
 import { stackOutputNames } from '../../definitions/stack-outputs';
 import { type DeployedStage, stackNames } from '../../definitions/stages';
@@ -26,20 +26,12 @@ import {
   usagePlanLimits,
   widerUsagePlan,
 } from '../../definitions/usage-plan-limits';
-import type { CustomerSecrets, Secret } from '../../functions/domain/api-keys';
+import { type CustomerSecrets, CustomerTable, type MeteredCustomer, type Secret } from '../../functions/customers';
 import { UsageCounters } from '../../functions/rate-limit';
 import { type Clock, systemClock } from '../../functions/runtime/clock';
 import { createDynamoDbClient, documentClientOver } from '../../functions/runtime/dependencies';
 import { AdminError, describeError } from '../errors';
-import { KeyTable } from '../key-table';
-import {
-  type KeyAdminTarget,
-  type MeteredCustomer,
-  type Metering,
-  type MeteringChange,
-  type MeteringRelease,
-  nothingToChange,
-} from './target';
+import { type KeyAdminTarget, type Metering, type MeteringChange, type MeteringRelease, nothingToChange } from './target';
 
 /** The plans with a usage plan in the stack; Enterprise keys get one each. */
 const fixedPlans = planNames.filter((plan) => plans[plan].limits !== 'custom');
@@ -70,6 +62,7 @@ export async function openAwsTarget(options: {
   region?: string;
   clients?: AwsClients;
   retryTiming?: RetryTiming;
+  pacing?: ControlPlanePacing;
 }): Promise<KeyAdminTarget> {
   const clients = options.clients ?? createClients(options.region);
   const close = () => {
@@ -82,9 +75,12 @@ export async function openAwsTarget(options: {
     const db = documentClientOver(clients.dynamoDb);
     return {
       name: `${options.stage} (${deployment.stackName})`,
-      keys: new KeyTable(db, deployment.tableNames.apiKeys, deployment.tableNames.rateLimits),
+      keys: new CustomerTable(db, deployment.tableNames),
       counters: new UsageCounters(db, deployment.tableNames.rateLimits),
-      metering: new ApiGatewayMetering(retryingSends(clients.apiGateway, options.retryTiming ?? realRetryTiming), deployment),
+      metering: new ApiGatewayMetering(
+        retryingSends(clients.apiGateway, options.retryTiming ?? realRetryTiming, options.pacing),
+        deployment,
+      ),
       close,
     };
   } catch (error) {
@@ -143,19 +139,34 @@ export async function describeDeployment(cloudFormation: CloudFormationClient, s
 
 /**
  * How long the key tool retries one API Gateway call that API Gateway refused
- * with ConflictException or TooManyRequestsException, from its first try.
+ * as transient (transientRefusal), from its first try.
  * CreateUsagePlanKey "can run only one at a time in an AWS region" (AWS Support,
  * quoted in https://github.com/serverless/serverless/issues/12065), so a deploy
  * of either stage, or another administrator's command, makes it answer 409
  * "Unable to complete operation due to concurrent modification. Please try
  * again later."; a burst of control-plane calls gets 429. Both mean the call
- * was not carried out, so it is safe to repeat.
+ * was not carried out, so it is safe to repeat. The bound leaves room for
+ * two of the waits UpdateUsagePlan's quota asks for (UPDATE_USAGE_PLAN_INTERVAL_MS).
  */
 export const API_GATEWAY_RETRY_BOUND_MS = 60_000;
-const retriedGatewayErrors = new Set(['ConflictException', 'TooManyRequestsException']);
 /** The backoff's first ceiling and its cap: the waits spread the callers apart ("full jitter"). */
 const RETRY_BASE_MS = 250;
 const RETRY_CAP_MS = 8_000;
+/** Waits this long or longer are announced to the administrator (shorter ones pass unnoticed). */
+const ANNOUNCED_WAIT_MS = 1_000;
+
+/**
+ * API Gateway allows one UpdateUsagePlan every 20 seconds per account, a
+ * quota that cannot be increased ("Amazon API Gateway quotas", table "API
+ * Gateway quotas for creating, deploying and managing an API",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html).
+ * The tool calls it to raise or lower an Enterprise customer's own usage plan
+ * (set-plan) and to detach one from its stage before deleting it (revoke of a
+ * customer's last key, release-metering: one per key released).
+ */
+export const UPDATE_USAGE_PLAN_INTERVAL_MS = 20_000;
+/** The calls whose per-account quota is a spacing, by name: the tool spaces its own calls of them. */
+const spacedCalls: Readonly<Record<string, number>> = { UpdateUsagePlan: UPDATE_USAGE_PLAN_INTERVAL_MS };
 
 /** What the retries wait with; tests pass their clock and a sleep that moves it. */
 export interface RetryTiming {
@@ -172,24 +183,51 @@ export const realRetryTiming: RetryTiming = {
 };
 
 /**
- * The client, its `send` retrying API Gateway's ConflictException and
- * TooManyRequestsException with exponential backoff and full jitter (a random
- * wait between 0 and min(cap, base × 2^retry): "Exponential Backoff And
- * Jitter", https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/),
- * for API_GATEWAY_RETRY_BOUND_MS at most. After that the call fails with one
- * line, and the change it was part of is undone (Undo.guard).
+ * What every command of one petstore-keys process shares: when it last sent
+ * each spaced call, and where it tells the administrator that it waits (a
+ * line on standard error). Spacing is per process only: the quota is the
+ * account's, and whoever else calls UpdateUsagePlan in the account (a deploy,
+ * the console, another administrator's petstore-keys) shares no state with
+ * this process. Against them the tool can only do what API Gateway's 429
+ * TooManyRequestsException asks: wait its `retryAfterSeconds` (the Retry-After
+ * header) and try again.
  */
-export function retryingSends(client: APIGatewayClient, timing: RetryTiming): APIGatewayClient {
+export interface ControlPlanePacing {
+  lastSent: Map<string, number>;
+  notify: (line: string) => void;
+}
+
+export function newPacing(notify: (line: string) => void = () => {}): ControlPlanePacing {
+  return { lastSent: new Map(), notify };
+}
+
+/**
+ * The client, its `send` spacing the calls of spacedCalls and retrying what
+ * API Gateway refuses as transient, for API_GATEWAY_RETRY_BOUND_MS at most:
+ * a 429 after the wait it asks for (else a spaced call's interval), a 409 of
+ * concurrent modification with exponential backoff and full jitter (a random
+ * wait between 0 and min(cap, base × 2^retry): "Exponential Backoff And
+ * Jitter", https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/).
+ * A permanent ConflictException fails at once with API Gateway's own
+ * message. A failure undoes the change it was part of (Undo.guard).
+ */
+export function retryingSends(client: APIGatewayClient, timing: RetryTiming, pacing: ControlPlanePacing = newPacing()): APIGatewayClient {
   const send = async (command: Parameters<APIGatewayClient['send']>[0]) => {
+    const call = command.constructor.name.replace(/Command$/, '');
+    await waitForSpacing(call, timing, pacing);
+    const attempt = () => client.send(command).finally(() => spacedCalls[call] && pacing.lastSent.set(call, timing.now()));
     const deadline = timing.now() + API_GATEWAY_RETRY_BOUND_MS;
     for (let retry = 0; ; retry++) {
       try {
-        return await client.send(command);
+        return await attempt();
       } catch (error) {
         if (!(error instanceof Error) || !retriedGatewayErrors.has(error.name)) throw error;
+        if (!transientRefusal(error)) throw permanentConflict(call, error);
         const left = deadline - timing.now();
-        if (left <= 0) throw gaveUp(command.constructor.name.replace(/Command$/, ''), error);
-        await timing.sleep(Math.min(left, Math.floor(timing.random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** retry))));
+        if (left <= 0) throw gaveUp(call, error);
+        const wait = Math.min(left, retryWait(call, error, retry, timing));
+        if (wait >= ANNOUNCED_WAIT_MS) pacing.notify(`waiting ${seconds(wait)} s: ${refusalReason(call, error)}`);
+        await timing.sleep(wait);
       }
     }
   };
@@ -197,9 +235,76 @@ export function retryingSends(client: APIGatewayClient, timing: RetryTiming): AP
   return Object.assign(Object.create(client) as APIGatewayClient, { send });
 }
 
+const retriedGatewayErrors = new Set(['ConflictException', 'TooManyRequestsException']);
+
+/**
+ * Whether API Gateway marks a refusal as one to repeat. A 429 always ("The
+ * request has reached its throttling limit. Retry after the specified time
+ * period."). A 409 ConflictException only for a concurrent modification: API
+ * Gateway documents ConflictException as "The request configuration has
+ * conflicts. For details, see the accompanying error message." (Amazon API
+ * Gateway REST API Reference, "UpdateUsagePlan", Errors; the same for every
+ * call the tool makes), its SDK marks it neither `$retryable`
+ * nor with a Retry-After (@aws-sdk/client-api-gateway: only the 429 and
+ * LimitExceededException carry `retryAfterSeconds`), so the message alone
+ * tells "Unable to complete operation due to concurrent modification. Please
+ * try again later." from a conflict that stays, such as an API key value that
+ * already exists. The Terraform AWS provider retries API Gateway's
+ * ConflictException on that message the same way
+ * (https://github.com/hashicorp/terraform-provider-aws/issues/776).
+ */
+export function transientRefusal(error: Error): boolean {
+  if (error.name === 'TooManyRequestsException') return true;
+  return error.name === 'ConflictException' && /concurrent modification/i.test(error.message);
+}
+
+/** How long to wait before the next try: what API Gateway asked for, else a spaced call's interval, else full jitter. */
+function retryWait(call: string, error: Error, retry: number, timing: RetryTiming): number {
+  if (error.name === 'TooManyRequestsException') {
+    const asked = Number((error as { retryAfterSeconds?: string }).retryAfterSeconds) * 1000;
+    if (asked > 0) return asked;
+    if (spacedCalls[call]) return spacedCalls[call];
+  }
+  return Math.floor(timing.random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** retry));
+}
+
+/** Waits, saying so, until the process's last call of a spaced call is its interval ago. */
+async function waitForSpacing(call: string, timing: RetryTiming, pacing: ControlPlanePacing): Promise<void> {
+  const interval = spacedCalls[call];
+  const last = pacing.lastSent.get(call);
+  if (interval === undefined || last === undefined) return;
+  const wait = last + interval - timing.now();
+  if (wait <= 0) return;
+  pacing.notify(`waiting ${seconds(wait)} s: ${quotaText(call)}`);
+  await timing.sleep(wait);
+}
+
+/** A spaced call's quota in words, e.g. "API Gateway allows one UpdateUsagePlan every 20 s per account". */
+function quotaText(call: string): string {
+  return `API Gateway allows one ${call} every ${seconds(spacedCalls[call] ?? 0)} s per account`;
+}
+
+/** Why a call is tried again: a spaced call's quota, or API Gateway's own words. */
+function refusalReason(call: string, error: Error): string {
+  return quotaRefusal(call, error) ? `${quotaText(call)} (${error.name})` : `API Gateway refused ${call} (${error.name}: ${error.message})`;
+}
+
+const quotaRefusal = (call: string, error: Error) => error.name === 'TooManyRequestsException' && spacedCalls[call] !== undefined;
+
+const seconds = (ms: number) => Math.ceil(ms / 1000);
+
 function gaveUp(call: string, error: Error): AdminError {
+  const who = quotaRefusal(call, error)
+    ? `${quotaText(call)}, and a deploy or another petstore-keys command in this account and Region kept calling it`
+    : 'a deploy or another petstore-keys command in this account and Region is changing API keys or usage plans at the same time';
   return new AdminError(
-    `API Gateway kept refusing ${call} for ${API_GATEWAY_RETRY_BOUND_MS / 1000} s (${error.name}: ${error.message}): a deploy or another petstore-keys command in this account and Region is changing API keys or usage plans at the same time. Run the command again once it has finished.`,
+    `API Gateway kept refusing ${call} for ${API_GATEWAY_RETRY_BOUND_MS / 1000} s (${error.name}: ${error.message}): ${who}. Run the command again once it has finished.`,
+  );
+}
+
+function permanentConflict(call: string, error: Error): AdminError {
+  return new AdminError(
+    `API Gateway refused ${call} (${error.name}: ${error.message}). This conflict is not a concurrent modification, so it was not retried: repeating the call meets it again until what it names is changed.`,
   );
 }
 
@@ -306,7 +411,7 @@ export class ApiGatewayMetering implements Metering {
     // fixed plan the pool meters it from the DynamoDB write on, but the authorizer's cached answers keep
     // naming its own API key for up to their TTL, so that key stays metered, by a plan that allows what
     // the new limits allow, until release() lets it go (a 401 or a 429 for a working key otherwise).
-    if (ownPlan) return this.followLimits(ownPlan, limitsFor(after.plan, after.customLimits));
+    if (ownPlan) return this.followLimits(ownPlan, after.limits);
     // An old-style key (its own API key in a fixed plan) to another fixed plan: the authorizer
     // already names the pool's key for it, so its own API key retires at once.
     if (after.plan !== 'enterprise') return apiKey && before.plan !== 'enterprise' ? this.withdraw(before) : nothingToChange;
@@ -423,7 +528,7 @@ export class ApiGatewayMetering implements Metering {
   }
 
   private async createOwnPlan(customer: MeteredCustomer, undo: Undo): Promise<string> {
-    const limits = limitsFor('enterprise', customer.customLimits);
+    const limits = customer.limits;
     const derived = usagePlanLimits(limits);
     const { id } = await this.createUsagePlan({
       name: this.ownPlanName(customer.customerId),

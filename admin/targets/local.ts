@@ -1,6 +1,5 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { limitsFor } from '../../definitions/plans';
 import type { TableName } from '../../definitions/tables';
 import {
   customerUsagePlan,
@@ -9,6 +8,7 @@ import {
   type UsagePlanSettings,
   widerUsagePlan,
 } from '../../definitions/usage-plan-limits';
+import { CustomerTable, type MeteredCustomer } from '../../functions/customers';
 import { UsageCounters } from '../../functions/rate-limit';
 import { createDynamoDbClient, type DynamoDbCallBudget, documentClientOver } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
@@ -16,8 +16,7 @@ import { type LocalEndpoint, localEndpointFile, localTablePrefix, localUsagePlan
 import { tableNamesFor } from '../../local/tables';
 import { LocalUsagePlans } from '../../local/usage-plans';
 import { AdminError } from '../errors';
-import { KeyTable } from '../key-table';
-import { type KeyAdminTarget, type MeteredCustomer, type Metering, type MeteringChange, noMetering } from './target';
+import { type KeyAdminTarget, type Metering, type MeteringChange, noMetering } from './target';
 
 /**
  * `npm start` runs on this machine: one attempt and short timeouts tell at once
@@ -40,7 +39,7 @@ export function localTarget(
 ): KeyAdminTarget {
   return {
     name: options.name ?? 'local (npm start)',
-    keys: new KeyTable(db, tableNames.apiKeys, tableNames.rateLimits),
+    keys: new CustomerTable(db, tableNames),
     counters: new UsageCounters(db, tableNames.rateLimits),
     metering: options.usagePlans ? localMetering(options.usagePlans) : noMetering,
     close: options.close ?? (() => {}),
@@ -66,15 +65,17 @@ export async function openLocalTarget(options: { endpointFile?: string } = {}): 
     budget: LOCAL_KEY_TOOL_CALL_BUDGET,
   });
   const tableNames = tableNamesFor(endpoint.tablePrefix);
-  try {
-    // A file left behind by an `npm start` that was killed points at nothing.
-    await client.send(new DescribeTableCommand({ TableName: tableNames.apiKeys }));
-  } catch (error) {
-    client.destroy();
-    if (error instanceof Error && error.name === 'ResourceNotFoundException') {
-      throw new AdminError(`The local keys table ${tableNames.apiKeys} is missing: restart npm start, which creates it.`);
+  // A file left behind by an `npm start` that was killed points at nothing.
+  for (const table of Object.values(tableNames)) {
+    try {
+      await client.send(new DescribeTableCommand({ TableName: table }));
+    } catch (error) {
+      client.destroy();
+      if (error instanceof Error && error.name === 'ResourceNotFoundException') {
+        throw new AdminError(`The local table ${table} is missing: restart npm start, which creates it.`);
+      }
+      throw new AdminError(notRunning);
     }
-    throw new AdminError(notRunning);
   }
   const db = documentClientOver(client);
   const usagePlans = new LocalUsagePlans(endpoint.usagePlansDir ?? localUsagePlansDir);
@@ -103,8 +104,7 @@ export function localMetering(usagePlans: LocalUsagePlans): Metering {
       },
     };
   };
-  const planOf = (customer: MeteredCustomer) =>
-    customer.plan === 'enterprise' ? customerUsagePlan(limitsFor(customer.plan, customer.customLimits)) : pooledUsagePlan;
+  const planOf = (customer: MeteredCustomer) => (customer.plan === 'enterprise' ? customerUsagePlan(customer.limits) : pooledUsagePlan);
   return {
     enrol: (customer) => follow(customer, planOf(customer)),
     changePlan: (_before, after) => follow(after, planOf(after)),

@@ -1,6 +1,5 @@
-import type { Customer, CustomerSecrets } from '../../functions/domain/api-keys';
+import type { CustomerSecrets, CustomerTable, MeteredCustomer } from '../../functions/customers';
 import type { UsageCounters } from '../../functions/rate-limit';
-import type { KeyTable } from '../key-table';
 
 /**
  * Where the key tool works: the local DynamoDB of `npm start`, or a deployed
@@ -10,14 +9,11 @@ import type { KeyTable } from '../key-table';
 export interface KeyAdminTarget {
   /** For messages, e.g. `local (npm start)` or `staging (PetStore-Staging)`. */
   readonly name: string;
-  readonly keys: KeyTable;
+  readonly keys: CustomerTable;
   readonly counters: UsageCounters;
   readonly metering: Metering;
   close(): void;
 }
-
-/** What metering knows of a customer: its id, plan and limits, and the value of the API key that meters it. */
-export type MeteredCustomer = Pick<Customer, 'customerId' | 'plan' | 'customLimits' | 'meteringKey'>;
 
 /**
  * What API Gateway needs to meter a customer in its usage plan: an API key whose

@@ -1,7 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { lambdaContext } from '../../test/support/api-gateway-events';
 import { authorizerBundles } from '../support/contenders';
 import { authorizerEvent, ENTERPRISE_LIMIT } from '../support/events';
@@ -30,7 +29,7 @@ export async function measureAuthorizer(
     customLimits: { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT },
     now: Date.now(),
   });
-  await new ApiKeyRepository(db, benchTableNames.apiKeys).insert(record);
+  await new CustomerTable(db, benchTableNames).insert(record);
   const contender = (id: string, bundle: string): Contender => {
     const authorize = moduleOf(bundle).handler as unknown as AuthorizerHandler;
     return {

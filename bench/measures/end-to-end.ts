@@ -1,6 +1,5 @@
 import autocannon from 'autocannon';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { startLocalApi } from '../../local/local-api';
 import { ENTERPRISE_LIMIT } from '../support/events';
 import { benchTableNames } from '../support/lambda-environment';
@@ -41,7 +40,7 @@ async function throughput(run: BenchRun, endpoint: string): Promise<string[]> {
       customLimits: { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT },
       now: Date.now(),
     });
-    await new ApiKeyRepository(api.dependencies.db, benchTableNames.apiKeys).insert(record);
+    await new CustomerTable(api.dependencies.db, benchTableNames).insert(record);
     const base = api.url.replace('//localhost:', '//127.0.0.1:');
     const figures: string[] = [];
     for (const [label, path] of [

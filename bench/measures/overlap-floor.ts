@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { lambdaContext } from '../../test/support/api-gateway-events';
 import { bundleName, type Operation } from '../support/contenders';
@@ -28,7 +28,7 @@ export async function measureOverlapFloor(run: BenchRun, endpoint: string, modul
   const limits = { perMinute: ENTERPRISE_LIMIT, perDay: ENTERPRISE_LIMIT };
   // The limiter's decision as a function instance makes it: a lease write, or a read when served from a lease.
   const limiter = new RateLimiter(counters);
-  const count = (keyId: string) => limiter.enforce({ keyId, customerId: keyId }, limits, Date.now());
+  const count = (keyId: string) => limiter.admit({ keyId, customerId: keyId, limits: limits }, Date.now());
   // The floor handlers' requests (bench/baselines/floor).
   const reads: Record<'getPet' | 'listPets', (i: number) => Promise<unknown>> = {
     getPet: (i) => db.send(new GetCommand({ TableName: benchTableNames.pets, Key: { id: 1 + (i % 100) }, ConsistentRead: true })),

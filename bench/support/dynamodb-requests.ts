@@ -128,7 +128,7 @@ export function stubClient(db: DynamoDBDocumentClient, counter: RequestCounter, 
             dayCount: granted,
             spare: Number(values[':spare'] ?? values[':spareDelta'] ?? 0),
             leases: { [names['#instance'] ?? 'instance']: values[':seq'] },
-            lastRequestAt: values[':now'],
+            lastServedAt: values[':now'],
           },
         };
       }

@@ -1,6 +1,6 @@
 // The namespace import lets esbuild drop the parts of zod we do not use (half the bundle).
 import * as z from 'zod';
-import { unreadableTextReason } from './readable-text';
+import { readableTextReason } from './readable-text';
 
 /**
  * The fields of a pet as the contract states them: the operation contracts
@@ -20,10 +20,9 @@ export const DEFAULT_STATUS: PetStatus = 'available';
 const nameSchema = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
   .superRefine((name, context) => {
-    const reason = unreadableTextReason(name);
+    const reason = readableTextReason(name, NAME_MAX_CODE_POINTS);
     if (reason) context.addIssue({ code: 'custom', message: reason });
-  })
-  .refine((name) => [...name].length <= NAME_MAX_CODE_POINTS, `must be at most ${NAME_MAX_CODE_POINTS} characters`);
+  });
 
 const categoryIdSchema = z
   .number({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be an integer') })

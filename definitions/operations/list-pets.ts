@@ -7,7 +7,12 @@ import { petSchema } from './pet-schemas';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
-const limitMessage = `must be an integer from 1 to ${MAX_LIMIT}`;
+/**
+ * `limit` is written as `petId` is: plain decimal, no sign, no leading zero
+ * (decision 4). One spelling per value, so `020` and `0020` are both a 400,
+ * not one accepted and the other refused by its length.
+ */
+const limitMessage = `must be a plain decimal integer from 1 to ${MAX_LIMIT} (no sign, no leading zero)`;
 /**
  * What a cursor can look like: unpadded base64url (functions/domain/cursor.ts
  * makes them; a unit test checks that every cursor it makes matches).
@@ -19,14 +24,14 @@ export const listPetsContract = defineOperation({
   operationId: 'listPets',
   description: [
     `Pets in ascending id order, at most \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) a page, optionally only those in one \`status\`. Unknown query parameters are ignored; a parameter sent twice (\`limit=1&limit=2\`) is a 400 naming it.`,
-    'When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, or a cursor used with another `status` than the one it was made for, is a 400.',
+    'When more pets exist, the response carries the next page twice: `Link: <absolute URL of the next page>; rel="next"` (RFC 8288), to follow as it is, and `X-Next-Cursor`, the opaque cursor of that page, for clients that build requests from parameters: send it as `cursor` with the same `status` (and `limit`). The body stays a JSON array. Page until a response comes without them. A malformed or altered cursor, one holding a value the service could not have issued, or one used with another `status` than the one it was made for, is a 400 naming `cursor`.',
     'In AWS, a pet just created may take a moment to appear in lists (they read an eventually consistent index).',
   ].join('\n\n'),
   request: {
     query: z.object({
       limit: z
         .string()
-        .regex(/^\d{1,3}$/, limitMessage)
+        .regex(/^[1-9]\d{0,2}$/, limitMessage)
         .transform(Number)
         .pipe(z.number().min(1, limitMessage).max(MAX_LIMIT, limitMessage))
         .default(DEFAULT_LIMIT),
@@ -36,7 +41,7 @@ export const listPetsContract = defineOperation({
   },
   parameters: {
     limit: {
-      description: `How many pets a page holds at most: a base-10 integer from 1 to ${MAX_LIMIT}; ${DEFAULT_LIMIT} when not sent.`,
+      description: `How many pets a page holds at most: a plain decimal integer from 1 to ${MAX_LIMIT}, without sign or leading zero (\`020\` is a 400); ${DEFAULT_LIMIT} when not sent.`,
       schema: { default: DEFAULT_LIMIT, type: 'integer', minimum: 1, maximum: MAX_LIMIT },
     },
     status: { description: 'Only pets in this state.' },

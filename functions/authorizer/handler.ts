@@ -1,8 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { limitsFor } from '../../definitions/plans';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
-import { ApiKeyRepository } from '../data/api-key-repository';
-import { type Customer, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../domain/api-keys';
+import { type Customer, CustomerTable, callerOf, hashApiKey, isUsable, isWellFormedApiKey, type Secret } from '../customers';
 import { type MeteringPool, meteringPoolFromEnvironment, usageIdentifierKeyOf } from '../domain/metering';
 import { bearerToken, soleAuthorization } from '../http/bearer-token';
 import { toAuthorizerContext } from '../http/caller';
@@ -46,11 +44,11 @@ export function createHandler(dependencies: Dependencies, meteringPool: Metering
     const secret = await findKey.secret(token, context);
     if (!secret || !isUsable(secret, dependencies.clock())) throw new Error('Unauthorized');
     // The customer and its ban are both keyed by the customer's id: read together, one round trip.
-    const [customer, suspendedUntil] = await Promise.all([findKey.customerOf(secret, context), readBan(secret, context)]);
+    const [customer, bannedUntil] = await Promise.all([findKey.customerOf(secret, context), readBan(secret, context)]);
     if (!customer) throw new Error('Unauthorized');
-    if (suspendedUntil !== undefined) {
-      logger.debug('refused at the gateway: banned', { keyId: secret.keyId, suspendedUntil });
-      return suspendedKeyPolicy(secret, event.methodArn, suspendedUntil);
+    if (bannedUntil !== undefined) {
+      logger.debug('refused at the gateway: banned', { keyId: secret.keyId, bannedUntil });
+      return bannedKeyPolicy(secret, event.methodArn, bannedUntil);
     }
     logger.debug('authorized', { keyId: secret.keyId, plan: customer.plan });
     return allowPolicy(secret, customer, event.methodArn, meteringPool);
@@ -63,7 +61,7 @@ export function createHandler(dependencies: Dependencies, meteringPool: Metering
  * as failed by withAuthorizerOutcomes).
  */
 function keyFinder(dependencies: Dependencies) {
-  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   const checked = async <T>(lookup: Promise<T>, context: TimeBudget, what: string): Promise<T> => {
     try {
       return await withinTimeBudget(lookup, context, what);
@@ -120,23 +118,22 @@ function allowPolicy(
   methodArn: string,
   meteringPool: MeteringPool | undefined,
 ): APIGatewayAuthorizerResult {
-  const limits = limitsFor(customer.plan, customer.customLimits);
   return {
     principalId: secret.keyId,
     policyDocument: wholeApiPolicy('Allow', methodArn),
-    // The counters' id: a rotation's old and new key count together (functions/domain/api-keys.ts).
-    context: toAuthorizerContext({ keyId: secret.keyId, customerId: customer.customerId, plan: customer.plan, limits }),
+    // The counters' id is the customer's: a rotation's old and new key count together (functions/customers/).
+    context: toAuthorizerContext(callerOf(secret, customer)),
     // Fixed plans: the plan's pooled metering key; Enterprise: the customer's own (functions/domain/metering.ts).
     usageIdentifierKey: usageIdentifierKeyOf(customer, meteringPool),
   };
 }
 
 /** A Deny: no usage plan meters it and no operation runs; the context names the refusal for the access log. */
-function suspendedKeyPolicy(secret: Pick<Secret, 'keyId'>, methodArn: string, suspendedUntil: number): APIGatewayAuthorizerResult {
+function bannedKeyPolicy(secret: Pick<Secret, 'keyId'>, methodArn: string, bannedUntil: number): APIGatewayAuthorizerResult {
   return {
     principalId: secret.keyId,
     policyDocument: wholeApiPolicy('Deny', methodArn),
-    context: { refusal: 'key_suspended', suspendedUntil: String(suspendedUntil) },
+    context: { refusal: 'key_suspended', bannedUntil: String(bannedUntil) },
   };
 }
 

@@ -1,9 +1,10 @@
 import { deploymentCheckEnvironment } from '../../definitions/deployment-check';
+import { CustomerTable } from '../customers';
 import { type Dependencies, dependenciesFromEnvironment } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { type AwsCalls, awsCallsFromEnvironment } from './aws-calls';
 import { type CheckReport, type CheckTargets, runDeploymentCheck } from './check';
-import { CheckKeyTable, checkKeyFromSecret, ensureCheckKey } from './check-key';
+import { checkKeyFromSecret, ensureCheckKey } from './check-key';
 
 /** What CodeDeploy passes a lifecycle hook ("AppSpec 'hooks' section for an AWS Lambda deployment"). */
 export interface LifecycleHookEvent {
@@ -42,7 +43,7 @@ export function createHandler(calls: AwsCalls, settings: () => CheckSettings, de
       const { secretArn, meteringKey, targets } = settings();
       const deps = dependencies();
       const key = checkKeyFromSecret(await calls.secretString(secretArn));
-      const keyContext = await ensureCheckKey(new CheckKeyTable(deps.db, deps.tableNames.apiKeys), key, meteringKey, deps.clock());
+      const keyContext = await ensureCheckKey(new CustomerTable(deps.db, deps.tableNames), key, meteringKey, deps.clock());
       report = await runDeploymentCheck(calls.invoke, targets, key, keyContext);
     } catch (error) {
       report = { passed: false, findings: [{ target: 'deployment check', verdict: 'failed', detail: `could not run: ${String(error)}` }] };

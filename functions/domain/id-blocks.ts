@@ -1,4 +1,5 @@
 import { listSharding } from '../../definitions/tables';
+import { MAX_ID } from './pet';
 
 /**
  * Id blocks: how ids are handed out and how pets are spread over the list
@@ -48,7 +49,8 @@ export const petLayout: PetLayout = {
 
 export const blockOf = (id: number, layout: PetLayout): number => Math.floor((id - 1) / layout.blockSize);
 export const firstIdOf = (block: number, layout: PetLayout): number => block * layout.blockSize + 1;
-export const lastIdOf = (block: number, layout: PetLayout): number => (block + 1) * layout.blockSize;
+/** The last id of a block; the block that holds 2^53−1 ends there, as ids do (decision 3), so a read never names an id past it. */
+export const lastIdOf = (block: number, layout: PetLayout): number => Math.min((block + 1) * layout.blockSize, MAX_ID);
 export const shardOf = (block: number, layout: PetLayout): number => block % layout.shardCount;
 
 /**

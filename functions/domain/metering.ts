@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { meteringPoolEnvironment, pooledMeteringKey } from '../../definitions/metering-pool';
-import type { Customer } from './api-keys';
+import type { Customer } from '../customers';
 
 /**
  * The pooled API Gateway API keys that meter fixed-plan customers: per plan,

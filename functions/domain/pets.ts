@@ -50,7 +50,7 @@ export interface ListQuery {
 
 /** One page of pets in ascending id order, and the cursor of the next page if there is one. */
 export async function listPets(query: ListQuery, context: ListContext): Promise<{ pets: Pet[]; nextCursor?: string }> {
-  const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.status);
+  const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, query.status, context.clock());
   // A walk sees every pet created before its first page was asked for; the cursor carries that instant on.
   const walkStartedAt = position?.walkStartedAt ?? context.clock();
   const { pets, nextAfterId } = await context.list.listAfter(position?.afterId ?? 0, query.limit, query.status, walkStartedAt);

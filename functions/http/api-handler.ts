@@ -1,4 +1,5 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { gatewayResponses } from '../../definitions/gateway-responses';
 import type { OperationContract, RequestPart } from '../../definitions/operations/operation-contract';
@@ -7,14 +8,14 @@ import { authorizer, routeFor } from '../../definitions/routes';
 import { onlyReadsOutside } from '../../definitions/table-grants';
 import { ApiError, DependencyUnavailableError } from '../domain/errors';
 import { parseOrThrow } from '../domain/validation';
-import { type Admission, type CounterStore, RequestLimiter } from '../rate-limit';
+import { type CounterStore, RateLimiter, type Verdict } from '../rate-limit';
 import { type Dependencies, TIME_BUDGET_GUARD_MS } from '../runtime/dependencies';
 import { logger } from '../runtime/logger';
 import { metrics, recordAnswer, recordResponse } from '../runtime/metrics';
 import { soleAuthorization } from './bearer-token';
 import { type Caller, callerFrom } from './caller';
-import { parseJsonBody } from './json-body';
-import { header, stageBaseUrl } from './request';
+import { asBodyError, refuseRepeatedOrPrototypeMembers } from './json-body';
+import { fieldLineCount, header, stageBaseUrl } from './request';
 import { errorResponse, type UnexpectedErrorOutcome } from './responses';
 
 /** One DynamoDB call at its worst (DYNAMODB_CALL_BUDGET, about 2.2 s; a stalled body adds up to 1 s), plus the time-budget guard. */
@@ -39,10 +40,10 @@ interface ApiInternal extends Record<string, unknown> {
   /** Headers every response of this request carries, errors included. */
   responseHeaders: Record<string, string>;
   caller?: Caller;
-  /** The limiter's admission, still under way while a read-only operation reads (settled: it never rejects). */
-  pendingAdmission?: Promise<PromiseSettledResult<Admission>>;
-  /** The request's admission, once it was counted: what settles it when it is answered 503. */
-  admission?: Admission;
+  /** The limiter's verdict, still under way while a read-only operation reads (settled: it never rejects). */
+  pendingVerdict?: Promise<PromiseSettledResult<Verdict>>;
+  /** The request's verdict, once it was counted: what settles it when it is answered 503. */
+  verdict?: Verdict;
   /** Set when the logic of an operation that writes has started: from then on a write may have been sent. */
   writeMayHaveBeenSent?: boolean;
 }
@@ -51,7 +52,7 @@ interface ApiInternal extends Record<string, unknown> {
  * Builds the Lambda handler of one operation. The middleware stack, in order:
  * response envelope (error mapping, shared headers, request log, metrics) →
  * one Authorization field → deprecation headers → rate limit → sunset (so a 410 carries rate-limit
- * headers) → JSON body checks (for operations with a body) → request
+ * headers) → JSON body checks, then middy's JSON body parser (for operations with a body) → request
  * parsing with the contract's schemas (a 400 names the field) → logic.
  *
  * An operation that only reads (its route grants nothing but GetItem and Query
@@ -77,12 +78,12 @@ export function createApiHandler<Contract extends OperationContract>(
   handler.use(oneAuthorizationField());
   if (route.deprecation) handler.use(deprecationHeaders(route.deprecation));
   // One limiter per handler, so per instance: it holds the leases of its keys and remembers windows seen used up.
-  const limiter = new RequestLimiter(counters, (message, error) =>
+  const limiter = new RateLimiter(counters, (message, error) =>
     logger.warn(message, { error: error instanceof Error ? error : String(error) }),
   );
   handler.use(rateLimit(limiter, dependencies, { overlapWithRead: onlyReads(route) }));
   if (route.deprecation) handler.use(sunset(route.deprecation, dependencies));
-  if (contract.request.body) handler.use(jsonBody(maxBodyBytesOf(contract)));
+  if (contract.request.body) handler.use(jsonBody(maxBodyBytesOf(contract))).use(parsedByMiddy());
   const writes = !onlyReads(route);
   // Last before the logic: from here on, an operation that writes may have sent a write.
   if (writes) handler.use(writesFromHere());
@@ -149,9 +150,9 @@ function parseRequest<Contract extends OperationContract>(contract: Contract, ev
     >,
     path: (path ? parseOrThrow(path, event.pathParameters ?? {}, 'path') : undefined) as RequestPart<Contract, 'path'>,
     headers: (headers
-      ? parseOrThrow(headers, Object.fromEntries(Object.keys(headers.shape).map((name) => [name, header(event, name)])), 'headers')
+      ? parseOrThrow(headers, singleValuedHeaders(event, Object.keys(headers.shape)), 'headers')
       : undefined) as RequestPart<Contract, 'headers'>,
-    // jsonBody replaced the text with the parsed value.
+    // middy's JSON body parser replaced the text with the parsed value.
     body: (body ? parseOrThrow(body, event.body as unknown, 'request body') : undefined) as RequestPart<Contract, 'body'>,
   };
 }
@@ -175,6 +176,24 @@ function singleValuedQuery(event: ApiEvent, names: readonly string[]): Record<st
     }
   }
   return event.queryStringParameters ?? {};
+}
+
+/**
+ * The request headers an operation takes, each sent once (decision 21). Those
+ * are structured fields whose value is one Item (the IETF httpapi draft's
+ * `Idempotency-Key`): a recipient joins repeated field lines with commas
+ * before parsing, an Item followed by `, …` fails to parse, and a failed
+ * parse is ignored or the message treated as malformed (RFC 9651, section 4.2).
+ * Ignoring it would create without the protection the client asked for: a
+ * 400 naming the field. API Gateway's `headers` hold only the last value;
+ * `multiValueHeaders` tells (request.ts, fieldLineCount).
+ */
+function singleValuedHeaders(event: ApiEvent, names: readonly string[]): Record<string, string | undefined> {
+  for (const name of names) {
+    const fields = fieldLineCount(event, name);
+    if (fields > 1) throw new ApiError('invalid_request', `${name} must be sent once; it was sent ${fields} times.`);
+  }
+  return Object.fromEntries(names.map((name) => [name, header(event, name)]));
 }
 
 function internal(request: ApiRequest): ApiInternal {
@@ -287,7 +306,7 @@ export function onlyReads(route: RouteDefinition): boolean {
  * then wait for the decision, which wins over whatever the logic produced.
  */
 function rateLimit(
-  limiter: RequestLimiter,
+  limiter: RateLimiter,
   dependencies: Dependencies,
   options: { overlapWithRead: boolean },
 ): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
@@ -301,15 +320,15 @@ function rateLimit(
       // A refusal this instance already knows of: no read is sent for it.
       const overlap = options.overlapWithRead && !limiter.knowsRefusal(caller, now);
       const counting = limiter.admit(caller, now);
-      if (!overlap) return counting.then((admission) => applyAdmission(request, admission));
+      if (!overlap) return counting.then((verdict) => applyVerdict(request, verdict));
       // Not awaited here: the logic reads meanwhile. Settled, so that a failed count is never an unhandled rejection.
-      internal(request).pendingAdmission = counting.then(
-        (value): PromiseSettledResult<Admission> => ({ status: 'fulfilled', value }),
-        (reason: unknown): PromiseSettledResult<Admission> => ({ status: 'rejected', reason }),
+      internal(request).pendingVerdict = counting.then(
+        (value): PromiseSettledResult<Verdict> => ({ status: 'fulfilled', value }),
+        (reason: unknown): PromiseSettledResult<Verdict> => ({ status: 'rejected', reason }),
       );
     },
     // The logic answered: a refusal or a failed count replaces its response (thrown, so onError maps it).
-    after: (request) => (internal(request).pendingAdmission ? settleRateLimit(request) : undefined),
+    after: (request) => (internal(request).pendingVerdict ? settleRateLimit(request) : undefined),
     onError: async (request) => {
       try {
         await settleRateLimit(request);
@@ -327,40 +346,41 @@ function rateLimit(
  * DynamoDB call still fits before the Lambda timeout (else the 503 would be lost).
  */
 async function settleIfUnavailable(request: ApiRequest): Promise<void> {
-  const { admission } = internal(request);
-  if (!(request.error instanceof DependencyUnavailableError) || !admission) return;
+  const { verdict } = internal(request);
+  if (!(request.error instanceof DependencyUnavailableError) || !verdict) return;
   if (request.context.getRemainingTimeInMillis() < REFUND_TIME_NEEDED_MS) return;
-  internal(request).admission = undefined;
-  await admission.refund().catch((error: unknown) => {
+  internal(request).verdict = undefined;
+  await verdict.refund().catch((error: unknown) => {
     logger.warn('rate-limit refund failed', { error: error instanceof Error ? error : String(error) });
   });
-  Object.assign(internal(request).responseHeaders, admission.headers);
+  Object.assign(internal(request).responseHeaders, verdict.headers);
 }
 
 /** Waits for a count started alongside the read, and applies its decision. */
 async function settleRateLimit(request: ApiRequest): Promise<void> {
-  const pending = internal(request).pendingAdmission;
+  const pending = internal(request).pendingVerdict;
   if (!pending) return;
-  internal(request).pendingAdmission = undefined;
+  internal(request).pendingVerdict = undefined;
   const outcome = await pending;
   if (outcome.status === 'rejected') throw outcome.reason;
-  applyAdmission(request, outcome.value);
+  applyVerdict(request, outcome.value);
 }
 
-function applyAdmission(request: ApiRequest, admission: Admission): void {
-  internal(request).admission = admission;
-  Object.assign(internal(request).responseHeaders, admission.headers);
-  if (admission.refusal) throw admission.refusal;
+function applyVerdict(request: ApiRequest, verdict: Verdict): void {
+  internal(request).verdict = verdict;
+  Object.assign(internal(request).responseHeaders, verdict.headers);
+  if (verdict.refusal) throw verdict.refusal;
 }
 
 /**
  * A JSON request body: at most maxBodyBytes (413), present (400), declared as JSON
- * (415), valid JSON (400), and no member named twice or `__proto__` (400 naming
- * it) — in that order (decision 12; json-body.ts). The parsed value replaces the text.
+ * by one Content-Type field (415), valid JSON (400), and no member named twice or
+ * `__proto__` (400 naming it) — in that order (decision 12; json-body.ts). Then
+ * middy's JSON body parser replaces the text with the parsed value.
  */
 function jsonBody(maxBodyBytes: number): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
   return {
-    before: async (request) => {
+    before: (request) => {
       const { event } = request;
       const raw = event.body ?? '';
       const size = event.isBase64Encoded ? Buffer.from(raw, 'base64').length : Buffer.byteLength(raw);
@@ -371,12 +391,45 @@ function jsonBody(maxBodyBytes: number): MiddlewareObj<ApiEvent, ApiResult, Erro
         );
       }
       if (size === 0) throw new ApiError('invalid_request', 'A JSON request body is required.');
-      const contentType = header(event, 'Content-Type');
-      if (!contentType || !/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i.test(contentType)) {
-        throw new ApiError('unsupported_media_type', 'The request body must be sent with Content-Type: application/json.');
+      refuseUnlessJsonContentType(event);
+      refuseRepeatedOrPrototypeMembers(event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw);
+    },
+  };
+}
+
+/**
+ * Content-Type names one JSON media type (decision 12). Sent twice, it names
+ * none: it is a singleton field (RFC 9110, section 8.3), which a sender "MUST
+ * NOT" repeat (section 5.3), and recipients that pick the first or the last
+ * read one body two ways (section 8.3) — 415, whatever the values (decision 17).
+ */
+function refuseUnlessJsonContentType(event: ApiEvent): void {
+  const fields = fieldLineCount(event, 'Content-Type');
+  if (fields > 1) {
+    throw new ApiError('unsupported_media_type', `Content-Type must be sent once; it was sent ${fields} times.`);
+  }
+  const contentType = header(event, 'Content-Type');
+  if (!contentType || !/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i.test(contentType)) {
+    throw new ApiError('unsupported_media_type', 'The request body must be sent with Content-Type: application/json.');
+  }
+}
+
+/**
+ * middy's JSON body parser (@middy/http-json-body-parser), its failures
+ * answered as decision 12 answers them (json-body.ts, asBodyError). Its own
+ * Content-Type check is off: jsonBody checked the field before, in any case of
+ * its name and sent once, where the parser reads only `content-type` and
+ * `Content-Type` as spelt.
+ */
+function parsedByMiddy(): MiddlewareObj<ApiEvent, ApiResult, Error, Context, ApiInternal> {
+  const parser = httpJsonBodyParser<ApiEvent>({ disableContentTypeCheck: true });
+  return {
+    before: (request) => {
+      try {
+        parser.before?.(request);
+      } catch (error) {
+        throw asBodyError(error);
       }
-      const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-      (event as { body: unknown }).body = parseJsonBody(text);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { header } from './request';
+import { fieldLineCount, header } from './request';
 
 /**
  * The Authorization header's credentials (decision 7), as RFC 6750 section 2.1
@@ -50,10 +50,6 @@ type RequestHeaders = {
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html#apigateway-multivalue-headers-and-parameters).
  */
 export function soleAuthorization(event: RequestHeaders, name = 'Authorization'): string | undefined {
-  const wanted = name.toLowerCase();
-  const fields = Object.entries(event.multiValueHeaders ?? {})
-    .filter(([key]) => key.toLowerCase() === wanted)
-    .flatMap(([, values]) => values ?? []);
-  if (fields.length > 1) return undefined;
+  if (fieldLineCount(event, name) > 1) return undefined;
   return header(event, name);
 }

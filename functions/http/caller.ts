@@ -4,7 +4,7 @@ import { isPlanName, type PlanLimits, type PlanName } from '../../definitions/pl
 /** Who is calling: what the authorizer found for the API key. */
 export interface Caller {
   keyId: string;
-  /** The customer the key is a secret of, whose plan, limits and counters it uses (domain/api-keys.ts). */
+  /** The customer the key is a secret of, whose plan, limits and counters it uses (functions/customers/). */
   customerId: string;
   plan: PlanName;
   limits: PlanLimits;

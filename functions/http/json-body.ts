@@ -1,5 +1,7 @@
 import { ApiError } from '../domain/errors';
 
+const NOT_JSON = 'The request body is not valid JSON.';
+
 /**
  * A JSON request body as a value, under decision 12: valid JSON (RFC 8259), in
  * which no object names a member twice and none is named `__proto__`.
@@ -14,13 +16,16 @@ import { ApiError } from '../domain/errors';
  * code that copies objects with assignment sets the prototype from it. It is
  * no field of any operation (decision 2: unknown fields are refused), so it is
  * refused as one, wherever it sits.
+ *
+ * The handler applies this rule in two steps (functions/http/api-handler.ts):
+ * refuseRepeatedOrPrototypeMembers on the text, then middy's JSON body parser.
  */
 export function parseJsonBody(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError('invalid_request', 'The request body is not valid JSON.');
+    throw new ApiError('invalid_request', NOT_JSON);
   }
   const refused = refusedMemberName(text);
   if (!refused) return value;
@@ -28,6 +33,42 @@ export function parseJsonBody(text: string): unknown {
   // Worded as parseOrThrow words an unknown field (functions/domain/validation.ts).
   if (refused.reason === 'prototype') throw new ApiError('invalid_request', `Unknown field in the request body: ${name}.`);
   throw new ApiError('invalid_request', `The request body names the field ${name} more than once.`);
+}
+
+/**
+ * Decision 12's member rule, run on the text before middy's JSON body parser
+ * reads it: throws the refusal parseJsonBody would, and returns without
+ * parsing when no member is refused (the parser then reads the text once).
+ * Only on a refusal is the text parsed here, so that a text that is not JSON
+ * is still "not valid JSON" before any member is looked at.
+ */
+export function refuseRepeatedOrPrototypeMembers(text: string): void {
+  let refused: boolean;
+  try {
+    refused = refusedMemberName(text) !== undefined;
+  } catch {
+    // The scan expects JSON; only a text that is not JSON can trip it.
+    refused = true;
+  }
+  // Throws: "not valid JSON" when JSON.parse fails, else the member's refusal.
+  if (refused) parseJsonBody(text);
+}
+
+/**
+ * What middy's JSON body parser (@middy/http-json-body-parser) throws, as
+ * decision 12 answers it: every parse failure is our 400 "not valid JSON", and
+ * its forbidden key (`constructor` holding a `prototype`; `__proto__` never
+ * reaches it) is an unknown field (decision 2), worded as the scan words
+ * `__proto__`. It throws an HttpError with a numeric statusCode and the key in
+ * `cause.data`; anything else is passed on unchanged.
+ */
+export function asBodyError(error: unknown): unknown {
+  const thrown = error as { statusCode?: unknown; message?: unknown; cause?: { package?: unknown; data?: unknown } };
+  if (thrown?.cause?.package !== '@middy/http-json-body-parser' || typeof thrown.statusCode !== 'number') return error;
+  if (thrown.message === 'Forbidden key in JSON body') {
+    return new ApiError('invalid_request', `Unknown field in the request body: ${JSON.stringify(String(thrown.cause.data))}.`);
+  }
+  return new ApiError('invalid_request', NOT_JSON);
 }
 
 const QUOTE = 0x22;

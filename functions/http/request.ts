@@ -12,6 +12,26 @@ export function header(event: { headers?: Record<string, string | undefined> | n
   return undefined;
 }
 
+/**
+ * How many field lines named `name` (in any case) the request had. API
+ * Gateway's REST proxy event (payload 1.0) keeps one value of a repeated
+ * header in `headers` and every value in `multiValueHeaders` ("Support for
+ * multi-value headers and query string parameters", Lambda proxy integrations
+ * in API Gateway,
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-lambda-proxy-integrations.html#apigateway-multivalue-headers-and-parameters);
+ * an event without `multiValueHeaders` counts its `headers`.
+ */
+export function fieldLineCount(
+  event: { headers?: Record<string, string | undefined> | null; multiValueHeaders?: Record<string, string[] | undefined> | null },
+  name: string,
+): number {
+  const wanted = name.toLowerCase();
+  const lines = Object.entries(event.multiValueHeaders ?? {})
+    .filter(([key]) => key.toLowerCase() === wanted)
+    .reduce((count, [, values]) => count + (values?.length ?? 0), 0);
+  return lines > 0 ? lines : header(event, name) === undefined ? 0 : 1;
+}
+
 /** A DNS name, optionally with a port (the local gateway's `localhost:3000`). */
 const DOMAIN_NAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?(?::\d{1,5})?$/i;
 /** One unreserved path segment (RFC 3986): what a stage name or base path consists of. */

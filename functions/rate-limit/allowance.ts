@@ -133,7 +133,7 @@ export interface LeasingInstance {
 
 /** One request as a lease write names it. */
 export interface Asking {
-  key: Caller;
+  caller: Caller;
   windows: Windows;
   nowMs: number;
 }
@@ -329,17 +329,17 @@ export class Allowance {
    * one that landed is applied; otherwise its outcome stays unknown (a late
    * attempt may still land), and what it gave back is held by no one.
    */
-  private async send(terms: LeaseTerms, { key, windows, nowMs }: Asking, limits: PlanLimits): Promise<Sent> {
+  private async send(terms: LeaseTerms, { caller, windows, nowMs }: Asking, limits: PlanLimits): Promise<Sent> {
     const { counters, id } = this.instance;
     const lease: LeaseWrite = {
-      ...{ kind: 'lease', key, windows, instanceId: id, nowSeconds: Math.floor(nowMs / 1000), seq: this.instance.nextSeq() },
+      ...{ kind: 'lease', caller, windows, instanceId: id, nowSeconds: Math.floor(nowMs / 1000), seq: this.instance.nextSeq() },
       ...{ limits, spareCap: spareCap(limits), ...terms },
     };
     this.sent(terms);
     const sent = await counters.write(lease).then(
       ({ applied, state }): Sent => ({ outcome: applied || landed(state, lease) ? 'applied' : 'refused', state }),
       async (error: unknown): Promise<Sent> => {
-        const state = await counters.read(key, windows, id).catch(() => undefined);
+        const state = await counters.read(caller, windows, id).catch(() => undefined);
         return { outcome: state && landed(state, lease) ? 'applied' : 'unknown', ...(state ? { state } : {}), error };
       },
     );

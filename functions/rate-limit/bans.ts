@@ -11,14 +11,14 @@ import { windowsAt } from './windows';
  * An eventually consistent read: a ban a moment old may be missed, and then the
  * operation's own limiter refuses the key, as it always does.
  */
-export class SuspensionReader {
+export class BanReader {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
   /** Until when (Unix seconds) the customer whose counters are `customerId` is banned, or undefined. */
-  async suspendedUntil(customerId: string, nowMs: number): Promise<number | undefined> {
+  async bannedUntil(customerId: string, nowMs: number): Promise<number | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
         new GetCommand({
@@ -48,10 +48,10 @@ export class SuspensionReader {
  * ban's last minutes the operation's limiter answers, with the exact Retry-After.
  */
 export function refusedAtGateway(
-  suspendedUntilSeconds: number | undefined,
+  bannedUntilSeconds: number | undefined,
   nowMs: number,
   cache: { ttlSeconds: number; answeredWithinSeconds: number },
 ): boolean {
-  if (suspendedUntilSeconds === undefined) return false;
-  return suspendedUntilSeconds * 1000 - nowMs > (cache.ttlSeconds + cache.answeredWithinSeconds) * 1000;
+  if (bannedUntilSeconds === undefined) return false;
+  return bannedUntilSeconds * 1000 - nowMs > (cache.ttlSeconds + cache.answeredWithinSeconds) * 1000;
 }

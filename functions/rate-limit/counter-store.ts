@@ -8,7 +8,7 @@ import type { Windows } from './windows';
  */
 export interface CounterStore {
   /** The customer's item of the window's day, read strongly consistent (`instanceId` picks the sequence number reported). */
-  read(key: Caller, windows: Windows, instanceId: string): Promise<CounterItemState>;
+  read(caller: Caller, windows: Windows, instanceId: string): Promise<CounterItemState>;
   write(write: CounterWrite): Promise<WriteResult>;
 }
 
@@ -44,23 +44,23 @@ export interface CounterItemState {
   /** How many instances leased allowance in that minute. */
   leaseHolders: number;
   /** Limits the key tool set on the item (a plan change the authorizer's cached answer may not show yet). */
-  keyLimits?: PlanLimits;
+  customerLimits?: PlanLimits;
   /** The asking secret's own marks (the key tool's revocation and expiry). */
   keyRevoked: boolean;
   keyExpiresAt?: number;
   /** Unix seconds; 0 when never suspended. */
-  suspendedUntil: number;
+  bannedUntil: number;
   /** The refusals recorded for the ban rule, and the minute they are of. */
   refusedMinute: number;
   refusedCount: number;
 }
 
 /** The three writes: a lease (which also gives back and refunds), a batch of refusals, a suspension. */
-export type CounterWrite = LeaseWrite | RefusalsWrite | SuspensionWrite;
+export type CounterWrite = LeaseWrite | RefusalsWrite | BanWrite;
 
 /** What every write names: whose item, of which windows, from which instance. */
 interface WriteOf {
-  key: Caller;
+  caller: Caller;
   windows: Windows;
   instanceId: string;
 }
@@ -100,7 +100,7 @@ export interface RefusalsWrite extends WriteOf {
 }
 
 /** Suspends the customer until `until` (Unix seconds): on the day's item, and the next day's if the suspension reaches it. */
-export interface SuspensionWrite extends WriteOf {
-  kind: 'suspension';
+export interface BanWrite extends WriteOf {
+  kind: 'ban';
   until: number;
 }

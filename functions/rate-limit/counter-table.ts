@@ -4,13 +4,13 @@ import { itemThatFailedCondition } from '../data/conditional-check';
 import { dynamoCall } from '../data/dynamo-errors';
 import { DependencyUnavailableError } from '../domain/errors';
 import type {
+  BanWrite,
   Caller,
   CounterItemState,
   CounterStore,
   CounterWrite,
   LeaseWrite,
   RefusalsWrite,
-  SuspensionWrite,
   WriteResult,
 } from './counter-store';
 import type { Windows } from './windows';
@@ -24,7 +24,7 @@ const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
  * granted in the day and in the current minute, the spare the instances were
  * recorded to hold (rate-limit/allowance.ts), each instance's last lease
  * sequence number of the minute, the refusals of the current minute and any
- * suspension. Counters are the customer's (domain/api-keys.ts, Customer):
+ * suspension. Counters are the customer's (functions/customers/, Customer):
  * every secret of it counts on them, so the old and the new secret of a
  * rotation share one set of limits. The limiter decides; this only
  * reads and writes.
@@ -38,7 +38,7 @@ const RETENTION_SECONDS = COUNTER_RETENTION_DAYS * 86_400;
  * limiter knows the lease landed.
  *
  * The key tool writes the key's state here too (`keyRevoked`, `keyExpiresAt`,
- * `keyPerMinute`/`keyPerDay`; see keyStateUpdates), so a lease's condition
+ * `customerPerMinute`/`customerPerDay`; see customerChangeUpdates), so a lease's condition
  * refuses a revoked or expired key and applies a changed plan at once, and a
  * read shows them to requests served from a lease. The keys of a rotation
  * share the item, and one of them may be revoked or expired while the other
@@ -69,8 +69,8 @@ interface CounterItem {
   /** Unix seconds of the last lease (the `usage` report's last served request). */
   lastServedAt?: number;
   // keyRevoked, keyExpiresAt and the marks of other keys counting here: under the names keyStateNames gives (markOf).
-  keyPerMinute?: number;
-  keyPerDay?: number;
+  customerPerMinute?: number;
+  customerPerDay?: number;
 }
 
 /**
@@ -78,8 +78,8 @@ interface CounterItem {
  * items: marks of its own, so that revoking or expiring one secret of a
  * rotation never stops the other.
  */
-export function keyStateNames(key: { keyId: string }): { revoked: string; expiresAt: string } {
-  return { revoked: `keyRevoked#${key.keyId}`, expiresAt: `keyExpiresAt#${key.keyId}` };
+export function keyStateNames(caller: { keyId: string }): { revoked: string; expiresAt: string } {
+  return { revoked: `keyRevoked#${caller.keyId}`, expiresAt: `keyExpiresAt#${caller.keyId}` };
 }
 
 /** Each failed attempt means the minute moved on (and so progress was made); the bound only guards against a bug looping forever. */
@@ -90,7 +90,8 @@ export const CONFLICT_RETRY_DELAYS_MS = [25, 50, 100, 200, 400] as const;
 const notSuspended = '(attribute_not_exists(bannedUntil) OR bannedUntil <= :now)';
 /** With the names #keyRevoked and #keyExpiresAt of the counting key's marks (keyStateNames). */
 const keyUsable = '(attribute_not_exists(#keyRevoked) AND (attribute_not_exists(#keyExpiresAt) OR #keyExpiresAt > :now))';
-const samePlan = '(attribute_not_exists(keyPerMinute) OR (keyPerMinute = :keyPerMinute AND keyPerDay = :keyPerDay))';
+const samePlan =
+  '(attribute_not_exists(customerPerMinute) OR (customerPerMinute = :customerPerMinute AND customerPerDay = :customerPerDay))';
 /** What every lease write asks of the item, whatever its shape: no ban, a usable secret, the plan the limiter counts with. */
 const keyStateHolds = `${notSuspended} AND ${keyUsable} AND ${samePlan}`;
 /**
@@ -116,13 +117,13 @@ export class CounterTable implements CounterStore {
     private readonly tableName: string,
   ) {}
 
-  async read(key: Caller, windows: Windows, instanceId: string): Promise<CounterItemState> {
+  async read(caller: Caller, windows: Windows, instanceId: string): Promise<CounterItemState> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
-        new GetCommand({ TableName: this.tableName, Key: { pk: counterKey(key.customerId, windows.day) }, ConsistentRead: true }),
+        new GetCommand({ TableName: this.tableName, Key: { pk: counterKey(caller.customerId, windows.day) }, ConsistentRead: true }),
       ),
     );
-    return stateOf(Item as CounterItem | undefined, key, windows.day, instanceId);
+    return stateOf(Item as CounterItem | undefined, caller, windows.day, instanceId);
   }
 
   write(write: CounterWrite): Promise<WriteResult> {
@@ -132,23 +133,23 @@ export class CounterTable implements CounterStore {
   }
 
   private async lease(write: LeaseWrite): Promise<WriteResult> {
-    const result = await this.conditionalUpdate(counterKey(write.key.customerId, write.windows.day), leaseUpdate(write));
-    return { applied: result.updated, state: stateOf(result.item, write.key, write.windows.day, write.instanceId) };
+    const result = await this.conditionalUpdate(counterKey(write.caller.customerId, write.windows.day), leaseUpdate(write));
+    return { applied: result.updated, state: stateOf(result.item, write.caller, write.windows.day, write.instanceId) };
   }
 
   /** Adds a batch of refusals once (its batchId), to the latest minute the item counts refusals of. */
   private async countRefusals(write: RefusalsWrite): Promise<WriteResult> {
-    const { key, windows, refusals, batchId } = write;
+    const { caller, windows, refusals, batchId } = write;
     let minute = windows.minuteStart;
     let sameMinute = true;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const result = await this.conditionalUpdate(
-        counterKey(key.customerId, windows.day),
+        counterKey(caller.customerId, windows.day),
         refusalUpdate(minute, sameMinute, refusals, batchId),
       );
       const old = result.item;
       if (result.updated || old?.lastRefusalId === batchId) {
-        return { applied: result.updated, state: stateOf(old, key, windows.day, write.instanceId) };
+        return { applied: result.updated, state: stateOf(old, caller, windows.day, write.instanceId) };
       }
       // Refusals stamped a later minute were written first (clocks of two
       // containers differ by a few ms): count ours in that minute.
@@ -159,8 +160,8 @@ export class CounterTable implements CounterStore {
   }
 
   /** Suspends the customer on every day item the suspension touches: the ban is the customer's, whichever secret it sends. */
-  private async suspend(write: SuspensionWrite): Promise<WriteResult> {
-    const { key, windows, until } = write;
+  private async suspend(write: BanWrite): Promise<WriteResult> {
+    const { caller, windows, until } = write;
     const days = [windows.day];
     if (until > windows.dayEnd) days.push(new Date(windows.dayEnd * 1000).toISOString().slice(0, 10));
     const items: (CounterItem | undefined)[] = [];
@@ -169,21 +170,27 @@ export class CounterTable implements CounterStore {
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: { pk: counterKey(key.customerId, day) },
-            UpdateExpression: 'SET bannedUntil = :until, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)',
+            Key: { pk: counterKey(caller.customerId, day) },
+            UpdateExpression:
+              'SET bannedUntil = :until, customerId = :customerId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)',
             ExpressionAttributeNames: { '#day': 'day' },
-            ExpressionAttributeValues: { ':until': until, ':keyId': key.customerId, ':day': day, ':expiresAt': until + RETENTION_SECONDS },
+            ExpressionAttributeValues: {
+              ':until': until,
+              ':customerId': caller.customerId,
+              ':day': day,
+              ':expiresAt': until + RETENTION_SECONDS,
+            },
             ReturnValues: 'ALL_NEW',
           }),
         ),
       );
       items.push(Attributes as CounterItem | undefined);
     }
-    return { applied: true, state: stateOf(items[0], key, windows.day, write.instanceId) };
+    return { applied: true, state: stateOf(items[0], caller, windows.day, write.instanceId) };
   }
 
   private async conditionalUpdate(
-    key: string,
+    pk: string,
     update: Pick<
       UpdateCommand['input'],
       'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
@@ -194,7 +201,7 @@ export class CounterTable implements CounterStore {
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: { pk: key },
+            Key: { pk },
             ...update,
             ReturnValues: 'ALL_NEW',
             // The item as it is when the condition fails: tells a repeat of our own write from another's.
@@ -241,8 +248,8 @@ function markOf(item: CounterItem | undefined, name: string): unknown {
 }
 
 /** The item's facts for the limiter, as the asking key and instance see them. */
-function stateOf(item: CounterItem | undefined, key: Caller, day: string, instanceId: string): CounterItemState {
-  const marks = keyStateNames(key);
+function stateOf(item: CounterItem | undefined, caller: Caller, day: string, instanceId: string): CounterItemState {
+  const marks = keyStateNames(caller);
   const expiresAt = markOf(item, marks.expiresAt);
   const leaseSeq = item?.leases?.[instanceId];
   return {
@@ -253,10 +260,12 @@ function stateOf(item: CounterItem | undefined, key: Caller, day: string, instan
     spare: Number(item?.spare ?? 0),
     leaseHolders: Object.keys(item?.leases ?? {}).length,
     ...(leaseSeq !== undefined ? { leaseSeq: Number(leaseSeq) } : {}),
-    ...(item?.keyPerMinute !== undefined ? { keyLimits: { perMinute: Number(item.keyPerMinute), perDay: Number(item.keyPerDay) } } : {}),
+    ...(item?.customerPerMinute !== undefined
+      ? { customerLimits: { perMinute: Number(item.customerPerMinute), perDay: Number(item.customerPerDay) } }
+      : {}),
     keyRevoked: Boolean(markOf(item, marks.revoked)),
     ...(expiresAt !== undefined ? { keyExpiresAt: Number(expiresAt) } : {}),
-    suspendedUntil: Number(item?.bannedUntil ?? 0),
+    bannedUntil: Number(item?.bannedUntil ?? 0),
     refusedMinute: Number(item?.refusedMinute ?? 0),
     refusedCount: Number(item?.refusedCount ?? 0),
   };
@@ -283,7 +292,7 @@ function refusalUpdate(minute: number, sameMinute: boolean, refusals: number, ba
 function leaseUpdate(write: LeaseWrite) {
   const { limits, take } = write;
   const dayDelta = take - write.dayReturn;
-  const marks = keyStateNames(write.key);
+  const marks = keyStateNames(write.caller);
   const adds = addsSpare(write);
   const common = {
     condition: leaseConditions[write.shape][adds ? 'addsSpare' : 'keepsSpare'],
@@ -293,8 +302,8 @@ function leaseUpdate(write: LeaseWrite) {
       ':take': take,
       ':dayDelta': dayDelta,
       ':dayMax': limits.perDay - dayDelta,
-      ':keyPerMinute': limits.perMinute,
-      ':keyPerDay': limits.perDay,
+      ':customerPerMinute': limits.perMinute,
+      ':customerPerDay': limits.perDay,
       ':now': write.nowSeconds,
       ':spareDelta': write.spare - write.releaseSpare,
       ...(adds ? { ':spareMax': write.spareCap - write.spare + write.releaseSpare } : {}),
@@ -331,14 +340,14 @@ function newMinuteLease(write: LeaseWrite, { condition, names, values }: LeaseCo
   const { windows } = write;
   return {
     UpdateExpression:
-      'SET minuteStart = :minute, minuteGranted = :take, dayGranted = if_not_exists(dayGranted, :zero) + :dayDelta, spare = if_not_exists(spare, :zero) + :spareDelta, leases = :leases, lastServedAt = :now, keyId = :keyId, #day = :day, expiresAt = :expiresAt',
+      'SET minuteStart = :minute, minuteGranted = :take, dayGranted = if_not_exists(dayGranted, :zero) + :dayDelta, spare = if_not_exists(spare, :zero) + :spareDelta, leases = :leases, lastServedAt = :now, customerId = :customerId, #day = :day, expiresAt = :expiresAt',
     ConditionExpression: condition,
     ExpressionAttributeNames: { ...names, '#day': 'day' },
     ExpressionAttributeValues: {
       ...values,
       ':zero': 0,
       ':leases': { [write.instanceId]: write.seq },
-      ':keyId': write.key.customerId,
+      ':customerId': write.caller.customerId,
       ':day': windows.day,
       ':expiresAt': windows.dayEnd + RETENTION_SECONDS,
     },
@@ -346,7 +355,7 @@ function newMinuteLease(write: LeaseWrite, { condition, names, values }: LeaseCo
 }
 
 /** What the key tool changed about a key, for the functions to apply at once. */
-export type KeyStateChange = { revoked: true } | { expiresAtSeconds: number } | { limits: PlanLimits };
+export type CustomerChange = { revoked: true } | { expiresAtSeconds: number } | { limits: PlanLimits };
 
 /**
  * The updates (for a TransactWriteItems beside the key's own update) that copy
@@ -365,28 +374,34 @@ export type KeyStateChange = { revoked: true } | { expiresAtSeconds: number } | 
  */
 const LAGGING_CLOCK_SECONDS = 60;
 
-export function keyStateUpdates(tableName: string, key: Caller, change: KeyStateChange, fromSeconds: number, untilSeconds: number) {
-  const { customerId } = key;
-  const marks = keyStateNames(key);
+export function customerChangeUpdates(
+  tableName: string,
+  caller: Caller,
+  change: CustomerChange,
+  fromSeconds: number,
+  untilSeconds: number,
+) {
+  const { customerId } = caller;
+  const marks = keyStateNames(caller);
   const set: { expression: string; names: Record<string, string>; values: Record<string, unknown> } =
     'revoked' in change
       ? { expression: '#mark = :true', names: { '#mark': marks.revoked }, values: { ':true': true } }
       : 'expiresAtSeconds' in change
         ? { expression: '#mark = :keyExpiresAt', names: { '#mark': marks.expiresAt }, values: { ':keyExpiresAt': change.expiresAtSeconds } }
         : {
-            expression: 'keyPerMinute = :keyPerMinute, keyPerDay = :keyPerDay',
+            expression: 'customerPerMinute = :customerPerMinute, customerPerDay = :customerPerDay',
             names: {},
-            values: { ':keyPerMinute': change.limits.perMinute, ':keyPerDay': change.limits.perDay },
+            values: { ':customerPerMinute': change.limits.perMinute, ':customerPerDay': change.limits.perDay },
           };
   return daysBetween(fromSeconds - LAGGING_CLOCK_SECONDS, untilSeconds).map((day) => ({
     Update: {
       TableName: tableName,
       Key: { pk: counterKey(customerId, day.day) },
-      UpdateExpression: `SET ${set.expression}, keyId = :keyId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)`,
+      UpdateExpression: `SET ${set.expression}, customerId = :customerId, #day = :day, expiresAt = if_not_exists(expiresAt, :expiresAt)`,
       ExpressionAttributeNames: { ...set.names, '#day': 'day' },
       ExpressionAttributeValues: {
         ...set.values,
-        ':keyId': customerId,
+        ':customerId': customerId,
         ':day': day.day,
         ':expiresAt': day.endSeconds + RETENTION_SECONDS,
       },

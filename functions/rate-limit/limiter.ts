@@ -2,6 +2,7 @@ import type { PlanLimits } from '../../definitions/plans';
 import { ApiError } from '../domain/errors';
 import { Allowance, type Asking, type LeasingInstance, type Served } from './allowance';
 import type { Caller, CounterItemState, CounterStore } from './counter-store';
+import { rateLimitHeaders } from './headers';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
@@ -10,16 +11,15 @@ import {
   type Verdict,
   verdictOf,
   type Windows,
+  type WindowVerdict,
   windowsAt,
 } from './windows';
 
-export interface RateLimitDecision extends Verdict {
-  /** Takes back this request's charge: for a request answered 503 (docs/clients.md, "Counting: each request once"). */
-  refund(): Promise<boolean>;
-}
+/** A caller with the limits the authorizer found for its customer (the counter item's, after a plan change, win). */
+export type LimitedCaller = Caller & { limits: PlanLimits };
 
-/** What the limiter decided of one request; a served one names the lease its refund goes back to. */
-type Outcome = Served | { refused: Refusal };
+/** A request counted: a served one names the lease its refund goes back to. */
+type Counting = Served | { refused: Refusal };
 
 /** What one instance knows of one customer. */
 interface CustomerMemory {
@@ -30,7 +30,7 @@ interface CustomerMemory {
   /** The minute (Unix seconds) and day seen used up. */
   exhaustedMinute: number;
   exhaustedDay: string;
-  suspendedUntil: number;
+  bannedUntil: number;
   /** Refusals of `minuteStart`: recorded on the counters (as last seen), and answered here since. */
   refusals: { minuteStart: number; recorded: number; unrecorded: number };
   /** The customer's decisions on this instance, one after another (as a Lambda instance serves one request at a time). */
@@ -74,33 +74,34 @@ export class RateLimiter {
   }
 
   /** Whether this instance already knows the request will be refused: no other work need start for it. */
-  knowsRefusal(customerId: string, callerLimits: PlanLimits, nowMs: number): boolean {
-    const memory = this.memoryOf(customerId, callerLimits, nowMs);
+  knowsRefusal(caller: LimitedCaller, nowMs: number): boolean {
+    const memory = this.memoryOf(caller.customerId, caller.limits, nowMs);
     const windows = windowsAt(nowMs);
     rollOver(memory, windows);
     return rememberedRefusal(memory, windows, nowMs) !== undefined;
   }
 
-  enforce(key: Caller, callerLimits: PlanLimits, nowMs: number): Promise<RateLimitDecision> {
-    const memory = this.memoryOf(key.customerId, callerLimits, nowMs);
+  /** Counts one request of the caller's customer and says what it may do. */
+  admit(caller: LimitedCaller, nowMs: number): Promise<Verdict> {
+    const memory = this.memoryOf(caller.customerId, caller.limits, nowMs);
     return this.enqueue(memory, async () => {
-      const asking = { key, windows: windowsAt(nowMs), nowMs };
-      const outcome = await this.decide(asking, memory);
-      const verdict = verdictOf(outcome, memory.limits, asking.windows, nowMs, memory.suspendedUntil);
-      if (!('served' in outcome)) return { ...verdict, refund: noRefund };
-      return { ...verdict, refund: () => this.enqueue(memory, () => memory.allowance.refund(asking, outcome.generation, memory.limits)) };
+      const asking = { caller: { keyId: caller.keyId, customerId: caller.customerId }, windows: windowsAt(nowMs), nowMs };
+      const counting = await this.decide(asking, memory);
+      const judged = verdictOf(counting, memory.limits, asking.windows, nowMs, memory.bannedUntil);
+      if (!('served' in counting)) return withHeaders(judged, noRefund);
+      return withHeaders(judged, () => this.enqueue(memory, () => memory.allowance.refund(asking, counting.generation, memory.limits)));
     });
   }
 
   /** Refused from memory, served from the spare (each after one read), or served from a new lease. */
-  private async decide(asking: Asking, memory: CustomerMemory): Promise<Outcome> {
-    const { key, windows, nowMs } = asking;
+  private async decide(asking: Asking, memory: CustomerMemory): Promise<Counting> {
+    const { caller, windows, nowMs } = asking;
     rollOver(memory, windows);
     if (memory.allowance.spare > 0 || rememberedRefusal(memory, windows, nowMs)) {
-      const state = await this.instance.counters.read(key, windows, this.instance.id);
+      const state = await this.instance.counters.read(caller, windows, this.instance.id);
       learn(state, memory, windows, nowMs, 'room');
       const known = rememberedRefusal(memory, windows, nowMs);
-      if (known) return this.refuse(known, key, memory, windows, nowMs);
+      if (known) return this.refuse(known, caller, memory, windows, nowMs);
       const served = await memory.allowance.serveFromSpare(asking, state, memory.limits);
       if (served) return served;
     }
@@ -109,7 +110,7 @@ export class RateLimiter {
       if ('served' in leased) return leased;
       learn(leased.refusedBy, memory, windows, nowMs, 'exhaustion');
       const refusal = rememberedRefusal(memory, windows, nowMs);
-      if (refusal) return this.refuse(refusal, key, memory, windows, nowMs);
+      if (refusal) return this.refuse(refusal, caller, memory, windows, nowMs);
     }
     throw new Error('Rate-limit counter kept changing under us');
   }
@@ -121,27 +122,27 @@ export class RateLimiter {
   }
 
   /** A refused request's outcome; it counts toward the customer's ban (unless it is suspended already). */
-  private async refuse(refusal: Refusal, key: Caller, memory: CustomerMemory, windows: Windows, nowMs: number): Promise<Outcome> {
+  private async refuse(refusal: Refusal, caller: Caller, memory: CustomerMemory, windows: Windows, nowMs: number): Promise<Counting> {
     const { limits, refusals } = memory;
-    if (refusal === 'suspended') return { refused: refusal };
+    if (refusal === 'banned') return { refused: refusal };
     refusals.unrecorded += 1;
     const threshold = banThreshold(limits);
     if (refusals.unrecorded < refusalBatch(limits) && refusals.recorded + refusals.unrecorded < threshold) return { refused: refusal };
-    if ((await this.recordRefusals(key, memory, windows)) < threshold) return { refused: refusal };
+    if ((await this.recordRefusals(caller, memory, windows)) < threshold) return { refused: refusal };
     const until = Math.floor(nowMs / 1000) + BAN_DURATION_SECONDS;
     try {
-      await this.instance.counters.write({ kind: 'suspension', key, windows, instanceId: this.instance.id, until });
+      await this.instance.counters.write({ kind: 'ban', caller, windows, instanceId: this.instance.id, until });
     } catch (error) {
       // The next refusal recorded tries again.
       this.instance.warn('rate-limit suspension not written', error);
       return { refused: refusal };
     }
-    memory.suspendedUntil = until;
-    return { refused: 'suspended' };
+    memory.bannedUntil = until;
+    return { refused: 'banned' };
   }
 
   /** Writes the refusals answered here since the last batch; returns the minute's refusals as recorded (or as last known). */
-  private async recordRefusals(key: Caller, memory: CustomerMemory, windows: Windows): Promise<number> {
+  private async recordRefusals(caller: Caller, memory: CustomerMemory, windows: Windows): Promise<number> {
     const refusals = memory.refusals;
     // Taken before the write: requests refused meanwhile start the next batch.
     const batch = refusals.unrecorded;
@@ -150,7 +151,7 @@ export class RateLimiter {
     try {
       const write = {
         kind: 'refusals',
-        key,
+        caller,
         windows,
         instanceId: id,
         refusals: batch,
@@ -180,7 +181,7 @@ export class RateLimiter {
       if (this.memory.size > MEMORY_KEYS) this.memory.delete(this.memory.keys().next().value as string);
     }
     const seen = memory.allowance.seen;
-    changeLimits(memory, (seen?.day === windowsAt(nowMs).day ? seen.keyLimits : undefined) ?? callerLimits);
+    changeLimits(memory, (seen?.day === windowsAt(nowMs).day ? seen.customerLimits : undefined) ?? callerLimits);
     return memory;
   }
 }
@@ -191,7 +192,7 @@ function freshMemory(limits: PlanLimits, allowance: Allowance): CustomerMemory {
     allowance,
     exhaustedMinute: 0,
     exhaustedDay: '',
-    suspendedUntil: 0,
+    bannedUntil: 0,
     refusals: { minuteStart: 0, recorded: 0, unrecorded: 0 },
     queue: Promise.resolve(),
   };
@@ -209,8 +210,8 @@ function learn(state: CounterItemState, memory: CustomerMemory, windows: Windows
   if (state.keyRevoked || (state.keyExpiresAt !== undefined && state.keyExpiresAt <= Math.floor(nowMs / 1000))) {
     throw new ApiError('unauthorized', 'This API key was revoked or has expired.');
   }
-  if (state.keyLimits) changeLimits(memory, state.keyLimits);
-  memory.suspendedUntil = Math.max(memory.suspendedUntil, state.suspendedUntil);
+  if (state.customerLimits) changeLimits(memory, state.customerLimits);
+  memory.bannedUntil = Math.max(memory.bannedUntil, state.bannedUntil);
   if (state.refusedMinute === windows.minuteStart) memory.refusals.recorded = Math.max(memory.refusals.recorded, state.refusedCount);
   if (state.day !== windows.day) return;
   const left = memory.allowance.left(state, memory.limits);
@@ -238,8 +239,19 @@ function rollOver(memory: CustomerMemory, windows: Windows): void {
 
 /** The refusal this instance already knows of, if any. */
 function rememberedRefusal(memory: CustomerMemory, windows: Windows, nowMs: number): Refusal | undefined {
-  if (memory.suspendedUntil > nowMs / 1000) return 'suspended';
+  if (memory.bannedUntil > nowMs / 1000) return 'banned';
   if (memory.exhaustedDay === windows.day) return 'day_exhausted';
   if (memory.exhaustedMinute >= windows.minuteStart && memory.allowance.spare === 0) return 'minute_exhausted';
   return undefined;
+}
+
+/** A verdict with its headers; a refund that took the charge back counts the request no more in them. */
+function withHeaders(judged: WindowVerdict, takeBack: () => Promise<boolean>): Verdict {
+  const headers: Record<string, string> = rateLimitHeaders(judged.window);
+  const refund = async () => {
+    const refunded = await takeBack();
+    if (refunded) headers['X-RateLimit-Remaining'] = String(Number(headers['X-RateLimit-Remaining']) + 1);
+    return refunded;
+  };
+  return { ...judged, headers, refund };
 }

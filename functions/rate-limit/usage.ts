@@ -14,9 +14,9 @@ export interface DayUsage {
   /** Requests answered (a 429 counts toward no window, a 503 is given back); see UsageCounters for what an instance still holds. */
   requests: number;
   /** Unix seconds of the day's last served request. */
-  lastRequestAt?: number;
+  lastServedAt?: number;
   /** When the rate limiter's ban of the key (of its counters: a rotation's keys are banned together) ends, in milliseconds, if it banned it that day. */
-  suspendedUntilMs?: number;
+  bannedUntilMs?: number;
 }
 
 /**
@@ -57,8 +57,8 @@ export class UsageCounters {
     return {
       day,
       requests: Number(item?.dayGranted ?? 0),
-      ...(item?.lastServedAt !== undefined ? { lastRequestAt: Number(item.lastServedAt) } : {}),
-      ...(item?.bannedUntil !== undefined ? { suspendedUntilMs: Number(item.bannedUntil) * 1000 } : {}),
+      ...(item?.lastServedAt !== undefined ? { lastServedAt: Number(item.lastServedAt) } : {}),
+      ...(item?.bannedUntil !== undefined ? { bannedUntilMs: Number(item.bannedUntil) * 1000 } : {}),
     };
   }
 }

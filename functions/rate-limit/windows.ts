@@ -65,7 +65,7 @@ export function refusalBatch(limits: PlanLimits): number {
 }
 
 /** Why a request is refused. */
-export type Refusal = 'minute_exhausted' | 'day_exhausted' | 'suspended';
+export type Refusal = 'minute_exhausted' | 'day_exhausted' | 'banned';
 
 /** What a customer has used of its minute and its day. */
 export interface Used {
@@ -73,26 +73,36 @@ export interface Used {
   day: number;
 }
 
-/** The verdict of an outcome: its headers, and for a refusal its 429 (`suspendedUntil` for a suspension's Retry-After). */
-export function verdictOf(
-  outcome: { served: Used } | { refused: Refusal },
-  limits: PlanLimits,
-  windows: Windows,
-  nowMs: number,
-  suspendedUntil: number,
-): Verdict {
-  if ('served' in outcome) return countedVerdict(limits, windows, outcome.served.minute, outcome.served.day);
-  return refusedVerdict(outcome.refused, limits, windows, nowMs, suspendedUntil);
+/** What a request was, counted: served (with what the customer has used) or refused (and why). */
+export type Counted = { served: Used } | { refused: Refusal };
+
+/** The window and refusal of a counted request (`bannedUntil` for a ban's Retry-After). */
+export function verdictOf(counted: Counted, limits: PlanLimits, windows: Windows, nowMs: number, bannedUntil: number): WindowVerdict {
+  if ('served' in counted) return countedVerdict(limits, windows, counted.served.minute, counted.served.day);
+  return refusedVerdict(counted.refused, limits, windows, nowMs, bannedUntil);
 }
 
+/**
+ * What the limiter says of one request (the door's RateLimiter.admit): the
+ * window it reports, its 429 if refused, the X-RateLimit-* headers of the
+ * answer whatever it is, and how to take back its charge when the request is
+ * answered 503 (docs/clients.md, "Counting: each request once").
+ */
 export interface Verdict {
   window: ReportedWindow;
   /** Set when the request is refused: a 429 to send instead of serving it. */
   refusal?: ApiError;
+  /** X-RateLimit-Limit, -Remaining and -Reset (decision 8); a refund counts the request no more. */
+  headers: Record<string, string>;
+  /** Takes back the request's charge; whether it did (a refused request has none). */
+  refund(): Promise<boolean>;
 }
 
+/** A verdict's window arithmetic alone. */
+export type WindowVerdict = Pick<Verdict, 'window' | 'refusal'>;
+
 /** Headers for a counted request: the window with fewer requests left wins (the minute on a tie). */
-export function countedVerdict(limits: PlanLimits, windows: Windows, minuteUsed: number, dayUsed: number): Verdict {
+export function countedVerdict(limits: PlanLimits, windows: Windows, minuteUsed: number, dayUsed: number): WindowVerdict {
   const minuteLeft = limits.perMinute - minuteUsed;
   const dayLeft = limits.perDay - dayUsed;
   return {
@@ -108,11 +118,11 @@ export function secondsUntil(resetSeconds: number, nowMs: number): number {
   return Math.max(1, Math.ceil(resetSeconds - nowMs / 1000));
 }
 
-export function refusedVerdict(reason: Refusal, limits: PlanLimits, windows: Windows, nowMs: number, suspendedUntil = 0): Verdict {
-  if (reason === 'suspended') {
-    const retryAfter = secondsUntil(suspendedUntil, nowMs);
+export function refusedVerdict(reason: Refusal, limits: PlanLimits, windows: Windows, nowMs: number, bannedUntil = 0): WindowVerdict {
+  if (reason === 'banned') {
+    const retryAfter = secondsUntil(bannedUntil, nowMs);
     return {
-      window: reportedWindow(limits.perMinute, 0, suspendedUntil),
+      window: reportedWindow(limits.perMinute, 0, bannedUntil),
       refusal: new ApiError(
         'key_suspended',
         `This API key is suspended for ${BAN_DURATION_SECONDS / 60} minutes because it kept calling after 429 responses. Retry after ${retryAfter} seconds.`,

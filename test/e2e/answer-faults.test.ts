@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { freePort } from '../../local/dynamodb-local';
 import { localTablePrefix } from '../../local/local-endpoint';
 import { tableNamesFor } from '../../local/tables';
@@ -48,7 +47,7 @@ beforeAll(async () => {
   }
   base = `http://127.0.0.1:${port}/v1`;
   const key = generateApiKey({ plan: 'business', owner: 'answer faults', now: Date.now() });
-  await new ApiKeyRepository(direct, tableNames.apiKeys).insert(key.record);
+  await new CustomerTable(direct, tableNames).insert(key.record);
   secret = key.secret;
 }, 90_000);
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { pooledMeteringKey } from '../../definitions/metering-pool';
 import { authorizer, routes } from '../../definitions/routes';
 import { pooledUsagePlan, type UsagePlanSettings } from '../../definitions/usage-plan-limits';
-import { generateApiKey, hashApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey, hashApiKey } from '../../functions/customers';
 import { revokeInKeyTable, startTestApi, type TestApi } from '../support/api';
 import { TestClock, testInstant } from '../support/dynamo';
 

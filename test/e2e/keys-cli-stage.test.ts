@@ -10,13 +10,12 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { KeyTable } from '../../admin/key-table';
 import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
 import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { stackOutputNames } from '../../definitions/stack-outputs';
 import { stackNames } from '../../definitions/stages';
 import type { TableName } from '../../definitions/tables';
-import type { ApiKeyRecord } from '../../functions/domain/api-keys';
+import { type ApiKeyRecord, CustomerTable } from '../../functions/customers';
 import { usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { projectRoot } from '../../lib/project-root';
 import { createTestTables, testDocumentClient, testEndpoint } from '../support/dynamo';
@@ -33,7 +32,7 @@ const usagePlanIds: Partial<Record<PlanName, string>> = { free: 'upfree01', pro:
 let tableNames: Record<TableName, string>;
 let gateway: FakeApiGateway;
 let controlPlane: FakeControlPlane;
-let keysTable: KeyTable;
+let keysTable: CustomerTable;
 
 /** The outputs of a deployed PetStore-Staging, under the names the stack gives them. */
 function stackOutputs(): Record<string, string> {
@@ -49,7 +48,7 @@ function stackOutputs(): Record<string, string> {
 
 beforeAll(async () => {
   tableNames = await createTestTables();
-  keysTable = new KeyTable(testDocumentClient(), tableNames.apiKeys, tableNames.rateLimits);
+  keysTable = new CustomerTable(testDocumentClient(), tableNames);
   gateway = new FakeApiGateway();
   for (const [plan, id] of Object.entries(usagePlanIds)) gateway.addStackPlan(id, `petstore-staging-${plan}`, REST_API_ID, 'v1');
   for (const plan of pooledPlans) {

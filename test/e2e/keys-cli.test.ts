@@ -2,11 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
 import { deploymentCheckKey } from '../../definitions/deployment-check';
-import { joined } from '../../functions/data/api-key-repository';
-import { CheckKeyTable, checkCustomer, checkKeyFromSecret } from '../../functions/deployment-check/check-key';
+import { CustomerTable, checkCustomer } from '../../functions/customers';
+import { checkKeyFromSecret } from '../../functions/deployment-check/check-key';
 import { freePort } from '../../local/dynamodb-local';
 import { writeLocalEndpoint } from '../../local/local-endpoint';
 import { startTestApi, type TestApi } from '../support/api';
@@ -253,11 +252,7 @@ it('never shows a secret, its hash or the metering key in listings or show; only
   clock.set(testInstant(2, '09:00:00'));
   const issued = JSON.parse(await succeeds(['issue', '--plan', 'business', '--owner', 'Globex', '--json'])) as IssuedJson;
   expect((await call(issued.secret)).status).toBe(200);
-  const record = (await new KeyTable(
-    api.dependencies.db,
-    api.dependencies.tableNames.apiKeys,
-    api.dependencies.tableNames.rateLimits,
-  ).findById(issued.keyId))!;
+  const record = (await new CustomerTable(api.dependencies.db, api.dependencies.tableNames).findById(issued.keyId))!;
 
   const outputs = [
     await succeeds(['list']),
@@ -444,6 +439,17 @@ describe('errors a person can act on: one line on stderr, exit code 1, nothing c
     expectOneLineError(await keys(['list', '--region', 'eu-west-1']), /--region chooses where a deployed stage is: use it with --stage/);
   });
 
+  it("an owner over 200 characters, counted in code points as a pet's name: refused in the rule's words; 200 emoji are fine", async () => {
+    const before = await succeeds(['list']);
+    expectOneLineError(
+      await keys(['issue', '--plan', 'pro', '--owner', '🐶'.repeat(201)]),
+      /^error: --owner names the customer and must be at most 200 characters\.$/m,
+    );
+    expect(await succeeds(['list'])).toBe(before);
+    const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', '🐶'.repeat(200), '--json'])) as IssuedJson;
+    expect(await succeeds(['show', issued.keyId])).toMatch(new RegExp(`^Owner\\s+${'🐶'.repeat(200)}$`, 'mu'));
+  });
+
   it('a key that cannot be rotated or re-planned any more', async () => {
     const issued = JSON.parse(await succeeds(['issue', '--plan', 'pro', '--owner', 'Soylent', '--json'])) as IssuedJson;
     await succeeds(['rotate', issued.keyId, '--grace', '1h']);
@@ -506,10 +512,9 @@ describe('what the key tool leaves alone: secrets given where an id belongs, and
   });
 
   it("the deployment check's own key: list leaves it out; show, usage, rotate, revoke and set-plan refuse it, changing nothing", async () => {
-    const table = new KeyTable(api.dependencies.db, api.dependencies.tableNames.apiKeys, api.dependencies.tableNames.rateLimits);
+    const table = new CustomerTable(api.dependencies.db, api.dependencies.tableNames);
     const check = checkCustomer(checkKeyFromSecret('C'.repeat(43)), 'checkmeteringkey0123456789', clock.now);
-    await new CheckKeyTable(api.dependencies.db, api.dependencies.tableNames.apiKeys).ensure(check, clock.now);
-    const record = joined(check.secret, check.customer);
+    const record = await table.ensureCheckCustomer(check, clock.now);
     expect((JSON.parse(await succeeds(['list', '--json'])) as { keyId: string }[]).map((key) => key.keyId)).not.toContain(record.keyId);
     expect(await succeeds(['list'])).not.toContain(deploymentCheckKey.keyIdPrefix);
     for (const args of [

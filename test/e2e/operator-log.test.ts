@@ -1,6 +1,6 @@
 import { issueKey, revokeKey, rotateKey } from '../../admin/key-admin';
 import { maxRequestBodyBytes } from '../../definitions/request-size-limits';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey } from '../../functions/customers';
 import { refusalLine } from '../../local/refusal-log';
 import { getWithAuthorizationFields, postJson, startTestApi, type TestApi } from '../support/api';
 import { TestClock, testInstant } from '../support/dynamo';
@@ -93,6 +93,28 @@ it('a revoked key and an expired one (rotated, past its grace): 401 naming which
   });
 });
 
+it("a key revoked or expired while the gateway caches its authorizer's Allow: the function's 401 names which, as the gateway's would", async () => {
+  const revoked = await enterpriseKey({ perMinute: 50, perDay: 1_000 });
+  const rotated = await enterpriseKey({ perMinute: 50, perDay: 1_000 });
+  // Allowed once each: the gateway caches the authorizer's Allow for the key, and the next request reaches the function.
+  for (const { secret } of [revoked, rotated]) expect((await api.call('/pets', { key: secret })).status).toBe(200);
+  await revokeKey(target(), revoked.key.keyId, clock.now);
+  secrets.push((await rotateKey(target(), rotated.key.keyId, 0, clock.now)).secret);
+  clock.advance(1_000);
+  // No errorType: the function answered, the limiter having learnt of the change at the key's next request.
+  for (const [issued, reason] of [
+    [revoked, 'revoked'],
+    [rotated, 'expired'],
+  ] as const) {
+    const { status, line } = await refusalOf('/pets', { key: issued.secret });
+    expect({ status, line }).toMatchObject({
+      status: 401,
+      line: { status: 401, code: 'unauthorized', reason, principalId: issued.key.keyId },
+    });
+    expect(line.errorType).toBeUndefined();
+  }
+});
+
 it('rate_limited, then key_suspended, and quota_exceeded: 429 naming which', async () => {
   const flooder = await enterpriseKey({ perMinute: 3, perDay: 1_000 });
   expect(await callUntil(flooder.secret, 'rate_limited')).toMatchObject({
@@ -131,7 +153,6 @@ it('a body over the limit (413) and an unknown route (404), each with its reason
 
 it('no line holds a secret, nor any part of one past its display prefix', () => {
   expect(lines.length).toBeGreaterThanOrEqual(9);
-  require('node:fs').writeFileSync('/tmp/h-auth-lines.txt', lines.join('\n'));
   const log = lines.join('\n');
   for (const secret of secrets) {
     const random = secret.slice('psk_'.length);

@@ -1,4 +1,6 @@
 import { errorCodes } from '../../definitions/error-codes';
+import { MAX_ID } from '../../definitions/fields/pet-fields';
+import { signedCursor } from '../../functions/domain/cursor';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { beforeGetPetSunset } from '../support/dynamo';
 
@@ -72,6 +74,10 @@ describe('POST /v1/pets (createPet)', () => {
     expect((await createPet({ name, categoryId: 1 })).name).toBe(name);
   });
 
+  it('takes a name of only a private-use character (U+E000) or only an unassigned code point (U+0378): both count as visible (decision 2)', async () => {
+    for (const name of ['\ue000', '\u0378']) expect((await createPet({ name, categoryId: 1 })).name).toBe(name);
+  });
+
   it('answers 400 for malformed JSON and for a missing body', async () => {
     await expectError(
       await api.call('/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":' }),
@@ -133,6 +139,16 @@ describe('GET /v1/pets (listPets)', () => {
       expect(error.message).toBe(`${query.split('=')[0]} must be sent once; it was sent 2 times.`);
     },
   );
+
+  it('reads limit=020 and limit=0020 alike: a 400, as every limit with a leading zero (decision 4)', async () => {
+    const answers = await Promise.all(['020', '0020', '01', '0100'].map((limit) => api.call(`/pets?limit=${limit}`)));
+    for (const answer of answers) {
+      const error = await expectError(answer, 400, 'invalid_request');
+      expect(error.message).toMatch(/^limit must be a plain decimal integer from 1 to 100/);
+    }
+    // The same values without the zeros are fine.
+    expect((await api.call('/pets?limit=20')).status).toBe(200);
+  });
 
   it('ignores unknown query parameters', async () => {
     expect((await api.call('/pets?colour=brown')).status).toBe(200);
@@ -275,6 +291,44 @@ describe('pagination (decision 5)', () => {
     await expectError(await api.call(`/pets?limit=1&cursor=${tampered}`), 400, 'invalid_request');
     await expectError(await api.call(`/pets?limit=1&status=sold&cursor=${cursor}`), 400, 'invalid_request');
     expect((await api.call(`/pets?limit=1&cursor=${cursor}`)).status).toBe(200);
+  });
+});
+
+/**
+ * The cursor's MAC key is in the source (functions/domain/cursor.ts): anyone can
+ * sign a cursor, so the MAC shows only that a cursor was not changed by
+ * accident. Every field is read as strictly as a query parameter instead
+ * (decision 5): a cursor this service could not have issued is a 400 naming
+ * `cursor`, signed with that key or not. A signed `afterId` of 2^53−1 was a 503
+ * forever (the SDK refuses to send 2^53).
+ */
+describe('GET /v1/pets with a cursor the service could not have issued', () => {
+  const start = () => String(api.clock.now - 1_000).padStart(14, '0');
+  const unsigned = (payload: string) => Buffer.concat([Buffer.alloc(12), Buffer.from(payload)]).toString('base64url');
+  const payloads: [string, () => string][] = [
+    ['afterId 2^53−1', () => `2:${start()}:${MAX_ID}:`],
+    ['afterId 0', () => `2:${start()}:0:`],
+    ['afterId −1', () => `2:${start()}:-1:`],
+    ['an unknown field', () => `2:${start()}:7::colour`],
+    ['an unknown status', () => `2:${start()}:7:lost`],
+    ['a walk start a day ahead of the clock', () => `2:${String(api.clock.now + 86_400_000).padStart(14, '0')}:7:`],
+    ['a walk start before the service existed', () => `2:${String(Date.parse('2025-12-31T23:59:59Z')).padStart(14, '0')}:7:`],
+  ];
+
+  it.each(payloads)('%s: 400 naming cursor, signed or not', async (_case, payload) => {
+    for (const cursor of [signedCursor(payload()), unsigned(payload())]) {
+      const response = await api.call(`/pets?limit=5&cursor=${cursor}`);
+      expect(response.headers.get('retry-after')).toBeNull();
+      const error = await expectError(response, 400, 'invalid_request');
+      expect(error.message).toMatch(/^cursor /);
+    }
+  });
+
+  it('afterId 2^53−2, the largest a next page can start after: an empty page, not a 503', async () => {
+    const response = await api.call(`/pets?limit=5&cursor=${signedCursor(`2:${start()}:${MAX_ID - 1}:`)}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([]);
+    expect(response.headers.get('link')).toBeNull();
   });
 });
 

@@ -1,5 +1,5 @@
 import { issueKey, rotateKey, setPlan } from '../../admin/key-admin';
-import { BAN_DURATION_SECONDS } from '../../functions/rate-limit/testing';
+import { BAN_DURATION_SECONDS } from '../../definitions/plans';
 import { postJson, startTestApi, type TestApi } from '../support/api';
 import { atInstant, beforeGetPetSunset, getPetSunset, TestClock, testInstant } from '../support/dynamo';
 

@@ -1,7 +1,7 @@
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { authorizer } from '../../definitions/routes';
 import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
-import { hashApiKey } from '../../functions/domain/api-keys';
+import { hashApiKey } from '../../functions/customers';
 import { postJson, revokeInKeyTable, startTestApi, type TestApi } from '../support/api';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { atInstant, beforeGetPetSunset, TestClock } from '../support/dynamo';

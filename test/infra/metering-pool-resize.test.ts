@@ -17,7 +17,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { meteringPoolEnvironment, type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey } from '../../functions/customers';
 import { usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { PetStoreStack } from '../../lib/petstore-stack';
 import { projectRoot } from '../../lib/project-root';

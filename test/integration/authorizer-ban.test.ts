@@ -1,9 +1,9 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { authorizer, functionTimeoutSeconds } from '../../definitions/routes';
 import { createHandler } from '../../functions/authorizer/handler';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
-import { CounterTable, windowsAt } from '../../functions/rate-limit/testing';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
+import { CounterTable } from '../../functions/rate-limit';
+import { windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
 import { asFunction, createTestTables, testDependencies } from '../support/dynamo';
@@ -23,14 +23,14 @@ afterAll(() => dependencies.db.destroy());
 
 async function issue(): Promise<{ secret: string; keyId: string }> {
   const { secret, record } = generateApiKey({ plan: 'free', owner: 'Acme', now });
-  await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(record);
+  await new CustomerTable(dependencies.db, dependencies.tableNames).insert(record);
   return { secret, keyId: record.keyId };
 }
 
 async function ban(keyId: string, untilMs: number): Promise<void> {
-  const key = { keyId, customerId: keyId };
+  const caller = { keyId, customerId: keyId };
   const counters = new CounterTable(dependencies.db, dependencies.tableNames.rateLimits);
-  await counters.write({ kind: 'suspension', key, windows: windowsAt(now), instanceId: 'test', until: untilMs / 1000 });
+  await counters.write({ kind: 'ban', caller, windows: windowsAt(now), instanceId: 'test', until: untilMs / 1000 });
 }
 
 async function authorize(secret: string, as: Dependencies = asFunction('authorizer', dependencies)): Promise<APIGatewayAuthorizerResult> {
@@ -47,7 +47,7 @@ it('denies a key banned for longer than a cached answer can last, naming the ref
   const result = await authorize(secret);
   expect(effectOf(result)).toBe('Deny');
   expect(result.principalId).toBe(keyId);
-  expect(result.context).toEqual({ refusal: 'key_suspended', suspendedUntil: String((now + 15 * 60_000) / 1000) });
+  expect(result.context).toEqual({ refusal: 'key_suspended', bannedUntil: String((now + 15 * 60_000) / 1000) });
   expect(result.usageIdentifierKey).toBeUndefined();
 });
 

@@ -1,6 +1,6 @@
 import { businessMetrics } from '../../definitions/metrics';
 import { createHandler } from '../../functions/authorizer/handler';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey } from '../../functions/customers';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { issueTestKey } from '../support/api';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';

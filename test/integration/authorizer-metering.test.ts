@@ -1,8 +1,7 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { pooledMeteringKey } from '../../definitions/metering-pool';
 import { createHandler } from '../../functions/authorizer/handler';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { meteringSlot } from '../../functions/domain/metering';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { requestAuthorizerEvent } from '../support/api-gateway-events';
@@ -29,7 +28,7 @@ async function authorize(secret: string): Promise<APIGatewayAuthorizerResult> {
 
 it.each(['free', 'pro', 'business'] as const)('a %s key is metered by its slot of the pooled keys of its plan', async (plan) => {
   const { secret, record } = generateApiKey({ plan, owner: 'Acme', now: Date.now() });
-  await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(record);
+  await new CustomerTable(dependencies.db, dependencies.tableNames).insert(record);
   const result = await authorize(secret);
   expect(result.usageIdentifierKey).toBe(pooledMeteringKey(pool.prefix, plan, meteringSlot(record.customerId, pool.keysPerPlan)));
   expect(result.usageIdentifierKey).not.toBe(record.meteringKey);
@@ -42,6 +41,6 @@ it('an Enterprise key is metered by its own API key', async () => {
     customLimits: { perMinute: 10, perDay: 100 },
     now: Date.now(),
   });
-  await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(record);
+  await new CustomerTable(dependencies.db, dependencies.tableNames).insert(record);
   expect((await authorize(secret)).usageIdentifierKey).toBe(record.meteringKey);
 });

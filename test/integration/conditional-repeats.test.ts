@@ -1,7 +1,6 @@
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { IdempotencyRepository } from '../../functions/data/idempotency-repository';
 import { PetRepository } from '../../functions/data/pet-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
 import type { IdempotencyRecord } from '../../functions/domain/pet-creation';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
@@ -18,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => dependencies.db.destroy());
 
 it('a key stored again is success; another key with its hash is refused', async () => {
-  const keys = new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys);
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   const { record } = generateApiKey({ plan: 'pro', owner: 'Acme', now: Date.now() });
   await keys.insert(record);
   await expect(keys.insert(record)).resolves.toBeUndefined();

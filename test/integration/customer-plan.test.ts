@@ -1,7 +1,6 @@
-import { KeyTable } from '../../admin/key-table';
-import { limitsFor } from '../../definitions/plans';
-import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
-import { CounterTable, RateLimiter, spareCap, UsageCounters, windowsAt } from '../../functions/rate-limit/testing';
+import { type ApiKeyRecord, CustomerTable, generateApiKey, limitsOf } from '../../functions/customers';
+import { CounterTable, RateLimiter, UsageCounters } from '../../functions/rate-limit';
+import { spareCap, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 
@@ -13,23 +12,23 @@ import { createTestTables, testDependencies, testInstant } from '../support/dyna
  * secret: the customer's, read from its record (cached for the whole minute).
  */
 let dependencies: Dependencies;
-let keys: KeyTable;
+let keys: CustomerTable;
 let counters: CounterTable;
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
-  keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   counters = new CounterTable(dependencies.db, dependencies.tableNames.rateLimits);
 });
 afterAll(() => dependencies.db.destroy());
 
 /** One request of a secret at `nowMs`: its headers' limit and remaining, or the code of its refusal. */
-async function request(limiter: RateLimiter, secret: ApiKeyRecord, callerLimits: ReturnType<typeof limitsFor>, nowMs: number) {
-  const decision = await limiter.enforce({ keyId: secret.keyId, customerId: secret.customerId }, callerLimits, nowMs);
+async function request(limiter: RateLimiter, secret: ApiKeyRecord, callerLimits: ReturnType<typeof limitsOf>, nowMs: number) {
+  const decision = await limiter.admit({ keyId: secret.keyId, customerId: secret.customerId, limits: callerLimits }, nowMs);
   return decision.refusal ? { refused: decision.refusal.code } : { limit: decision.window.limit, remaining: decision.window.remaining };
 }
 
-const authorizerLimits = (record: ApiKeyRecord) => limitsFor(record.plan, record.customLimits);
+const authorizerLimits = (record: ApiKeyRecord) => limitsOf(record);
 
 it("a rotation's two secrets, alternated every 50 requests on one instance, are served exactly the customer's minute, and usage equals the answers", async () => {
   const minute = Date.parse(testInstant(0, '14:00:00'));
@@ -66,7 +65,7 @@ it('a key moved Free → Pro → Free within a minute on one instance is served 
   await keys.insert(record);
   const limiter = new RateLimiter(counters);
   // The authorizer's answer, cached when the minute began: Free, all minute long.
-  const cached = limitsFor('free');
+  const cached = limitsOf({ plan: 'free' });
   let served = 0;
   const sendAndCheck = async (at: number, limit: number) => {
     const outcome = await request(limiter, record, cached, at);

@@ -1,16 +1,14 @@
 import { DeleteCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { KeyTable } from '../../admin/key-table';
 import { deploymentCheckKey } from '../../definitions/deployment-check';
 import { businessMetrics } from '../../definitions/metrics';
 import type { OperationId } from '../../definitions/routes';
 import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
 import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
-import { ApiKeyRepository, customerKey } from '../../functions/data/api-key-repository';
+import { CustomerTable, customerKey, hashApiKey } from '../../functions/customers';
 import type { AwsCalls } from '../../functions/deployment-check/aws-calls';
 import type { CheckTargets, Invocation } from '../../functions/deployment-check/check';
 import { createHandler as createCheck } from '../../functions/deployment-check/handler';
-import { hashApiKey } from '../../functions/domain/api-keys';
 import { createHandler as getPetHandler } from '../../functions/get-pet/handler';
 import { toAuthorizerContext } from '../../functions/http/caller';
 import { createHandler as listPetsHandler } from '../../functions/list-pets/handler';
@@ -116,7 +114,7 @@ it('good versions: stores its key, is allowed by the real authorizer, calls ever
     expect(line).not.toHaveProperty(businessMetrics.names.clientErrors);
   }
   // Its key: an Enterprise key of its own, metered by its own API Gateway key.
-  const record = await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).findByHash(hashApiKey(`psk_${SECRET}`));
+  const record = await new CustomerTable(dependencies.db, dependencies.tableNames).findByHash(hashApiKey(`psk_${SECRET}`));
   expect(record).toMatchObject({ plan: 'enterprise', meteringKey: METERING_KEY });
   expect(record?.keyId).toMatch(new RegExp(`^${deploymentCheckKey.keyIdPrefix}[0-9a-f]{12}$`));
   const allowed = (
@@ -287,7 +285,7 @@ describe('what a customer sees after the check has run', () => {
 });
 
 const keyHash = hashApiKey(`psk_${SECRET}`);
-const keyTable = () => new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+const keyTable = () => new CustomerTable(dependencies.db, dependencies.tableNames);
 const recreatedId = new RegExp(`^${deploymentCheckKey.keyIdPrefix}[0-9a-f]{12}_[0-9a-f]{8}$`);
 let execution = 10;
 

@@ -1,10 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AdminError } from '../../admin/errors';
 import { issueKey, revokeKey, rotateKey, setPlan } from '../../admin/key-admin';
-import { KeyTable } from '../../admin/key-table';
 import { LOCAL_KEY_TOOL_CALL_BUDGET, localTarget } from '../../admin/targets/local';
 import type { KeyAdminTarget } from '../../admin/targets/target';
-import { hashApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, hashApiKey } from '../../functions/customers';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { createTestTables, testDocumentClient, testEndpoint } from '../support/dynamo';
@@ -20,7 +19,7 @@ import { DynamoDbFaultProxy } from '../support/dynamodb-fault-proxy';
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 let proxy: DynamoDbFaultProxy;
 let target: KeyAdminTarget;
-let keys: KeyTable;
+let keys: CustomerTable;
 let viaProxy: DynamoDBDocumentClient;
 let direct: DynamoDBDocumentClient;
 
@@ -35,7 +34,7 @@ beforeAll(async () => {
   });
   direct = testDocumentClient();
   target = localTarget(viaProxy, tableNames);
-  keys = new KeyTable(direct, tableNames.apiKeys, tableNames.rateLimits);
+  keys = new CustomerTable(direct, tableNames);
 });
 afterAll(async () => {
   viaProxy.destroy();

@@ -12,20 +12,25 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { WRITE_RETRY_DELAYS_MS } from '../../admin/key-admin';
-import { KeyTable } from '../../admin/key-table';
 import { openTargetFor, runKeysCli } from '../../admin/keys-cli';
-import { API_GATEWAY_RETRY_BOUND_MS, openAwsTarget } from '../../admin/targets/aws';
+import {
+  API_GATEWAY_RETRY_BOUND_MS,
+  newPacing,
+  openAwsTarget,
+  retryingSends,
+  UPDATE_USAGE_PLAN_INTERVAL_MS,
+} from '../../admin/targets/aws';
 import { type PooledPlan, pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
-import { limitsFor, type PlanName, planNames, plans } from '../../definitions/plans';
+import { type PlanName, planNames, plans } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { customersPerPooledKey, usagePlanLimits } from '../../definitions/usage-plan-limits';
-import { itemsOf } from '../../functions/data/api-key-repository';
-import { type ApiKeyRecord, generateApiKey, keyState } from '../../functions/domain/api-keys';
+import { type ApiKeyRecord, CustomerTable, generateApiKey, itemsOf, keyState, limitsOf, meteringOf } from '../../functions/customers';
 import { type MeteringPool, meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { documentClientOver } from '../../functions/runtime/dependencies';
 import { createTestTables, TestClock, testDynamoDbClient } from '../support/dynamo';
 import { FakeApiGateway, serviceError } from '../support/fake-api-gateway';
+import { startFakeControlPlane } from '../support/fake-control-plane-server';
 
 /**
  * The key tool on a deployed stage (--stage staging): table names and usage
@@ -44,7 +49,7 @@ const pooledPlans = planNames.filter((plan) => plans[plan].limits !== 'custom') 
 let clock: TestClock;
 let tableNames: Record<TableName, string>;
 let dynamoDb: DynamoDBClient;
-let keysTable: KeyTable;
+let keysTable: CustomerTable;
 let cloudFormation: CloudFormationClient;
 let cloudFormationMock: AwsClientStub<CloudFormationClient>;
 let gateway: FakeApiGateway;
@@ -83,7 +88,7 @@ beforeEach(async () => {
     },
     { step: 'initialize', name: 'injectFaults' },
   );
-  keysTable = new KeyTable(documentClientOver(dynamoDb), tableNames.apiKeys, tableNames.rateLimits);
+  keysTable = new CustomerTable(documentClientOver(dynamoDb), tableNames);
 
   cloudFormation = new CloudFormationClient({ region: 'eu-west-1', ...fakeCredentials });
   cloudFormationMock = mockClient(cloudFormation);
@@ -146,7 +151,8 @@ interface Run {
   stderr: string;
 }
 
-async function keys(args: string[], stage = 'staging'): Promise<Run> {
+/** One `petstore-keys` command, by default in a process of its own (pass one `openTargetFor` to run several in one process). */
+async function keys(args: string[], stage = 'staging', openTarget = openTargetFor({ awsClients: clients, retryTiming })): Promise<Run> {
   const run: Run = { code: -1, stdout: '', stderr: '' };
   run.code = await runKeysCli([...args, '--stage', stage], {
     clock: clock.read,
@@ -156,7 +162,7 @@ async function keys(args: string[], stage = 'staging'): Promise<Run> {
     err: (text) => {
       run.stderr += text;
     },
-    openTarget: openTargetFor({ awsClients: clients, retryTiming }),
+    openTarget,
   });
   return run;
 }
@@ -370,14 +376,23 @@ describe("API Gateway's 409 and 429: retried with backoff for a bounded time", (
     await expectAgreement();
   });
 
-  it(`409 for ${API_GATEWAY_RETRY_BOUND_MS / 1000} s: fails with one line and undoes what it did (no API key, usage plan or key record left)`, async () => {
+  it(`409 for ${API_GATEWAY_RETRY_BOUND_MS / 1000} s: says each wait of a second or more, fails with one line and undoes what it did (no API key, usage plan or key record left)`, async () => {
     gateway.failNext(CreateUsagePlanKeyCommand, 'ConflictException', Number.POSITIVE_INFINITY);
     const started = clock.now;
     const run = await issueEnterprise();
-    expectOneLineError(
-      run,
-      /^error: API Gateway kept refusing CreateUsagePlanKey for 60 s \(ConflictException: CreateUsagePlanKey failed \(injected\)\): a deploy or another petstore-keys command/,
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(
+      /^error: API Gateway kept refusing CreateUsagePlanKey for 60 s \(ConflictException: Unable to complete operation due to concurrent modification\. Please try again later\.\): a deploy or another petstore-keys command/,
     );
+    const announced = retryWaits.filter((wait) => wait >= 1_000);
+    expect(lines.slice(0, -1)).toEqual(
+      announced.map(
+        (wait) =>
+          `waiting ${Math.ceil(wait / 1000)} s: API Gateway refused CreateUsagePlanKey (ConflictException: Unable to complete operation due to concurrent modification. Please try again later.)`,
+      ),
+    );
+    expect(announced.length).toBeGreaterThan(0);
     // It gave up at the bound, not before, and no wait went past it.
     expect(clock.now - started).toBe(API_GATEWAY_RETRY_BOUND_MS);
     expect(Math.max(...retryWaits)).toBeLessThanOrEqual(4_000);
@@ -389,11 +404,134 @@ describe("API Gateway's 409 and 429: retried with backoff for a bounded time", (
   });
 });
 
+/**
+ * API Gateway allows one UpdateUsagePlan every 20 s per account, not raisable
+ * ("Amazon API Gateway quotas", https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html).
+ * The fake refuses calls closer together with 429 TooManyRequestsException and
+ * the seconds left as Retry-After, on the test's clock: no test sleeps.
+ */
+describe("API Gateway's UpdateUsagePlan quota: one call every 20 s per account", () => {
+  const quotaWait = (seconds: number) => `waiting ${seconds} s: API Gateway allows one UpdateUsagePlan every 20 s per account`;
+  const enterpriseLimits = (perMinute: number) => ['--per-minute', String(perMinute), '--per-day', '100000'];
+  const throttleOf = (record: ApiKeyRecord) => gateway.planNamed(ownPlanName(record))!.throttle;
+  beforeEach(() => gateway.enforceUpdateUsagePlanQuota(() => clock.now));
+
+  it('two Enterprise changes in a row in one process: the second waits 20 s, says so, and both succeed without a 429', async () => {
+    const record = await issue('enterprise', enterpriseLimits(5));
+    const oneProcess = openTargetFor({ awsClients: clients, retryTiming });
+    expect(await keys(['set-plan', record.keyId, 'enterprise', ...enterpriseLimits(600)], 'staging', oneProcess)).toMatchObject({
+      code: 0,
+      stderr: '',
+    });
+    const second = await keys(['set-plan', record.keyId, 'enterprise', ...enterpriseLimits(900)], 'staging', oneProcess);
+    expect(second).toMatchObject({ code: 0, stderr: `${quotaWait(20)}\n` });
+    // No stronger words than AWS's about when the usage plan applies.
+    expect(second.stdout).toContain(
+      'Its usage plan in API Gateway follows as a backstop, not as these limits: AWS documents no time within which a usage-plan change takes effect, and calls its limits targets that "in some cases clients can exceed".',
+    );
+    expect(retryWaits).toEqual([UPDATE_USAGE_PLAN_INTERVAL_MS]);
+    expect(gateway.updateUsagePlanRefusals).toBe(0);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 900, perDay: 100000 }));
+    await expectAgreement();
+  });
+
+  it('two Enterprise changes 5 s apart in two processes: the second is refused with 429, waits the 15 s API Gateway asks, says so, and succeeds', async () => {
+    const record = await issue('enterprise', enterpriseLimits(5));
+    expect(await keys(['set-plan', record.keyId, 'enterprise', ...enterpriseLimits(600)])).toMatchObject({ code: 0, stderr: '' });
+    clock.advance(5_000);
+    const second = await keys(['set-plan', record.keyId, 'enterprise', ...enterpriseLimits(900)]);
+    expect(second).toMatchObject({ code: 0, stderr: `${quotaWait(15)} (TooManyRequestsException)\n` });
+    expect(retryWaits).toEqual([15_000]);
+    expect(gateway.updateUsagePlanRefusals).toBe(1);
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 900, perDay: 100000 }));
+    expect((await keysTable.findById(record.keyId))!.customLimits).toEqual({ perMinute: 900, perDay: 100000 });
+    await expectAgreement();
+  });
+
+  it('release-metering of two keys: 20 s between the two usage plans it detaches, said on standard error', async () => {
+    const moved = [await issue('enterprise', enterpriseLimits(600)), await issue('enterprise', enterpriseLimits(600))];
+    for (const record of moved) {
+      expect(await keys(['set-plan', record.keyId, 'pro'])).toMatchObject({ code: 0, stderr: '' });
+      clock.advance(UPDATE_USAGE_PLAN_INTERVAL_MS);
+    }
+    clock.advance(authorizer.resultsCacheTtlSeconds * 1000);
+    retryWaits = [];
+    const released = await keys(['release-metering']);
+    expect(released).toMatchObject({ code: 0, stderr: `${quotaWait(20)}\n` });
+    expect(released.stdout).toContain('2 API key(s) released; 0 still named by cached authorizer answers.');
+    // Each release detaches its usage plan from the stage (UpdateUsagePlan) before deleting it: 20 s a key after the first.
+    expect(retryWaits).toEqual([UPDATE_USAGE_PLAN_INTERVAL_MS]);
+    expect(gateway.updateUsagePlanRefusals).toBe(0);
+    await expectAgreement();
+  });
+
+  it('UpdateUsagePlan refused for 60 s: three waits of 20 s said, then one line in the words of the quota, and the raise never happened', async () => {
+    const record = await issue('enterprise', enterpriseLimits(5));
+    gateway.failNext(UpdateUsagePlanCommand, 'TooManyRequestsException', Number.POSITIVE_INFINITY);
+    const run = await keys(['set-plan', record.keyId, 'enterprise', ...enterpriseLimits(600)]);
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr).toBe(
+      `${quotaWait(20)} (TooManyRequestsException)\n`.repeat(3) +
+        'error: API Gateway kept refusing UpdateUsagePlan for 60 s (TooManyRequestsException: Too Many Requests): API Gateway allows one UpdateUsagePlan every 20 s per account, and a deploy or another petstore-keys command in this account and Region kept calling it. Run the command again once it has finished.\n',
+    );
+    expect(retryWaits).toEqual([20_000, 20_000, 20_000]);
+    expect((await keysTable.findById(record.keyId))!.customLimits).toEqual({ perMinute: 5, perDay: 100000 });
+    expect(throttleOf(record)).toEqual(usagePlanLimits({ perMinute: 5, perDay: 100000 }));
+  });
+
+  it("over HTTP, as AWS answers: the 429's Retry-After reaches the SDK and the tool waits exactly that long", async () => {
+    const controlPlane = await startFakeControlPlane(gateway, []);
+    // One try per send: the SDK's own retries would spend the test's time on the same 429.
+    const overHttp = new APIGatewayClient({ endpoint: controlPlane.endpoint, region: 'eu-west-1', maxAttempts: 1, ...fakeCredentials });
+    try {
+      const notices: string[] = [];
+      const patch = () =>
+        new UpdateUsagePlanCommand({
+          usagePlanId: fixedPlanIds.pro!,
+          patchOperations: [{ op: 'replace', path: '/throttle/rateLimit', value: '10' }],
+        });
+      await overHttp.send(patch());
+      clock.advance(8_000);
+      await retryingSends(
+        overHttp,
+        retryTiming,
+        newPacing((line) => notices.push(line)),
+      ).send(patch());
+      expect(retryWaits).toEqual([12_000]);
+      expect(notices).toEqual([`${quotaWait(12)} (TooManyRequestsException)`]);
+      expect(gateway.updateUsagePlanRefusals).toBe(1);
+    } finally {
+      overHttp.destroy();
+      await controlPlane.close();
+    }
+  });
+
+  it('a permanent ConflictException fails at once with its own message, waits for nothing and leaves nothing behind', async () => {
+    const record = await issue('pro');
+    // An API key with the customer's metering key as its value already exists: API Gateway refuses a second one, for good.
+    gateway.addKey('made-by-hand', record.meteringKey, fixedPlanIds.business!);
+    writes = [];
+    const started = clock.now;
+    const run = await keys(['set-plan', record.keyId, 'enterprise', ...enterpriseLimits(600)]);
+    expectOneLineError(
+      run,
+      /^error: API Gateway refused CreateApiKey \(ConflictException: API key value already exists\)\. This conflict is not a concurrent modification, so it was not retried/,
+    );
+    expect(run.stderr).not.toMatch(/kept refusing|another petstore-keys command/);
+    expect([clock.now - started, retryWaits]).toEqual([0, []]);
+    expect(writes).toEqual(['CreateApiKeyCommand']);
+    expect((await keysTable.findById(record.keyId))!.plan).toBe('pro');
+    expect(gateway.planNamed(ownPlanName(record))).toBeUndefined();
+  });
+});
+
 describe('set-plan', () => {
   it('between fixed plans: only DynamoDB changes (the pooled key of the new plan meters it)', async () => {
     const record = await issue('pro');
     writes = [];
-    expect((await keys(['set-plan', record.keyId, 'business'])).code).toBe(0);
+    const moved = await keys(['set-plan', record.keyId, 'business']);
+    expect(moved.code).toBe(0);
+    expect(moved.stdout).not.toContain('usage plan');
     expect(writes).toEqual(['TransactWriteItemsCommand']);
     expect((await keysTable.findById(record.keyId))!.plan).toBe('business');
     await expectAgreement();
@@ -462,12 +600,12 @@ describe("set-plan changes the customer's own usage plan in the order that never
     const small = await issue('enterprise', ['--per-minute', '5', '--per-day', '1000']);
     expect((await setPlan(small, 'business')).code).toBe(0);
     expect(writes).toEqual(['UpdateUsagePlanCommand', 'TransactWriteItemsCommand']);
-    expect(throttleOf(small)).toEqual(usagePlanLimits(limitsFor('business')));
+    expect(throttleOf(small)).toEqual(usagePlanLimits(limitsOf({ plan: 'business' })));
 
     const large = await issue('enterprise', ['--per-minute', '6000', '--per-day', '1000000']);
     expect((await setPlan(large, 'free')).code).toBe(0);
     expect(writes).toEqual(['TransactWriteItemsCommand', 'UpdateUsagePlanCommand']);
-    expect(throttleOf(large)).toEqual(usagePlanLimits(limitsFor('free')));
+    expect(throttleOf(large)).toEqual(usagePlanLimits(limitsOf({ plan: 'free' })));
     await expectAgreement(undefined, [small, large]);
 
     // Back to Enterprise before release-metering let it go: its own plan again, raised first.
@@ -561,7 +699,7 @@ describe('no working key answers 401 while the authorizer caches answers', () =>
     const after = (await keysTable.findById(before.keyId))!;
     expect([meters(before), meters(after)]).toEqual([true, true]);
     // Its own usage plan follows the customer's limits until release-metering lets it go.
-    expect(gateway.planNamed(ownPlanName(before))!.throttle).toEqual(usagePlanLimits(limitsFor('business')));
+    expect(gateway.planNamed(ownPlanName(before))!.throttle).toEqual(usagePlanLimits(limitsOf({ plan: 'business' })));
     await expectAgreement(undefined, [before]);
   });
 
@@ -677,15 +815,15 @@ describe('revoke', () => {
     await expectAgreement();
   });
 
-  it("finds the customer's other secrets by its index, never a Scan: DynamoDB requests counted by kind", async () => {
+  it("finds the customer's other secrets through the customer's item, each read strongly, never a Scan or an index: DynamoDB requests counted by kind", async () => {
     const old = await issue('enterprise', ['--per-minute', '100', '--per-day', '1000']);
     const rotated = await keys(['rotate', old.keyId, '--grace', '1h']);
     const successor = (await keysTable.findById(/its successor (key_\w+)/.exec(rotated.stdout)![1]!))!;
     dynamoRequests = [];
     expect((await keys(['revoke', old.keyId])).code).toBe(0);
     const byKind = Object.fromEntries([...new Set(dynamoRequests)].map((kind) => [kind, dynamoRequests.filter((k) => k === kind).length]));
-    // The key by its id (the byKeyId index, then its secret and customer), its customer's secrets (the byCustomer index), the write.
-    expect(byKind).toEqual({ QueryCommand: 2, GetItemCommand: 2, TransactWriteItemsCommand: 1 });
+    // The key by its id (the byKeyId index, then its secret and customer), its customer again with the two secrets it names (decision 16), the write.
+    expect(byKind).toEqual({ QueryCommand: 1, GetItemCommand: 5, TransactWriteItemsCommand: 1 });
     // The successor still works, so the customer's API key and usage plan stay.
     expect(gateway.meters(successor.meteringKey, REST_API_ID, 'v1')).toBe(true);
     await expectAgreement();
@@ -731,7 +869,7 @@ describe('pooled metering', () => {
     for (let i = 0; i < 12_000; i++) {
       const record = newRecord(pooledPlans[i % pooledPlans.length]!, i);
       // What issue does before its DynamoDB write; the records are then written in batches (storeAll).
-      const change = await target.metering.enrol(record);
+      const change = await target.metering.enrol(meteringOf(record));
       await change.finish();
       records.push(record);
     }

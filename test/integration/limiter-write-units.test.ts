@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
-import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { limiterMeasured } from '../../scripts/capacity-model';
 import { createTestTables, testDependencies } from '../support/dynamo';
@@ -79,7 +79,7 @@ async function fullMinute(instances: RateLimiter[], minute: number, key = newKey
   let served = 0;
   for (let index = 0; index < business.perMinute; index++) {
     const nowMs = minute + Math.floor((index * 59_000) / business.perMinute);
-    const decision = await (instances[index % instances.length] as RateLimiter).enforce(key, business, nowMs);
+    const decision = await (instances[index % instances.length] as RateLimiter).admit({ ...key, limits: business }, nowMs);
     if (!decision.refusal) served++;
   }
   return { ...tally, served };
@@ -115,10 +115,10 @@ it('a key sending one request a minute: at most 1 write unit per request', async
   const key = newKey();
   const first = Date.parse('2099-06-15T12:00:30Z');
   // Its first request of the day in this instance, then one a minute.
-  await limiter.enforce(key, business, first);
+  await limiter.admit({ ...key, limits: business }, first);
   reset();
   for (let minute = 1; minute <= 10; minute++)
-    expect((await limiter.enforce(key, business, first + minute * 60_000)).refusal).toBeUndefined();
+    expect((await limiter.admit({ ...key, limits: business }, first + minute * 60_000)).refusal).toBeUndefined();
   expect(tally.writeUnits / 10).toBeLessThanOrEqual(1);
   expect({ writeUnits: tally.writeUnits, readUnits: tally.readUnits }).toEqual(limiterMeasured.oneRequestAMinute);
 });
@@ -128,10 +128,11 @@ it('a refused request costs no write once its instance knows the window is used 
   const key = newKey();
   const small = { perMinute: 50, perDay: 10_000 };
   const now = Date.parse('2099-06-15T13:00:05Z');
-  for (let index = 0; index <= small.perMinute; index++) await limiter.enforce(key, small, now);
+  for (let index = 0; index <= small.perMinute; index++) await limiter.admit({ ...key, limits: small }, now);
   reset();
   // Fewer than a batch of refusals for the ban rule (a tenth of the threshold): nothing is recorded yet.
-  for (let index = 0; index < 3; index++) expect((await limiter.enforce(key, small, now + 1_000)).refusal?.code).toBe('rate_limited');
+  for (let index = 0; index < 3; index++)
+    expect((await limiter.admit({ ...key, limits: small }, now + 1_000)).refusal?.code).toBe('rate_limited');
   expect(tally.writeUnits).toBe(0);
   expect(tally.readUnits).toBe(3);
 });

@@ -1,4 +1,5 @@
-import { CounterTable, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable } from '../../functions/rate-limit';
+import { windowsAt } from '../../functions/rate-limit/testing';
 import { DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { startTestApi, type TestApi } from '../support/api';
 import { createTestTables, TestClock, testDependencies, testEndpoint } from '../support/dynamo';
@@ -15,9 +16,9 @@ it('counts a refusal stamped just before a minute after one stamped just after i
   const boundary = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000 + 12 * 3_600_000;
   const later = windowsAt(boundary + 5);
   const earlier = windowsAt(boundary - 5);
-  const key = { keyId: 'key_boundary', customerId: 'key_boundary' };
+  const caller = { keyId: 'key_boundary', customerId: 'key_boundary' };
   const refusals = async (windows: typeof later, batchId: string) =>
-    (await counters.write({ kind: 'refusals', key, windows, instanceId: 'instance', refusals: 1, batchId })).state.refusedCount;
+    (await counters.write({ kind: 'refusals', caller, windows, instanceId: 'instance', refusals: 1, batchId })).state.refusedCount;
   expect(await refusals(later, 'request-1')).toBe(1);
   expect(await refusals(earlier, 'request-2')).toBe(2);
   // A repeat of the same request's write (the SDK's retry after a lost answer) is not a refusal more.

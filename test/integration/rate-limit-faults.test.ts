@@ -1,6 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { hashApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, hashApiKey } from '../../functions/customers';
 import { counterKey, windowsAt } from '../../functions/rate-limit/testing';
 import { type Dependencies, DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { postJson, startTestApi, type TestApi } from '../support/api';
@@ -45,7 +44,7 @@ async function countersOf(key: string) {
 }
 
 async function keyIdOf(key: string): Promise<string> {
-  const record = await new ApiKeyRepository(direct.db, api.dependencies.tableNames.apiKeys).findByHash(hashApiKey(key));
+  const record = await new CustomerTable(direct.db, api.dependencies.tableNames).findByHash(hashApiKey(key));
   if (!record) throw new Error('test key not found');
   return record.keyId;
 }

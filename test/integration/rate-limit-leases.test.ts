@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { KeyTable } from '../../admin/key-table';
 import type { PlanLimits } from '../../definitions/plans';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { ApiError } from '../../functions/domain/errors';
-import { type Caller, type CounterStore, CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
+import { type CounterStore, CounterTable, RateLimiter } from '../../functions/rate-limit';
+import { type Caller, counterKey, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies, testInstant } from '../support/dynamo';
 
@@ -29,7 +29,7 @@ const own = (keyId: string): Caller => ({ keyId, customerId: keyId });
 /** What a request got: `counted`, or the code of its 429. */
 async function outcomeOf(limiter: RateLimiter, key: Caller, limits: PlanLimits, nowMs: number): Promise<string> {
   try {
-    const decision = await limiter.enforce(key, limits, nowMs);
+    const decision = await limiter.admit({ ...key, limits: limits }, nowMs);
     return decision.refusal ? decision.refusal.code : 'counted';
   } catch (error) {
     if (error instanceof ApiError) return error.code;
@@ -126,7 +126,7 @@ it('a revoked key is refused at once, by an instance that holds a lease of it to
   const now = Date.parse(testInstant(1, '08:00:00'));
   const limits = { perMinute: 5_000, perDay: 100_000 };
   const { record } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, now });
-  const keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   await keys.insert(record);
   const holder = new RateLimiter(counters);
   expect(await sendMany([holder], [own(record.keyId)], limits, now, 20, 1)).toEqual({ counted: 20 });
@@ -138,7 +138,7 @@ it('a revoked key is refused at once, by an instance that holds a lease of it to
 it('counts a rotated key and its successor together on one item: exactly the limit for both; the old key’s expiry stops only the old key', async () => {
   const limits = { perMinute: 1_001, perDay: 10_000 };
   const now = Date.parse(testInstant(1, '09:00:05'));
-  const keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  const keys = new CustomerTable(dependencies.db, dependencies.tableNames);
   const { record: old } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, now });
   await keys.insert(old);
   const { record: successor } = generateApiKey({ plan: 'enterprise', owner: 'test', customLimits: limits, customerId: old.keyId, now });
@@ -178,10 +178,10 @@ describe('an instance that has seen a window used up', () => {
     const codes: string[] = [];
     for (let refused = 0; refused < 20; refused++) codes.push(await outcomeOf(limiter, own('key_memory'), limits, now + 1_000));
     expect(codes).toEqual([...Array(19).fill('rate_limited'), 'key_suspended']);
-    // One lease write learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the suspension.
-    expect(writes).toEqual(['lease', ...Array(10).fill('refusals'), 'suspension']);
+    // One lease write learns the minute is used up; then one write per 2 refusals (a tenth of the threshold), and the ban.
+    expect(writes).toEqual(['lease', ...Array(10).fill('refusals'), 'ban']);
     writes.length = 0;
-    expect(limiter.knowsRefusal('key_memory', limits, now + 2_000)).toBe(true);
+    expect(limiter.knowsRefusal({ keyId: 'key_memory', customerId: 'key_memory', limits: limits }, now + 2_000)).toBe(true);
     expect(await outcomeOf(limiter, own('key_memory'), limits, now + 2_000)).toBe('key_suspended');
     expect(writes).toEqual([]);
   });
@@ -207,11 +207,11 @@ describe('an instance that has seen a window used up', () => {
     const now = Date.parse(testInstant(2, '11:00:01'));
     const small = { perMinute: 2, perDay: 1_000 };
     expect(await sendMany([limiter], [own('key_upgraded')], small, now, 3, 1)).toEqual({ counted: 2, rate_limited: 1 });
-    expect(limiter.knowsRefusal('key_upgraded', small, now)).toBe(true);
+    expect(limiter.knowsRefusal({ keyId: 'key_upgraded', customerId: 'key_upgraded', limits: small }, now)).toBe(true);
     const larger = { perMinute: 300, perDay: 10_000 };
-    expect(limiter.knowsRefusal('key_upgraded', larger, now)).toBe(false);
+    expect(limiter.knowsRefusal({ keyId: 'key_upgraded', customerId: 'key_upgraded', limits: larger }, now)).toBe(false);
     // The counters hold the minute's 2; the new plan allows 298 more.
-    const decision = await limiter.enforce(own('key_upgraded'), larger, now);
+    const decision = await limiter.admit({ ...own('key_upgraded'), limits: larger }, now);
     expect(decision.window).toMatchObject({ limit: 300, remaining: 297 });
   });
 });
@@ -246,7 +246,7 @@ describe('what an instance holds is never lost to the day nor counted twice', ()
     };
     const limiter = new RateLimiter(flaky);
     const now = Date.parse(testInstant(3, '13:00:05'));
-    const decision = await limiter.enforce(own(keyId), limits, now);
+    const decision = await limiter.admit({ ...own(keyId), limits: limits }, now);
     failing = true;
     expect(await decision.refund()).toBe(false);
     failing = false;

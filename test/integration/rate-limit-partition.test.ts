@@ -1,6 +1,7 @@
 import { tables } from '../../definitions/tables';
 import { DependencyUnavailableError } from '../../functions/domain/errors';
-import { type Caller, CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit';
+import { type Caller, counterKey, windowsAt } from '../../functions/rate-limit/testing';
 import { createDocumentClient } from '../../functions/runtime/dependencies';
 import { localCredentials } from '../../local/local-api';
 import { createTestTables, relaxedCallBudget, testEndpoint } from '../support/dynamo';
@@ -41,7 +42,7 @@ type Outcomes = { served: number; unavailable: number; refused: number };
 
 async function send(instance: RateLimiter, key: Caller, nowMs: number, outcomes: Outcomes): Promise<void> {
   try {
-    const decision = await instance.enforce(key, business, nowMs);
+    const decision = await instance.admit({ ...key, limits: business }, nowMs);
     outcomes[decision.refusal ? 'refused' : 'served']++;
   } catch (error) {
     if (!(error instanceof DependencyUnavailableError)) throw error;
@@ -72,7 +73,8 @@ it("serves a Business key's 1,000 requests sent within one second, 20 at a time,
     await Promise.all(instances.map((instance, index) => send(instance, key, second + Math.floor((wave * 20 + index) * 0.999), outcomes)));
   expect(outcomes).toEqual({ served: 1_000, unavailable: 0, refused: 0 });
   // The 1,001st, whichever instance takes it: refused.
-  for (const instance of instances) expect((await instance.enforce(key, business, second + 999)).refusal?.code).toBe('rate_limited');
+  for (const instance of instances)
+    expect((await instance.admit({ ...key, limits: business }, second + 999)).refusal?.code).toBe('rate_limited');
   expectWithinOnePartitionSecond(key);
   db.destroy();
 });
@@ -101,8 +103,8 @@ it('taken by 20 instances as each frees up: none answered 503, at least 99 % ser
   expect(outcomes.served).toBeGreaterThanOrEqual(990);
   let more = 0;
   for (const instance of instances) {
-    while (!(await instance.enforce(key, business, second + 999)).refusal) more++;
-    expect((await instance.enforce(key, business, second + 999)).refusal?.code).toBe('rate_limited');
+    while (!(await instance.admit({ ...key, limits: business }, second + 999)).refusal) more++;
+    expect((await instance.admit({ ...key, limits: business }, second + 999)).refusal?.code).toBe('rate_limited');
   }
   expect(outcomes.served + more).toBe(1_000);
   expectWithinOnePartitionSecond(key);

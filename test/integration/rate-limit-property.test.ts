@@ -1,15 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
-import {
-  type CounterStore,
-  CounterTable,
-  type CounterWrite,
-  counterKey,
-  RateLimiter,
-  spareCap,
-  windowsAt,
-} from '../../functions/rate-limit/testing';
+import { type CounterStore, CounterTable, RateLimiter } from '../../functions/rate-limit';
+import { type CounterWrite, counterKey, spareCap, windowsAt } from '../../functions/rate-limit/testing';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
 
@@ -75,7 +68,7 @@ function keyMinute(perMinute: number, instances: number, lateEvery: number) {
   const state = { keyId, net: 0, refusedWithLeft: [] as number[] };
   /** One request to one instance at `at` ms into the minute; whether it was served. */
   const send = async (instance: number, at: number, refunded: boolean) => {
-    const decision = await (limiters[instance % instances] as RateLimiter).enforce({ keyId, customerId: keyId }, limits, minute + at);
+    const decision = await (limiters[instance % instances] as RateLimiter).admit({ keyId, customerId: keyId, limits: limits }, minute + at);
     if (decision.refusal) {
       state.refusedWithLeft.push(perMinute - state.net);
       return false;

@@ -7,8 +7,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { businessMetrics } from '../../definitions/metrics';
 import { createHandler as createAuthorizer } from '../../functions/authorizer/handler';
 import { createHandler as createPetHandler } from '../../functions/create-pet/handler';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, generateApiKey } from '../../functions/customers';
 import { createDocumentClient, type Dependencies, DYNAMODB_CALL_BUDGET } from '../../functions/runtime/dependencies';
 import { LIVE_ALIAS } from '../../lib/constructs/function-rollout';
 import { addPetStoreStacks } from '../../lib/petstore-app';
@@ -316,7 +315,7 @@ describe('the authorizer', () => {
   let allowing: Json[];
   beforeAll(async () => {
     const key = generateApiKey({ plan: 'pro', owner: 'canary test', now: Date.now() });
-    await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(key.record);
+    await new CustomerTable(dependencies.db, dependencies.tableNames).insert(key.record);
     secret = key.secret;
     const runs = await authorizerRuns('old', dependencies, secret, 3);
     expect(runs.outcomes).toEqual(['allowed', 'allowed', 'allowed']);
@@ -491,7 +490,7 @@ describe(`the verdict is not chance: the template's rollback alarms over ${INTER
     }
     // The authorizer's: the key store cannot be read (the client gets a 503).
     const key = generateApiKey({ plan: 'pro', owner: 'canary chance', now: Date.now() });
-    await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(key.record);
+    await new CustomerTable(dependencies.db, dependencies.tableNames).insert(key.record);
     const unreadable = { ...dependencies, tableNames: { ...dependencies.tableNames, apiKeys: 'no-such-table' } };
     behaviours.authorizer = {
       ok: (await authorizerRuns('x', dependencies, key.secret, 3)).calls,

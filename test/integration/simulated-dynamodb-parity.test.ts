@@ -3,7 +3,7 @@ import { issueKey, type PlanChoice, revokeKey, rotateKey, setPlan } from '../../
 import { localTarget } from '../../admin/targets/local';
 import type { TableName } from '../../definitions/tables';
 import { itemThatFailedCondition } from '../../functions/data/conditional-check';
-import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit';
 import { seededRandom } from '../support/customer-simulation';
 import { createTestTables, testDay, testDependencies } from '../support/dynamo';
 import { SimulatedDynamoDB } from '../support/simulated-dynamodb';
@@ -106,7 +106,7 @@ it('answers every call of the limiter and the key tool as DynamoDB Local does', 
     if (step === 200) await revokeKey(target, secrets[0]!, now);
     const limiter = limiters[Math.floor(random() * limiters.length)]!;
     const keyId = secrets.at(-1)!;
-    const decision = await limiter.enforce({ keyId, customerId: issued.key.keyId }, limits, now).catch(() => undefined);
+    const decision = await limiter.admit({ keyId, customerId: issued.key.keyId, limits: limits }, now).catch(() => undefined);
     if (decision && !decision.refusal && random() < 0.05) await decision.refund();
   }
   expect(differences.slice(0, 3)).toEqual([]);

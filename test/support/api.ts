@@ -3,8 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { localMetering, localTarget } from '../../admin/targets/local';
 import { type KeyAdminTarget, nothingToChange } from '../../admin/targets/target';
 import type { PlanLimits, PlanName } from '../../definitions/plans';
-import { ApiKeyRepository } from '../../functions/data/api-key-repository';
-import { generateApiKey, hashApiKey } from '../../functions/domain/api-keys';
+import { CustomerTable, generateApiKey, hashApiKey, meteringOf } from '../../functions/customers';
 import type { Dependencies, DynamoDbCallBudget } from '../../functions/runtime/dependencies';
 import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../local/local-api';
 import type { LocalUsagePlans } from '../../local/usage-plans';
@@ -80,8 +79,8 @@ export async function issueTestKey(
   usagePlans?: LocalUsagePlans,
 ): Promise<string> {
   const { secret, record } = generateApiKey({ plan, owner: 'test', customLimits, now: dependencies.clock() });
-  const metering = usagePlans ? await localMetering(usagePlans).enrol(record) : nothingToChange;
-  await new ApiKeyRepository(dependencies.db, dependencies.tableNames.apiKeys).insert(record);
+  const metering = usagePlans ? await localMetering(usagePlans).enrol(meteringOf(record)) : nothingToChange;
+  await new CustomerTable(dependencies.db, dependencies.tableNames).insert(record);
   await metering.finish();
   return secret;
 }

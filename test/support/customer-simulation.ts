@@ -1,12 +1,14 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { issueKey, keyUsage, type PlanChoice, revokeKey, rotateKey, setPlan } from '../../admin/key-admin';
 import { localTarget } from '../../admin/targets/local';
-import { limitsFor, type PlanLimits, type PlanName } from '../../definitions/plans';
+import type { PlanLimits, PlanName } from '../../definitions/plans';
 import { authorizer } from '../../definitions/routes';
 import type { TableName } from '../../definitions/tables';
 import { createHandler } from '../../functions/authorizer/handler';
+import { limitsOf } from '../../functions/customers';
 import { ApiError, DependencyUnavailableError } from '../../functions/domain/errors';
-import { CounterTable, counterKey, RateLimiter, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit';
+import { counterKey, windowsAt } from '../../functions/rate-limit/testing';
 import { requestAuthorizerEvent } from './api-gateway-events';
 import { InvariantBroken, invariants, iso, Truth } from './customer-simulation-invariants';
 import { type AppliedCall, type FaultRates, noFaults, SimulatedDynamoDB } from './simulated-dynamodb';
@@ -52,7 +54,7 @@ const STEPS_KEPT = 40;
 const MAX_REQUESTS = 400;
 
 /** What one decision of the limiter says: its reported window, its refusal if any, and its refund. */
-type Decision = Awaited<ReturnType<RateLimiter['enforce']>>;
+type Decision = Awaited<ReturnType<RateLimiter['admit']>>;
 
 /**
  * The harness's only use of the limiter: one per instance, and one call per
@@ -62,7 +64,7 @@ const limiterAdapter = {
   create: (db: ReturnType<SimulatedDynamoDB['client']>, instanceId: string, warn: (message: string) => void) =>
     new RateLimiter(new CounterTable(db, tableNames.rateLimits), (message) => warn(message), { instanceId }),
   decide: (limiter: RateLimiter, caller: { keyId: string; customerId: string; limits: PlanLimits }, nowMs: number): Promise<Decision> =>
-    limiter.enforce({ keyId: caller.keyId, customerId: caller.customerId }, caller.limits, nowMs),
+    limiter.admit({ keyId: caller.keyId, customerId: caller.customerId, limits: caller.limits }, nowMs),
 };
 
 interface Instance {
@@ -512,7 +514,7 @@ class World {
     this.planChanges++;
     this.saw(`set-plan ${choice.plan}`);
     this.currentChoice = choice;
-    this.truth.changed(this.store.seq, limitsFor(choice.plan, choice.customLimits), this.now);
+    this.truth.changed(this.store.seq, limitsOf(choice), this.now);
     this.log(`key tool: set-plan ${describeChoice(choice)} (store call ${this.store.seq})`);
   }
 

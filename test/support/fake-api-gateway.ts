@@ -13,6 +13,7 @@ import {
   UpdateUsagePlanCommand,
 } from '@aws-sdk/client-api-gateway';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
+import { UPDATE_USAGE_PLAN_INTERVAL_MS } from '../../admin/targets/aws';
 
 /**
  * API Gateway's API keys and usage plans, as far as the key tool uses them,
@@ -20,6 +21,8 @@ import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
  * state like the service does, refuses what the service refuses (a key in two
  * usage plans of one stage, deleting a plan still attached to a stage), and
  * can be told to fail a given call: the tests check what the tool leaves behind.
+ * Told the account's clock (enforceUpdateUsagePlanQuota), it also refuses
+ * UpdateUsagePlan calls closer together than API Gateway's quota allows.
  */
 export interface FakeApiKey {
   id: string;
@@ -44,6 +47,8 @@ export class FakeApiGateway {
   private readonly failures = new Map<string, { error: Error; times: number }>();
   private readonly handlers = new Map<string, (input: any) => object>();
   private nextId = 1;
+  /** The account's clock and when it last accepted an UpdateUsagePlan, once the quota is enforced. */
+  private updateUsagePlanQuota?: { now: () => number; lastAccepted?: number };
 
   /**
    * `log` hears the name of every call that changes something, in order.
@@ -146,11 +151,29 @@ export class FakeApiGateway {
 
   /**
    * The next call (or `times` calls) of this command fails with a service
-   * error, changing nothing. By default one the key tool does not retry.
+   * error, changing nothing. By default one the key tool does not retry. A
+   * ConflictException or TooManyRequestsException says what API Gateway says
+   * when they are transient, unless `message` says otherwise.
    */
-  failNext(command: { name: string }, name = 'BadRequestException', times = 1): void {
-    this.failures.set(command.name, { error: serviceError(name, `${command.name.replace(/Command$/, '')} failed (injected)`), times });
+  failNext(command: { name: string }, name = 'BadRequestException', times = 1, message?: string): void {
+    const text = message ?? transientMessages[name] ?? `${command.name.replace(/Command$/, '')} failed (injected)`;
+    this.failures.set(command.name, { error: serviceError(name, text), times });
   }
+
+  /**
+   * From now on, UpdateUsagePlan as API Gateway allows it: one every 20 s per
+   * account, not raisable ("Amazon API Gateway quotas",
+   * https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html);
+   * a call sooner is refused with 429 TooManyRequestsException, changing
+   * nothing, its Retry-After (the SDK's `retryAfterSeconds`) the seconds left.
+   * A refused call does not count. `now` is the account's clock (a test's).
+   */
+  enforceUpdateUsagePlanQuota(now: () => number): void {
+    this.updateUsagePlanQuota = { now };
+  }
+
+  /** UpdateUsagePlan calls refused by the quota so far. */
+  updateUsagePlanRefusals = 0;
 
   /**
    * Whether API Gateway accepts this usageIdentifierKey on the stage: an
@@ -180,12 +203,27 @@ export class FakeApiGateway {
     const run = this.handlers.get(commandName);
     if (!run) throw serviceError('BadRequestException', `${commandName} is not served by the fake`);
     if (!commandName.startsWith('Get')) this.log(commandName);
+    if (commandName === UpdateUsagePlanCommand.name) this.spendUpdateUsagePlanQuota();
     const failure = this.failures.get(commandName);
     if (failure) {
       if (--failure.times <= 0) this.failures.delete(commandName);
       throw failure.error;
     }
     return run(input);
+  }
+
+  private spendUpdateUsagePlanQuota(): void {
+    const quota = this.updateUsagePlanQuota;
+    if (!quota) return;
+    const now = quota.now();
+    const left = quota.lastAccepted === undefined ? 0 : quota.lastAccepted + UPDATE_USAGE_PLAN_INTERVAL_MS - now;
+    if (left > 0) {
+      this.updateUsagePlanRefusals++;
+      throw Object.assign(serviceError('TooManyRequestsException', transientMessages.TooManyRequestsException!, 429), {
+        retryAfterSeconds: String(Math.ceil(left / 1000)),
+      });
+    }
+    quota.lastAccepted = now;
   }
 
   private handle(command: { name: string }, run: (input: any) => object): void {
@@ -230,6 +268,16 @@ export class FakeApiGateway {
   }
 }
 
-export function serviceError(name: string, message: string): Error {
-  return Object.assign(new Error(message), { name, $fault: 'client', $metadata: { httpStatusCode: 400 } });
+export function serviceError(name: string, message: string, httpStatusCode = 400): Error {
+  return Object.assign(new Error(message), { name, $fault: 'client', $metadata: { httpStatusCode } });
 }
+
+/**
+ * What API Gateway says with its transient refusals: a concurrent modification
+ * (quoted in https://github.com/hashicorp/terraform-provider-aws/issues/776)
+ * and a throttled call.
+ */
+const transientMessages: Partial<Record<string, string>> = {
+  ConflictException: 'Unable to complete operation due to concurrent modification. Please try again later.',
+  TooManyRequestsException: 'Too Many Requests',
+};

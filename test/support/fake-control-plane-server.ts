@@ -10,7 +10,7 @@ import type { FakeApiGateway } from './fake-api-gateway';
  * CloudFormation's DescribeStacks (the awsQuery protocol: a form body, an XML
  * answer) with the stacks and outputs given, and API Gateway's API keys and
  * usage plans (its REST JSON protocol: lists under `item`, errors named by
- * `x-amzn-ErrorType`) answered by a FakeApiGateway. Nothing else: a call the
+ * `x-amzn-ErrorType`, a 429's wait in `Retry-After`) answered by a FakeApiGateway. Nothing else: a call the
  * tool should not make is a 404 the tool would report.
  */
 export interface FakeStack {
@@ -49,10 +49,18 @@ async function answer(request: IncomingMessage, response: ServerResponse, gatewa
     const output = (await gateway.call(call.command, call.input)) as Record<string, unknown>;
     sendJson(response, call.status, 'items' in output ? { item: output.items } : output);
   } catch (error) {
-    const { name, message } = error as Error;
-    sendJson(response, name === 'NotFoundException' ? 404 : name === 'ConflictException' ? 409 : 400, { message }, name);
+    const { name, message, retryAfterSeconds } = error as Error & { retryAfterSeconds?: string };
+    sendJson(response, errorStatuses[name] ?? 400, { message }, name, retryAfterSeconds);
   }
 }
+
+/** API Gateway's status for each error it names (Amazon API Gateway REST API Reference, each call's Errors); others are 400. */
+const errorStatuses: Partial<Record<string, number>> = {
+  NotFoundException: 404,
+  ConflictException: 409,
+  TooManyRequestsException: 429,
+  LimitExceededException: 429,
+};
 
 /** The API Gateway REST routes the key tool uses, as (command, SDK input, success status). */
 function apiGatewayCall(method: string, url: URL, json: Record<string, unknown>) {
@@ -113,9 +121,11 @@ function sendXml(response: ServerResponse, status: number, text: string): void {
   response.end(text);
 }
 
-function sendJson(response: ServerResponse, status: number, value: unknown, errorType?: string): void {
+function sendJson(response: ServerResponse, status: number, value: unknown, errorType?: string, retryAfterSeconds?: string): void {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', 'x-amzn-RequestId': randomUUID() };
   if (errorType) headers['x-amzn-ErrorType'] = errorType;
+  // The SDK reads a 429's retryAfterSeconds from this header.
+  if (retryAfterSeconds) headers['Retry-After'] = retryAfterSeconds;
   response.writeHead(status, headers);
   response.end(status === 202 ? '' : JSON.stringify(value));
 }

@@ -56,6 +56,7 @@ type Comparator = '=' | '<>' | '<' | '<=' | '>' | '>=';
 type SetValue =
   | { kind: 'operand'; operand: Operand }
   | { kind: 'if_not_exists'; path: RawPath; fallback: Operand }
+  | { kind: 'list_append'; first: SetValue; second: SetValue }
   | { kind: 'arithmetic'; op: '+' | '-'; left: SetValue; right: SetValue };
 
 export interface UpdatePlan {
@@ -266,6 +267,7 @@ function setValue(reader: Reader): SetValue {
 function setOperand(reader: Reader): SetValue {
   const word = reader.peek();
   if (reader.peek(1) !== '(') return { kind: 'operand', operand: reader.operand() };
+  if (word === 'list_append') return listAppend(reader);
   if (word !== 'if_not_exists') throw new UnsupportedBySimulation(`the function ${word} in an update`);
   reader.take();
   reader.expect('(');
@@ -274,6 +276,17 @@ function setOperand(reader: Reader): SetValue {
   const fallback = reader.operand();
   reader.expect(')');
   return { kind: 'if_not_exists', path, fallback };
+}
+
+/** list_append(list1, list2): each operand a path, a value or if_not_exists (UpdateExpression, Amazon DynamoDB Developer Guide). */
+function listAppend(reader: Reader): SetValue {
+  reader.take();
+  reader.expect('(');
+  const first = setOperand(reader);
+  reader.expect(',');
+  const second = setOperand(reader);
+  reader.expect(')');
+  return { kind: 'list_append', first, second };
 }
 
 /** A projection: the top-level attributes it keeps. */
@@ -450,6 +463,16 @@ function setValueOf(value: SetValue, item: Item, placeholders: Placeholders): un
   if (value.kind === 'if_not_exists') {
     const found = valueAt(item, placeholders.path(value.path));
     return found !== undefined ? found : operandValue(value.fallback, item, placeholders);
+  }
+  if (value.kind === 'list_append') {
+    const first = setValueOf(value.first, item, placeholders);
+    const second = setValueOf(value.second, item, placeholders);
+    if (!Array.isArray(first) || !Array.isArray(second)) {
+      throw new ValidationError(
+        'Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: list_append',
+      );
+    }
+    return [...first, ...second];
   }
   const left = setValueOf(value.left, item, placeholders);
   const right = setValueOf(value.right, item, placeholders);

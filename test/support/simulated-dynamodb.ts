@@ -47,8 +47,11 @@ import {
  *   repeat of its ClientRequestToken succeeds without applying it twice
  *   ("TransactWriteItems", https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html);
  * - the global secondary indexes of definitions/tables.ts (projection ALL).
- * Every read is strongly consistent (an index too: DynamoDB's may lag), and
- * there is no TransactionConflictException: a transaction applies in one step.
+ * Every read is strongly consistent, and an index too unless a test holds the
+ * indexes behind their tables (holdIndexesBehind): DynamoDB's global secondary
+ * indexes are eventually consistent ("Read consistency", Amazon DynamoDB
+ * Developer Guide). There is no TransactionConflictException: a transaction
+ * applies in one step.
  *
  * A channel is one caller's connection: `immediate` applies each call as it is
  * sent; `scheduled` queues it until the simulation lets the store apply one
@@ -128,6 +131,8 @@ export class SimulatedDynamoDB {
   private readonly late: PendingCall[] = [];
   private readonly tokens = new Set<string>();
   private readonly listeners: ((call: AppliedCall) => void)[] = [];
+  /** While set, a Query of an index sees each table's items as they were when the indexes were held. */
+  private heldIndexes?: Map<string, Item[]>;
 
   constructor(tableNames: Record<TableName, string>) {
     for (const [table, definition] of Object.entries(tables) as [TableName, (typeof tables)[TableName]][]) {
@@ -308,6 +313,15 @@ export class SimulatedDynamoDB {
     return { key, condition, placeholders, after };
   }
 
+  /** From now on, every index answers as of now: writes to the tables reach them only at catchUpIndexes. */
+  holdIndexesBehind(): void {
+    this.heldIndexes = new Map([...this.tables].map(([name, table]) => [name, [...table.items.values()].map(copyOf)]));
+  }
+
+  catchUpIndexes(): void {
+    this.heldIndexes = undefined;
+  }
+
   private query(input: Record<string, unknown>, call: CallContext) {
     refuseOptions(input, [
       'TableName',
@@ -330,9 +344,8 @@ export class SimulatedDynamoDB {
     const projection = typeof input.ProjectionExpression === 'string' ? parseProjection(input.ProjectionExpression) : undefined;
     placeholders.checkUse([keyCondition, ...(projection ? [projection] : [])]);
     checkKeyCondition(keyCondition.tree, placeholders, index);
-    const found = [...table.items.values()].filter(
-      (item) => item[index.partitionKey] !== undefined && evaluate(keyCondition.tree, item, placeholders),
-    );
+    const items = (index !== table && this.heldIndexes?.get(table.name)) || [...table.items.values()];
+    const found = items.filter((item) => item[index.partitionKey] !== undefined && evaluate(keyCondition.tree, item, placeholders));
     if (index.sortKey) found.sort((a, b) => compareKeys(a[index.sortKey!], b[index.sortKey!]));
     this.applied({ ...call, command: 'Query', outcome: 'ok' });
     const project = projectionOf(input);

@@ -1,4 +1,4 @@
-import { generateApiKey, hashApiKey, isUsable, isWellFormedApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey, hashApiKey, isUsable, isWellFormedApiKey } from '../../functions/customers';
 
 describe('API keys', () => {
   it('are random, prefixed, well-formed, and stored only as their SHA-256 hash', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { refusedAtGateway } from '../../functions/rate-limit/testing';
+import { refusedAtGateway } from '../../functions/rate-limit/bans';
 
 const cache = { ttlSeconds: 300, answeredWithinSeconds: 10 };
 

@@ -5,9 +5,9 @@ import fc from 'fast-check';
 import { AdminError, describeError } from '../../admin/errors';
 import { effectiveStatus, parseGrace, planChoice, rotateKey, validOwner, viewOf } from '../../admin/key-admin';
 import { type KeyAdminTarget, noMetering } from '../../admin/targets/target';
-import { ApiKeyChangedError } from '../../functions/data/api-key-repository';
-import { type ApiKeyRecord, type ApiKeyStatus, generateApiKey, isUsable } from '../../functions/domain/api-keys';
+import { ApiKeyChangedError, type ApiKeyRecord, generateApiKey, isUsable, type StoredKeyState } from '../../functions/customers';
 import { DependencyUnavailableError } from '../../functions/domain/errors';
+import { newPetSchema } from '../../functions/domain/pet';
 import { readLocalEndpoint, removeLocalEndpoint, writeLocalEndpoint } from '../../local/local-endpoint';
 
 /** The plain rules of key administration (admin/key-admin.ts) and its error messages. */
@@ -61,7 +61,22 @@ describe('owner', () => {
       'abc\u202Eexe.txt',
       '\uffff',
     ])
-      expect(() => validOwner(bad)).toThrow(/--owner must name the customer/);
+      expect(() => validOwner(bad)).toThrow(/^--owner names the customer and must /);
+  });
+
+  it("counts characters as a pet's name does, in code points, and refuses in the shared rule's words", () => {
+    // An emoji is one character (one code point) but two UTF-16 units: 200 of them are 400 units.
+    expect(validOwner('🐶'.repeat(200))).toBe('🐶'.repeat(200));
+    expect(() => validOwner('🐶'.repeat(201))).toThrow(new Error('--owner names the customer and must be at most 200 characters.'));
+    expect(() => validOwner('\u200b')).toThrow(
+      new Error(
+        '--owner names the customer and must contain at least one visible character (a letter, mark, number, punctuation or symbol).',
+      ),
+    );
+    // The same words as a pet's name gets for the same fault.
+    expect(newPetSchema.safeParse({ name: '🐶'.repeat(101), categoryId: 1 }).error?.issues[0]?.message).toBe(
+      'must be at most 100 characters',
+    );
   });
 });
 
@@ -70,7 +85,7 @@ describe('views of keys', () => {
     const { record } = generateApiKey({ plan: 'pro', owner: 'x', now: 0 });
     fc.assert(
       fc.property(
-        fc.constantFrom<ApiKeyStatus>('active', 'revoked'),
+        fc.constantFrom<StoredKeyState>('active', 'revoked'),
         fc.option(fc.integer({ min: 0, max: 2_000_000 })),
         fc.integer({ min: 0, max: 2_000_000 }),
         (status, expiresAtMs, now) => {

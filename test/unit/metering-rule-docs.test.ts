@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pooledMeteringKey } from '../../definitions/metering-pool';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey } from '../../functions/customers';
 import { meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { projectRoot } from '../../lib/project-root';
 import { stages } from '../../lib/stage-config';

@@ -1,6 +1,6 @@
 import { pooledKeyName, pooledMeteringKey } from '../../definitions/metering-pool';
 import { customersPerPooledKey, customerUsagePlan, pooledUsagePlan, usagePlanLimits } from '../../definitions/usage-plan-limits';
-import { generateApiKey } from '../../functions/domain/api-keys';
+import { generateApiKey } from '../../functions/customers';
 import { meteringPoolFromEnvironment, meteringSlot, usageIdentifierKeyOf } from '../../functions/domain/metering';
 import { stageDimensions } from '../../functions/runtime/metrics';
 

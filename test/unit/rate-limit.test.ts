@@ -6,26 +6,21 @@
 import fc from 'fast-check';
 import type { PlanLimits } from '../../definitions/plans';
 import { ApiError } from '../../functions/domain/errors';
+import { LOOKBACK_MS, leaseSpare, MIN_RECENT_REQUESTS, RecentRequests, spareCap, windowEnding } from '../../functions/rate-limit/allowance';
+import { rateLimitHeaders } from '../../functions/rate-limit/headers';
 import {
   BAN_DURATION_SECONDS,
   banThreshold,
   countedVerdict,
-  LOOKBACK_MS,
-  leaseSpare,
-  MIN_RECENT_REQUESTS,
-  RecentRequests,
-  rateLimitHeaders,
   refusalBatch,
   refusedVerdict,
   secondsUntil,
-  spareCap,
-  type Verdict,
-  windowEnding,
+  type WindowVerdict,
   windowsAt,
-} from '../../functions/rate-limit/testing';
+} from '../../functions/rate-limit/windows';
 
 /** What the caller sees of a verdict. */
-const headersOf = (verdict: Verdict) => rateLimitHeaders(verdict.window);
+const headersOf = (verdict: WindowVerdict) => rateLimitHeaders(verdict.window);
 
 const pro: PlanLimits = { perMinute: 300, perDay: 10_000 };
 const at = (iso: string) => Date.parse(iso);
@@ -118,7 +113,7 @@ describe('a refused request', () => {
 
   it('of a suspended key gets 429 key_suspended, retry when the ban ends', () => {
     const until = Math.floor(nowMs / 1000) + BAN_DURATION_SECONDS;
-    const verdict = refusedVerdict('suspended', pro, windows, nowMs, until);
+    const verdict = refusedVerdict('banned', pro, windows, nowMs, until);
     expect(verdict.refusal).toMatchObject({ code: 'key_suspended', retryAfterSeconds: 15 * 60 });
     expect(verdict.refusal?.message).toContain('suspended for 15 minutes');
     expect(headersOf(verdict)).toEqual({ 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(until) });

@@ -2,7 +2,8 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import type { TableName } from '../../definitions/tables';
 import { itemThatFailedCondition } from '../../functions/data/conditional-check';
 import { isDependencyFailure } from '../../functions/data/dynamo-errors';
-import { CounterTable, windowsAt } from '../../functions/rate-limit/testing';
+import { CounterTable } from '../../functions/rate-limit';
+import { windowsAt } from '../../functions/rate-limit/testing';
 import { SimulatedDynamoDB, UnsupportedBySimulation } from '../support/simulated-dynamodb';
 
 /**
@@ -170,7 +171,7 @@ const transaction = (condition: string, token?: string) =>
         Update: {
           TableName: 'counters',
           Key: { pk: '1#2026-01-01' },
-          UpdateExpression: 'SET keyPerMinute = :n',
+          UpdateExpression: 'SET customerPerMinute = :n',
           ExpressionAttributeValues: { ':n': 300 },
         },
       },
@@ -197,7 +198,7 @@ it('applies every write when every condition holds, and a repeat of its token ap
   await db.send(new PutCommand({ TableName: 'keys', Item: { keyHash: 'h1', status: 'active' } }));
   await db.send(transaction('#status = :active', 'token-1'));
   expect(store.item('keys', { keyHash: 'customer#1' })).toEqual({ keyHash: 'customer#1', plan: 'pro' });
-  expect(store.item('counters', { pk: '1#2026-01-01' })).toEqual({ pk: '1#2026-01-01', keyPerMinute: 300 });
+  expect(store.item('counters', { pk: '1#2026-01-01' })).toEqual({ pk: '1#2026-01-01', customerPerMinute: 300 });
   await db.send(new PutCommand({ TableName: 'keys', Item: { keyHash: 'customer#1', plan: 'free' } }));
   await db.send(transaction('#status = :active', 'token-1'));
   expect(store.item('keys', { keyHash: 'customer#1' })).toEqual({ keyHash: 'customer#1', plan: 'free' });
@@ -220,11 +221,11 @@ it('queries the byKeyId index of the key table, projecting what is asked', async
 });
 
 const windows = windowsAt(Date.parse('2026-01-01T10:00:00Z'));
-const key = { keyId: 'key_1', customerId: 'key_1' };
+const caller = { keyId: 'key_1', customerId: 'key_1' };
 const lease = (seq: number) =>
   ({
     kind: 'lease',
-    key,
+    caller,
     windows,
     instanceId: 'a',
     nowSeconds: windows.minuteStart,

@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { deploymentCheckKey } from '../../../definitions/deployment-check';
 import { type OperationId, routes } from '../../../definitions/routes';
+import { checkCustomer, hashApiKey } from '../../../functions/customers';
 import { type CheckTargets, type Invocation, runDeploymentCheck } from '../../../functions/deployment-check/check';
-import { checkCustomer, checkKeyFromSecret } from '../../../functions/deployment-check/check-key';
-import { hashApiKey } from '../../../functions/domain/api-keys';
+import { checkKeyFromSecret } from '../../../functions/deployment-check/check-key';
 
 /** The check's verdicts on scripted answers of the new and live versions (the real handlers answer in test/integration/deployment-check.test.ts). */
 const arn = (name: string, qualifier: string) => `arn:aws:lambda:eu-west-1:123456789012:function:PetStore-Production-${name}:${qualifier}`;
@@ -122,13 +122,15 @@ describe('the check key', () => {
   it('is an Enterprise customer of its own, with its own metering key and limits, its secret stored by hash only', () => {
     const check = checkCustomer(secret, 'meteringvalue0123456789', Date.UTC(2026, 0, 1));
     const keyId = `${deploymentCheckKey.keyIdPrefix}${hashApiKey(secret).slice(0, 12)}`;
-    expect(check.customer).toMatchObject({
+    expect(check).toMatchObject({
       customerId: keyId,
       plan: 'enterprise',
       customLimits: deploymentCheckKey.limits,
       meteringKey: 'meteringvalue0123456789',
+      keyId,
+      keyHash: hashApiKey(secret),
+      status: 'active',
     });
-    expect(check.secret).toMatchObject({ keyId, customerId: keyId, keyHash: hashApiKey(secret), status: 'active' });
     expect(JSON.stringify(check)).not.toContain(secret);
   });
 });

@@ -1,8 +1,6 @@
-import { KeyTable } from '../../admin/key-table';
-import { ApiKeyChangedError, joined, secretOf } from '../../functions/data/api-key-repository';
-import { type ApiKeyRecord, generateApiKey } from '../../functions/domain/api-keys';
+import { ApiKeyChangedError, type ApiKeyRecord, CustomerTable, generateApiKey, joined, secretOf } from '../../functions/customers';
 import { ApiError } from '../../functions/domain/errors';
-import { CounterTable, RateLimiter } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter } from '../../functions/rate-limit';
 import type { Dependencies } from '../../functions/runtime/dependencies';
 import { createTestTables, testDependencies } from '../support/dynamo';
 
@@ -12,12 +10,12 @@ import { createTestTables, testDependencies } from '../support/dynamo';
  * two administrators at once never leave half of one change and half of another.
  */
 let dependencies: Dependencies;
-let keys: KeyTable;
+let keys: CustomerTable;
 const at = (iso: string) => Date.parse(iso);
 
 beforeAll(async () => {
   dependencies = testDependencies(await createTestTables());
-  keys = new KeyTable(dependencies.db, dependencies.tableNames.apiKeys, dependencies.tableNames.rateLimits);
+  keys = new CustomerTable(dependencies.db, dependencies.tableNames);
 });
 afterAll(() => dependencies.db.destroy());
 
@@ -38,7 +36,7 @@ it('finds a key by its id through the byKeyId index, and nothing for an unknown 
   expect(await keys.findById('key_0000000000000000')).toBeUndefined();
 });
 
-it('finds a customer with its secrets through the byCustomer index, and nothing of another customer', async () => {
+it('finds a customer with its secrets, named on its own item and read strongly, and nothing of another customer', async () => {
   const record = await stored('enterprise');
   const successor = generateApiKey({ ...record, now: at('2029-06-01T12:00:01Z') }).record;
   await keys.insertSuccessor(successor, record, '2029-06-01T13:00:00.000Z');
@@ -105,9 +103,8 @@ describe('key changes reach the functions through the counters, across midnight'
   /** One request of the key through a fresh instance's limiter: counted (with the limit and the minute's count it reports), or refused. */
   const count = async (record: ApiKeyRecord, iso: string, limits = { perMinute: 300, perDay: 10_000 }) => {
     try {
-      const { window, refusal } = await new RateLimiter(counters()).enforce(
-        { keyId: record.keyId, customerId: record.customerId },
-        limits,
+      const { window, refusal } = await new RateLimiter(counters()).admit(
+        { keyId: record.keyId, customerId: record.customerId, limits: limits },
         at(iso),
       );
       return refusal ? { kind: refusal.code } : { kind: 'counted', limit: window.limit, minuteGranted: window.limit - window.remaining };
@@ -156,9 +153,8 @@ describe('key changes reach the functions through the counters, across midnight'
     expect(await count(record, `${day(0)}T12:00:01Z`)).toMatchObject({ kind: 'counted', limit: 300 });
     await keys.changePlan(record, record, { plan: 'free' }, `${day(0)}T12:00:02.000Z`);
     // The counter tells the caller's stale limits from the key's new ones, and the limiter counts the request under them.
-    const verdict = await new RateLimiter(counters()).enforce(
-      { keyId: record.keyId, customerId: record.keyId },
-      { perMinute: 300, perDay: 10_000 },
+    const verdict = await new RateLimiter(counters()).admit(
+      { keyId: record.keyId, customerId: record.keyId, limits: { perMinute: 300, perDay: 10_000 } },
       at(`${day(0)}T12:00:04Z`),
     );
     expect(verdict.window).toEqual({ limit: 60, remaining: 58, resetSeconds: at(`${day(0)}T12:01:00Z`) / 1000 });

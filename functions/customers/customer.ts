@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { unreadableTextReason } from '../../definitions/fields/readable-text';
-import type { PlanLimits, PlanName } from '../../definitions/plans';
+import { deploymentCheckKey, deploymentCheckKeyId } from '../../definitions/deployment-check';
+import { readableTextReason } from '../../definitions/fields/readable-text';
+import { type PlanLimits, type PlanName, plans } from '../../definitions/plans';
 
 /**
  * API keys are 32 random bytes behind a recognisable prefix, e.g.
@@ -11,7 +12,8 @@ const API_KEY_PATTERN = /^psk_[A-Za-z0-9_-]{43}$/;
 /** How much of a key is shown in listings: enough to recognise, useless to attack. */
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
-export type ApiKeyStatus = 'active' | 'revoked';
+/** What is stored of a secret's state: only a revocation is written; `expired` and `suspended` follow from times (keyState). */
+export type StoredKeyState = 'active' | 'revoked';
 
 /**
  * The customer: the unit of a plan (decision 14). One record per customer holds
@@ -35,6 +37,12 @@ export interface Customer {
   createdAt: string;
   /** The customer's own last change (a plan): a change is conditional on it, so two administrators never interleave. */
   customerUpdatedAt: string;
+  /**
+   * The hashes of every secret of the customer (revoked ones stay), written in
+   * the transaction that writes a secret: a consistent read of the customer
+   * finds them all, where an index may lag behind its table (decision 16).
+   */
+  secretHashes: string[];
 }
 
 /** One secret of a customer: its hash, its state and its times. */
@@ -44,7 +52,7 @@ export interface Secret {
   customerId: string;
   /** The first characters of the secret, for people to recognise a key. */
   displayPrefix: string;
-  status: ApiKeyStatus;
+  status: StoredKeyState;
   createdAt: string;
   updatedAt: string;
   /** After this instant the secret no longer works (set when it is rotated). */
@@ -62,7 +70,7 @@ export interface CustomerSecrets {
  * with its customer's plan, limits and metering key. Everything else speaks of
  * the customer and its secrets apart (`Customer`, `Secret`, `CustomerSecrets`).
  */
-export type ApiKeyRecord = Secret & Omit<Customer, 'createdAt'>;
+export type ApiKeyRecord = Secret & Omit<Customer, 'createdAt' | 'secretHashes'>;
 
 export interface NewApiKey {
   secret: string;
@@ -83,9 +91,12 @@ export function isWellFormedApiKey(value: string): boolean {
 }
 
 /**
- * A fresh key: the secret (show it once) and the record to store. A new
- * customer's first key names the customer; a rotation's successor passes the
- * customer it is a credential of (`customerId`), whose plan it then has.
+ * A fresh key: the secret (show it once) and the record to store. The one
+ * place a customer is built: a new customer's first key names the customer; a
+ * rotation's successor passes the customer it is a credential of
+ * (`customerId`), whose plan it then has. The deployment check and `npm
+ * start`'s development key bring a secret of their own (`given`, with the
+ * check's own key id).
  */
 export function generateApiKey(input: {
   plan: PlanName;
@@ -94,11 +105,12 @@ export function generateApiKey(input: {
   customerId?: string;
   meteringKey?: string;
   customerUpdatedAt?: string;
+  given?: { secret: string; keyId?: string };
   now: number;
 }): NewApiKey {
-  const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  const secret = input.given?.secret ?? API_KEY_PREFIX + randomBytes(32).toString('base64url');
   const timestamp = new Date(input.now).toISOString();
-  const keyId = `key_${randomBytes(8).toString('hex')}`;
+  const keyId = input.given?.keyId ?? `key_${randomBytes(8).toString('hex')}`;
   return {
     secret,
     record: {
@@ -120,18 +132,43 @@ export function generateApiKey(input: {
 }
 
 /**
+ * The deployment check's customer: an Enterprise customer of its own, metered
+ * by its own API Gateway key, with the check's key as its first secret (named,
+ * like any first secret, by the customer's id: deploymentCheckKeyId).
+ */
+export function checkCustomer(key: string, meteringKey: string, now: number): ApiKeyRecord {
+  const keyId = deploymentCheckKeyId(hashApiKey(key));
+  const { owner, limits } = deploymentCheckKey;
+  return generateApiKey({ plan: 'enterprise', owner, customLimits: { ...limits }, meteringKey, given: { secret: key, keyId }, now }).record;
+}
+
+/** Who a working secret's caller is, as the authorizer tells the operations: its customer, plan and limits. */
+export function callerOf(secret: Pick<Secret, 'keyId'>, customer: Pick<Customer, 'customerId' | 'plan' | 'customLimits'>) {
+  return { keyId: secret.keyId, customerId: customer.customerId, plan: customer.plan, limits: limitsOf(customer) };
+}
+
+/** What metering (API Gateway's usage plans) knows of a customer: its id, plan and limits, and the value of the API key that meters it. */
+export interface MeteredCustomer extends Pick<Customer, 'customerId' | 'plan' | 'meteringKey'> {
+  limits: PlanLimits;
+}
+
+export function meteringOf(customer: Pick<Customer, 'customerId' | 'plan' | 'customLimits' | 'meteringKey'>): MeteredCustomer {
+  return { customerId: customer.customerId, plan: customer.plan, meteringKey: customer.meteringKey, limits: limitsOf(customer) };
+}
+
+/**
  * What a key is at `now`, one word per state, the same in the key tool and the docs:
  * `active`; `expired`, a rotated key past its grace (401); `revoked` (401);
  * `suspended`, banned by the rate limiter for calling on after its 429s
- * (429 `key_suspended`) until `suspendedUntilMs`.
+ * (429 `key_suspended`) until `bannedUntilMs`.
  */
 export const keyStates = ['active', 'expired', 'revoked', 'suspended'] as const;
 export type KeyState = (typeof keyStates)[number];
 
-export function keyState(record: Pick<Secret, 'status' | 'expiresAt'>, now: number, suspendedUntilMs?: number): KeyState {
+export function keyState(record: Pick<Secret, 'status' | 'expiresAt'>, now: number, bannedUntilMs?: number): KeyState {
   if (record.status !== 'active') return record.status;
   if (record.expiresAt !== undefined && Date.parse(record.expiresAt) <= now) return 'expired';
-  return suspendedUntilMs !== undefined && suspendedUntilMs > now ? 'suspended' : 'active';
+  return bannedUntilMs !== undefined && bannedUntilMs > now ? 'suspended' : 'active';
 }
 
 /** Whether the authorizer lets a stored key through at `now` (a ban is the rate limiter's 429, after it). */
@@ -139,8 +176,20 @@ export function isUsable(record: Pick<Secret, 'status' | 'expiresAt'>, now: numb
   return keyState(record, now) === 'active';
 }
 
-/** The owner of a key is shown to people in listings: the same readability rule as a pet's name. */
+/**
+ * The limits a customer is held to: its plan's (definitions/plans.ts), or its
+ * own for Enterprise. The one place a plan becomes limits: the authorizer, the
+ * key tool, metering and the limiter's copy all take them from here.
+ */
+export function limitsOf(customer: Pick<Customer, 'plan' | 'customLimits'>): PlanLimits {
+  const limits = plans[customer.plan].limits;
+  if (limits !== 'custom') return limits;
+  const custom = customer.customLimits;
+  if (!custom?.perMinute || !custom.perDay) throw new Error('An enterprise customer needs its own perMinute and perDay limits.');
+  return { perMinute: custom.perMinute, perDay: custom.perDay };
+}
+
+/** The owner of a key is shown to people in listings: the same rule as a pet's name, up to 200 characters. */
 export function ownerProblem(owner: string): string | undefined {
-  if (owner.length > 200) return 'must be at most 200 characters';
-  return unreadableTextReason(owner);
+  return readableTextReason(owner, 200);
 }
