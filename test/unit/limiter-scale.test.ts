@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { PlanLimits } from '../../definitions/plans';
 import type { TableName } from '../../definitions/tables';
-import { CounterTable, RateLimiter, RequestLimiter } from '../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter, type Verdict } from '../../functions/rate-limit';
 import { limiterMeasured } from '../../scripts/capacity-model';
 import { seededRandom } from '../support/customer-simulation';
 import { ExplicitPool, lambdaLifecycle, SampledPool, scaleOutSeconds, warmPoolSize } from '../support/limiter-scale/lambda-pool';
@@ -51,7 +51,7 @@ it("charges a Business key's full minute over 20 instances, first and steady, wh
     const before = { ...metered.consumed };
     for (let index = 0; index < business.perMinute; index++) {
       clock.nowMs = startMs + Math.floor((index * 59_000) / business.perMinute);
-      expect((await instances[index % 20]!.enforce(key, business, clock.nowMs)).refusal).toBeUndefined();
+      expect((await instances[index % 20]!.admit({ ...key, limits: business }, clock.nowMs)).refusal).toBeUndefined();
     }
     return { writeUnits: metered.consumed.writeUnits - before.writeUnits, readUnits: metered.consumed.readUnits - before.readUnits };
   };
@@ -105,7 +105,7 @@ describe('function environments as Lambda keeps them', () => {
     new ExplicitPool({
       routing,
       random: seededRandom(7),
-      newLimiter: () => new RequestLimiter(new CounterTable(meteredStore().metered.client(), tableNames.rateLimits)),
+      newLimiter: () => new RateLimiter(new CounterTable(meteredStore().metered.client(), tableNames.rateLimits)),
     });
 
   it('starts at most 1,000 environments every 10 seconds ("Lambda scaling behavior"): the next concurrent request is refused', () => {
@@ -171,9 +171,10 @@ it('at 1×, the sampled pool of the m× runs finds the units per request that si
 describe('the scale mode\'s audit judges what clients saw by docs/clients.md\'s "How exact"', () => {
   const customer = { customerId: 'c', keyId: 'k', plan: 'pro' as const, limits: { perMinute: 300, perDay: 10_000 }, perSecond: 5 };
   const nowMs = Date.parse('2099-06-15T10:00:00Z');
-  const served = (remaining: number) => ({
+  const served = (remaining: number): Verdict => ({
+    window: { limit: 300, remaining, resetSeconds: 0 },
     headers: { 'X-RateLimit-Limit': '300', 'X-RateLimit-Remaining': String(remaining), 'X-RateLimit-Reset': '0' },
-    refund: async () => {},
+    refund: async () => false,
   });
   const refused = (code: 'rate_limited' | 'quota_exceeded') => ({ ...served(0), refusal: { code } as never });
 

@@ -1,4 +1,4 @@
-import type { RequestLimiter } from '../../../functions/rate-limit/testing';
+import type { RateLimiter } from '../../../functions/rate-limit';
 
 /**
  * One function's execution environments as Lambda keeps them, for the scale
@@ -28,7 +28,7 @@ export const lambdaLifecycle = {
 } as const;
 
 export interface Instance {
-  limiter: RequestLimiter;
+  limiter: RateLimiter;
   bornMs: number;
   lastUsedMs: number;
   busyUntilMs: number;
@@ -38,7 +38,7 @@ export interface PoolOptions {
   routing: Routing;
   random: () => number;
   /** A fresh instance's limiter: an empty memory, as a new environment has. */
-  newLimiter: () => RequestLimiter;
+  newLimiter: () => RateLimiter;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { PlanName } from '../../../definitions/plans';
-import type { Admission } from '../../../functions/rate-limit/testing';
+import type { Verdict } from '../../../functions/rate-limit';
 import type { ScaleCustomer } from './workload';
 
 /**
@@ -54,7 +54,7 @@ export class ScaleAudit {
   private stranded = { sum: 0, count: 0 };
 
   /** One answer; `counted` false during the warm-up (the truth is kept, the figures not). */
-  answer(customer: ScaleCustomer, nowMs: number, admission: Admission | 'error', counted: boolean): void {
+  answer(customer: ScaleCustomer, nowMs: number, admission: Verdict | 'error', counted: boolean): void {
     const truth = this.truthOf(customer.customerId, nowMs);
     if (admission !== 'error' && !admission.refusal) {
       truth.inMinute += 1;

@@ -1,6 +1,6 @@
 import type { TableName } from '../../../definitions/tables';
 import { tables } from '../../../definitions/tables';
-import { type Admission, CounterTable, RequestLimiter } from '../../../functions/rate-limit/testing';
+import { CounterTable, RateLimiter, type Verdict } from '../../../functions/rate-limit';
 import { assumptions, rps } from '../../../scripts/capacity-model';
 import { seededRandom } from '../customer-simulation';
 import { SimulatedDynamoDB } from '../simulated-dynamodb';
@@ -11,7 +11,7 @@ import { type Arrival, arrivals, isHot, type Operation, operationShares, scaleCu
 
 /**
  * The limiter at scale (issue 49), in virtual time: the real limiter
- * (functions/rate-limit/, one RequestLimiter per function environment) over
+ * (functions/rate-limit/, one RateLimiter per function environment) over
  * the in-memory DynamoDB, metered and throttled per partition
  * (metered-table.ts), for the customers of workload.ts on environments kept as
  * Lambda keeps them (lambda-pool.ts). At 1× every request is simulated; at m×
@@ -70,7 +70,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleFigures> {
   const clock = { nowMs: START_MS };
   const store = new SimulatedDynamoDB(tableNames);
   const counters = new MeteredTable(store, tableNames.rateLimits, tables.rateLimits.partitionKey.name, () => clock.nowMs);
-  const newLimiter = () => new RequestLimiter(new CounterTable(counters.client(), tableNames.rateLimits));
+  const newLimiter = () => new RateLimiter(new CounterTable(counters.client(), tableNames.rateLimits));
   const router = routerFor(options, random, newLimiter);
   const audit = new ScaleAudit();
   const measuredFromMs = START_MS + options.warmupSeconds * 1000;
@@ -101,7 +101,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleFigures> {
 }
 
 /** One request through its environment's limiter: its admission, or 'error' for a 5xx. */
-async function admit(router: Router, arrival: Arrival): Promise<Admission | 'error'> {
+async function admit(router: Router, arrival: Arrival): Promise<Verdict | 'error'> {
   const instance = router.route(arrival);
   if (!instance) return 'error';
   const { customer } = arrival;
@@ -113,7 +113,7 @@ async function admit(router: Router, arrival: Arrival): Promise<Admission | 'err
   }
 }
 
-function routerFor(options: ScaleOptions, random: () => number, newLimiter: () => RequestLimiter): Router {
+function routerFor(options: ScaleOptions, random: () => number, newLimiter: () => RateLimiter): Router {
   const poolOptions = { routing: options.routing, random, newLimiter };
   if (options.factor === 1 && !options.sampledPool) {
     const pools = Object.fromEntries(operations.map((operation) => [operation, new ExplicitPool(poolOptions)])) as Record<
