@@ -5,7 +5,8 @@
  * in-memory DynamoDB, metered by item size and throttled per partition, for
  * SCALING.md's customers on function environments kept as Lambda keeps them,
  * each factor under random and most-recently-used routing. Prints one row per
- * factor and routing; --write records them in bench/results/limiter-scale.json,
+ * factor and routing, and exits 1 if a customer was served past a limit or
+ * refused beyond the documented bound; --write records them in bench/results/limiter-scale.json,
  * which `npm run cost` (scripts/cost-model.ts) and SCALING.md take the
  * limiter's figures from. (`npm run scale` is another test: the pets table's
  * partitions on DynamoDB Local.)
@@ -106,6 +107,12 @@ async function main(): Promise<void> {
   console.log(`\n${renderScaleTable(results)}\n\n${legend}`);
   console.log(`${((performance.now() - startedMs) / 60_000).toFixed(1)} minutes`);
   if (process.argv.includes('--write')) write(results);
+  // The documented promises (docs/clients.md, "How exact") are the run's pass or fail; cost and 5xx are what it reports.
+  const broken = runs.filter((run) => run.servedPastLimit > 0 || run.refusalsBeyondBound > 0);
+  if (broken.length > 0) {
+    console.error(`exactness broken at ${broken.map((run) => `${run.factor}× ${run.routing}`).join(', ')}`);
+    process.exitCode = 1;
+  }
 }
 
 const legend = [
