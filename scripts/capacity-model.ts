@@ -262,6 +262,8 @@ export const limiterMeasured = {
 export interface LimiterScaleRun {
   factor: number;
   routing: string;
+  /** `as built`, or `under 1 KB`: the item charged as if constant in size (the model change SCALING.md describes, not built). */
+  counterItem: string;
   writeUnitsPerRequest: number;
   readUnitsPerRequest: number;
 }
@@ -295,7 +297,7 @@ export const limiterScale: LimiterScaleResults = JSON.parse(
  * Lambda may use, DESIGN.md), by write units first.
  */
 export function limiterScaleUnits(factor: number): { writes: number; reads: number } {
-  const runs = limiterScale.runs.filter((run) => run.factor === factor);
+  const runs = limiterScale.runs.filter((run) => run.factor === factor && run.counterItem === 'as built');
   if (runs.length === 0) throw new Error(`bench/results/limiter-scale.json has no run at ${factor}×`);
   const costliest = runs.reduce((worst, run) => (run.writeUnitsPerRequest > worst.writeUnitsPerRequest ? run : worst));
   return { writes: costliest.writeUnitsPerRequest, reads: costliest.readUnitsPerRequest };

@@ -90,6 +90,11 @@ export class MeteredTable {
     private readonly partitionKey: string,
     /** The virtual clock (ms). */
     private readonly now: () => number,
+    /**
+     * Charge items as if they were at most this big: what the limiter would cost
+     * if its counter item kept a constant size (SCALING.md, "The limiter at scale").
+     */
+    private readonly chargedBytesAtMost = Number.POSITIVE_INFINITY,
   ) {
     this.inner = store.client({ name: 'scale', mode: 'immediate' });
   }
@@ -129,8 +134,9 @@ export class MeteredTable {
 
   /** Units of a call whose items measured `before` and `after` it. */
   private unitsOf(charge: Charge, after: number[]): number {
-    if (!charge.write) return Math.max(1, Math.ceil(charge.before[0]! / 4096)) * charge.factor;
-    return charge.before.reduce((sum, bytes, index) => sum + charge.factor * writeUnitsOf(Math.max(bytes, after[index]!)), 0);
+    const charged = (bytes: number) => Math.min(bytes, this.chargedBytesAtMost);
+    if (!charge.write) return Math.max(1, Math.ceil(charged(charge.before[0]!) / 4096)) * charge.factor;
+    return charge.before.reduce((sum, bytes, index) => sum + charge.factor * writeUnitsOf(charged(Math.max(bytes, after[index]!))), 0);
   }
 
   /** Item sizes after a write: from the item it returned (ALL_NEW), else as stored; remembered for the next call. */

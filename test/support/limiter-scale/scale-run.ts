@@ -5,7 +5,7 @@ import { assumptions, rps } from '../../../scripts/capacity-model';
 import { seededRandom } from '../customer-simulation';
 import { SimulatedDynamoDB } from '../simulated-dynamodb';
 import { ExplicitPool, type Instance, type Routing, SampledPool, scaleOutSeconds, warmPoolSize } from './lambda-pool';
-import { MeteredTable } from './metered-table';
+import { type ConsumedCapacity, MeteredTable } from './metered-table';
 import { type AuditFigures, ScaleAudit } from './scale-audit';
 import { type Arrival, arrivals, isHot, type Operation, operationShares, scaleCustomers } from './workload';
 
@@ -30,11 +30,16 @@ export interface ScaleOptions {
   measuredSeconds: number;
   /** At 1× too, the sampled pool of m× (to check it against every request simulated). */
   sampledPool?: boolean;
+  /** `under 1 KB`: the counter item charged as if it kept a constant size under 1 KB (the model change SCALING.md describes). */
+  counterItem?: CounterItemCharge;
 }
+
+export type CounterItemCharge = 'as built' | 'under 1 KB';
 
 export interface ScaleFigures extends AuditFigures {
   factor: number;
   routing: Routing;
+  counterItem: CounterItemCharge;
   seed: number;
   /** The limiter's DynamoDB units per request (rateLimits table), measured by item size. */
   writeUnitsPerRequest: number;
@@ -69,7 +74,15 @@ export async function runScale(options: ScaleOptions): Promise<ScaleFigures> {
   const random = seededRandom(options.seed ^ 0x5eed);
   const clock = { nowMs: START_MS };
   const store = new SimulatedDynamoDB(tableNames);
-  const counters = new MeteredTable(store, tableNames.rateLimits, tables.rateLimits.partitionKey.name, () => clock.nowMs);
+  const counterItem = options.counterItem ?? 'as built';
+  const chargedBytesAtMost = counterItem === 'under 1 KB' ? 1_000 : Number.POSITIVE_INFINITY;
+  const counters = new MeteredTable(
+    store,
+    tableNames.rateLimits,
+    tables.rateLimits.partitionKey.name,
+    () => clock.nowMs,
+    chargedBytesAtMost,
+  );
   const newLimiter = () => new RateLimiter(new CounterTable(counters.client(), tableNames.rateLimits));
   const router = routerFor(options, random, newLimiter);
   const audit = new ScaleAudit();
@@ -81,22 +94,29 @@ export async function runScale(options: ScaleOptions): Promise<ScaleFigures> {
     const admission = await admit(router, arrival);
     audit.answer(arrival.customer, arrival.atMs, admission, arrival.atMs >= measuredFromMs);
   }
-  const figures = audit.result();
   const environments = router.environments();
   return {
-    ...figures,
+    ...measured(audit.result(), counters.consumed, atWarmupEnd),
     factor: options.factor,
     routing: options.routing,
+    counterItem,
     seed: options.seed,
-    writeUnitsPerRequest: (counters.consumed.writeUnits - atWarmupEnd.writeUnits) / figures.requests,
-    readUnitsPerRequest: (counters.consumed.readUnits - atWarmupEnd.readUnits) / figures.requests,
-    writesPerRequest: (counters.consumed.writeCalls - atWarmupEnd.writeCalls) / figures.requests,
-    throttledCalls: counters.consumed.throttledCalls - atWarmupEnd.throttledCalls,
-    largestItemBytes: counters.consumed.largestItemBytes,
     environments,
     scaleOutSeconds: scaleOutSeconds(environments.listPets),
     hotCustomers: customers.filter(isHot).length,
     customers: customers.length,
+  };
+}
+
+/** What the clients saw, and the limiter's units per request since the warm-up's end. */
+function measured(figures: AuditFigures, consumed: ConsumedCapacity, atWarmupEnd: ConsumedCapacity) {
+  return {
+    ...figures,
+    writeUnitsPerRequest: (consumed.writeUnits - atWarmupEnd.writeUnits) / figures.requests,
+    readUnitsPerRequest: (consumed.readUnits - atWarmupEnd.readUnits) / figures.requests,
+    writesPerRequest: (consumed.writeCalls - atWarmupEnd.writeCalls) / figures.requests,
+    throttledCalls: consumed.throttledCalls - atWarmupEnd.throttledCalls,
+    largestItemBytes: consumed.largestItemBytes,
   };
 }
 
