@@ -258,6 +258,63 @@ export const limiterMeasured = {
   oneRequestAMinute: { writeUnits: 10, readUnits: 0 },
 };
 
+/** One factor and routing of the limiter's scale run (test/support/limiter-scale/scale-run.ts, ScaleFigures). */
+export interface LimiterScaleRun {
+  factor: number;
+  routing: string;
+  /** `as built`, or `under 1 KB`: the item charged as if constant in size (the model change SCALING.md describes, not built). */
+  counterItem: string;
+  writeUnitsPerRequest: number;
+  readUnitsPerRequest: number;
+}
+
+/** What `npm run scale:limiter -- --write` recorded, with the command that produced it. */
+export interface LimiterScaleResults {
+  command: string;
+  assumptions: Record<string, unknown>;
+  seed: number;
+  warmupSeconds: number;
+  measuredSeconds: number;
+  runs: LimiterScaleRun[];
+}
+
+/** The factors of today's traffic the scale run measures the limiter at. */
+export const limiterScaleFactors = [1, 10, 100, 1000] as const;
+
+/**
+ * The limiter at 1×, 10×, 100× and 1000× on SCALING.md's plan mix, skewed, over
+ * as many function environments as each factor keeps warm, in virtual time
+ * (`npm run scale:limiter`, scripts/limiter-scale.ts): one recorded file, the
+ * only source of the figures the bill per factor and the rateLimits quota row use.
+ */
+export const limiterScale: LimiterScaleResults = JSON.parse(
+  readFileSync(join(__dirname, '..', 'bench', 'results', 'limiter-scale.json'), 'utf8'),
+);
+
+/**
+ * The limiter's units per request at a factor the run measured: the costlier
+ * of its routings (a claim about the limiter at scale holds for every routing
+ * Lambda may use, DESIGN.md), by write units first.
+ */
+export function limiterScaleUnits(factor: number): { writes: number; reads: number } {
+  const runs = limiterScale.runs.filter((run) => run.factor === factor && run.counterItem === 'as built');
+  if (runs.length === 0) throw new Error(`bench/results/limiter-scale.json has no run at ${factor}×`);
+  const costliest = runs.reduce((worst, run) => (run.writeUnitsPerRequest > worst.writeUnitsPerRequest ? run : worst));
+  return { writes: costliest.writeUnitsPerRequest, reads: costliest.readUnitsPerRequest };
+}
+
+/** Write units per request at any multiple: between the measured factors, interpolated in log m; outside them, the nearest. */
+export function limiterWriteUnitsAt(m: number): number {
+  const factors = [...limiterScaleFactors];
+  const at = (factor: number) => limiterScaleUnits(factor).writes;
+  if (m <= factors[0]!) return at(factors[0]!);
+  const upper = factors.findIndex((factor) => factor >= m);
+  if (upper < 0) return at(factors.at(-1)!);
+  const [low, high] = [factors[upper - 1]!, factors[upper]!];
+  const share = Math.log(m / low) / Math.log(high / low);
+  return at(low) + share * (at(high) - at(low));
+}
+
 /**
  * The limiter's units per request on the rateLimits table, for the quotas and
  * surges below: every key of the model at its full minute over 20 instances
@@ -496,15 +553,16 @@ export const components: Component[] = [
     unit: 'write units',
     limit: awsLimits.onDemandInstantWriteUnits,
     kind: 'surge',
-    // A lease write for a fraction of the requests (limiterMeasured), one write unit each.
-    load: (m) => rps(m) * limiterUnitsPerRequest.write,
+    // A lease write for a fraction of the requests on fresh instances (limiterMeasured), or the plan mix at m× (limiterScale), the larger.
+    load: (m) => rps(m) * Math.max(limiterUnitsPerRequest.write, limiterWriteUnitsAt(m)),
   },
   {
     name: 'rateLimits table, quota',
     unit: 'write units',
     limit: awsLimits.tableQuotaUnits,
     kind: 'soft quota',
-    load: (m) => rps(m) * limiterUnitsPerRequest.write,
+    // The plan mix as the scale run measured it at each factor (limiterScale): fan-out makes a request costlier as m grows.
+    load: (m) => rps(m) * limiterWriteUnitsAt(m),
   },
   {
     name: "one Business key's counter item, writes",

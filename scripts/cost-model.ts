@@ -11,7 +11,9 @@ import { lambdaMemoryMb } from '../definitions/lambda-function';
 import { businessMetrics } from '../definitions/metrics';
 import { accessLogClass, accessLogFormat, xraySampling } from '../definitions/observability';
 import { canaryLines } from '../functions/runtime/metrics';
-import { assumptions, dynamoUnitsPerRequest, rps } from './capacity-model';
+import { assumptions, dynamoUnitsPerRequest, limiterScale, limiterScaleFactors, limiterScaleUnits, rps } from './capacity-model';
+
+export { type LimiterScaleResults, limiterScaleFactors } from './capacity-model';
 
 /** AWS list prices, us-east-1, each with the pricing page it is read from. */
 export const prices = {
@@ -151,8 +153,18 @@ export interface BillLine {
   limiter?: boolean;
 }
 
-/** The bill of one million requests of the 1× mix. */
-export function bill(): BillLine[] {
+/** The limiter's DynamoDB units per request on the rateLimits table. */
+export interface LimiterUnits {
+  writes: number;
+  reads: number;
+}
+
+/**
+ * The bill of one million requests of the 1× mix; the limiter's units as
+ * measured minute after minute for the capacity model's 1× (60 Business keys
+ * at their full minute), or `limiter`'s (the scale run's at a factor: billAtFactors).
+ */
+export function bill(limiter: LimiterUnits = dynamoUnitsPerRequest.rateLimits): BillLine[] {
   const million = 1_000_000;
   const { mix, durationsMs } = assumptions;
   const averageMs =
@@ -182,7 +194,7 @@ export function bill(): BillLine[] {
     { item: 'DynamoDB apiKeys table (authorizer cache misses)', dollars: dynamo(units.apiKeys.writes, units.apiKeys.reads) },
     {
       item: 'DynamoDB rateLimits table (the limiter: leases and key-state reads)',
-      dollars: dynamo(units.rateLimits.writes, units.rateLimits.reads),
+      dollars: dynamo(limiter.writes, limiter.reads),
       limiter: true,
     },
     {
@@ -214,6 +226,37 @@ export function totals(lines: BillLine[] = bill()): { ours: number; usagePlansOn
   return { ours, usagePlansOnly, extraPercent: ((ours - usagePlansOnly) / usagePlansOnly) * 100 };
 }
 
+/** The totals with the limiter's units replaced by `limiter`. */
+export const totalsAt = (limiter: LimiterUnits) => totals(bill(limiter));
+
+export interface FactorBill extends LimiterUnits {
+  factor: number;
+  ours: number;
+  usagePlansOnly: number;
+  extraPercent: number;
+}
+
+/**
+ * The bill per million requests at 1×, 10×, 100× and 1000×, the limiter's units
+ * from the scale run at each factor (bench/results/limiter-scale.json, the
+ * costlier routing: limiterScaleUnits); every other line as at 1× (list prices
+ * of first tiers: volume tiers would lower the rest, not the limiter's share).
+ */
+export function billAtFactors(): FactorBill[] {
+  return limiterScaleFactors.map((factor) => {
+    const units = limiterScaleUnits(factor);
+    return { factor, ...units, ...totalsAt(units) };
+  });
+}
+
+/** One line per factor: the limiter's units and the bill beside usage plans only (README and SCALING.md quote them). */
+export function factorBillLines(): string[] {
+  return billAtFactors().map(
+    (row) =>
+      `${`${row.factor}×`.padStart(5)}: ${row.writes.toFixed(3)} write and ${row.reads.toFixed(3)} read units a request: ours $${row.ours.toFixed(2)}, usage plans only $${row.usagePlansOnly.toFixed(2)} (+${row.extraPercent.toFixed(1)} %)`,
+  );
+}
+
 export function renderBill(): string {
   const lines = bill();
   const { ours, usagePlansOnly, extraPercent } = totals(lines);
@@ -221,6 +264,8 @@ export function renderBill(): string {
   return [
     'The 1× mix (scripts/capacity-model.ts), per million requests, us-east-1 list prices (scripts/cost-model.ts cites each page):',
     ...lines.map((line) => `  ${line.item.padEnd(width)}  $${line.dollars.toFixed(4)}`),
+    `The same bill with the limiter as measured on SCALING.md's plan mix at each factor (\`${limiterScale.command}\`, bench/results/limiter-scale.json; the costlier routing; the other lines as above):`,
+    ...factorBillLines().map((line) => `  ${line}`),
     `per million requests: ours $${ours.toFixed(2)}, usage plans only $${usagePlansOnly.toFixed(2)} (+${extraPercent.toFixed(1)} %)`,
   ].join('\n');
 }

@@ -20,6 +20,7 @@ import {
   hotKeyBindsAt,
   limiterMeasured,
   limiterUnitsPerRequest,
+  limiterWriteUnitsAt,
   listMixes,
   pageReadUnits,
   queryReadUnits,
@@ -79,7 +80,10 @@ test('the limiter costs a fraction of a write per request (leases, measured): at
     limiterMeasured.businessMinuteOver20Instances.writeUnits + limiterMeasured.businessMinuteOver20Instances.readUnits,
   ).toBeGreaterThanOrEqual(1_000);
   const row = (name: string) => components.find((c) => c.name === name) as (typeof components)[number];
-  expect(row('rateLimits table, quota').load(1)).toBeCloseTo(1_000 * limiterUnitsPerRequest.write);
+  // The table's quota: the plan mix as the limiter's scale run measured it at each factor (issue 49), not this one minute.
+  expect(row('rateLimits table, quota').load(1)).toBeCloseTo(1_000 * limiterWriteUnitsAt(1));
+  expect(row('rateLimits table, quota').load(1000)).toBeCloseTo(1_000_000 * limiterWriteUnitsAt(1000));
+  expect(row('rateLimits table, sudden surge').load(1)).toBeCloseTo(1_000 * Math.max(limiterUnitsPerRequest.write, limiterWriteUnitsAt(1)));
 });
 
 test("one key's counter item: a whole Business minute within one second fits a partition; one key alone binds it past 100× a Business key", () => {
