@@ -266,7 +266,7 @@ export function renderBill(): string {
     ...lines.map((line) => `  ${line.item.padEnd(width)}  $${line.dollars.toFixed(4)}`),
     `The same bill with the limiter as measured on SCALING.md's plan mix at each factor (\`${limiterScale.command}\`, bench/results/limiter-scale.json; the costlier routing; the other lines as above):`,
     ...factorBillLines().map((line) => `  ${line}`),
-    `per million requests: ours $${ours.toFixed(2)}, usage plans only $${usagePlansOnly.toFixed(2)} (+${extraPercent.toFixed(1)} %)`,
+    `per million requests of the capacity model's 1× (60 Business keys at their full minute): ours $${ours.toFixed(2)}, usage plans only $${usagePlansOnly.toFixed(2)} (+${extraPercent.toFixed(1)} %)`,
   ].join('\n');
 }
 
