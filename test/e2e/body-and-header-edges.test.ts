@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { startTestApi, type TestApi } from '../support/api';
+import { countPets, startTestApi, type TestApi } from '../support/api';
 
 /**
  * Decisions 17 to 22, over HTTP on npm start's API: what a client sees for
@@ -42,29 +42,17 @@ function send(method: string, path: string, headers: Record<string, string | str
 const json = { 'Content-Type': 'application/json' };
 const post = (body: string | Buffer, headers: Record<string, string | string[]> = json) => send('POST', '/pets', headers, body);
 
-/** The number of pets: what a refused request must leave as it was. */
-async function petCount(): Promise<number> {
-  let count = 0;
-  let path: string | undefined = '/pets?limit=100';
-  while (path) {
-    const response = await api.call(path, { key });
-    count += ((await response.json()) as unknown[]).length;
-    path = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1]?.slice(api.url.length);
-  }
-  return count;
-}
-
 describe('decision 17: Content-Type sent twice', () => {
   it.each([[['application/json', 'application/json']], [['text/plain', 'application/json']], [['application/json', 'text/plain']]])(
     '%j as two field lines → 415 unsupported_media_type, and nothing is written',
     async (values) => {
-      const before = await petCount();
+      const before = await countPets(api, key);
       const answer = await post('{"name":"Twice","categoryId":1}', { 'Content-Type': values });
       expect(answer).toEqual({
         status: 415,
         body: { code: 'unsupported_media_type', status: 415, message: 'Content-Type must be sent once; it was sent 2 times.' },
       });
-      expect(await petCount()).toBe(before);
+      expect(await countPets(api, key)).toBe(before);
       // The same request with the field sent once is created: only the repetition was refused.
       expect((await post('{"name":"Twice","categoryId":1}', { 'Content-Type': 'application/json' })).status).toBe(201);
     },
@@ -74,10 +62,10 @@ describe('decision 17: Content-Type sent twice', () => {
 describe('decision 18: a byte order mark before the JSON', () => {
   it('is a 400 "not valid JSON" (RFC 8259, section 8.1), and nothing is written; the same text without it is created', async () => {
     const text = '{"name":"Marked","categoryId":1}';
-    const before = await petCount();
+    const before = await countPets(api, key);
     const answer = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]));
     expect(answer).toEqual({ status: 400, body: { code: 'invalid_request', status: 400, message: 'The request body is not valid JSON.' } });
-    expect(await petCount()).toBe(before);
+    expect(await countPets(api, key)).toBe(before);
     expect((await post(text)).status).toBe(201);
   });
 });
@@ -107,7 +95,7 @@ describe('decision 19: categoryId written with a fraction or an exponent', () =>
 describe('decision 20: "the same body" for an Idempotency-Key', () => {
   it('is the same fields with the same values: reordered, re-spaced, escaped or 3.0 for 3 replays; a default written out is another body (422)', async () => {
     const idempotencyKey = { ...json, 'Idempotency-Key': '"same-body-1"' };
-    const before = await petCount();
+    const before = await countPets(api, key);
     const first = await post('{"name":"Same","categoryId":3}', idempotencyKey);
     expect(first.status).toBe(201);
     for (const text of ['{ "categoryId" : 3,\n  "name" : "Same" }', '{"n\\u0061me":"S\\u0061me","categoryId":3.0}']) {
@@ -116,7 +104,7 @@ describe('decision 20: "the same body" for an Idempotency-Key', () => {
     const withDefault = await post('{"name":"Same","categoryId":3,"status":"available"}', idempotencyKey);
     expect(withDefault.status).toBe(422);
     expect(withDefault.body).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
-    expect(await petCount()).toBe(before + 1);
+    expect(await countPets(api, key)).toBe(before + 1);
   });
 });
 
@@ -124,17 +112,17 @@ describe('decision 21: Idempotency-Key sent twice', () => {
   it.each([[['"twice-1"', '"twice-2"']], [['"twice-3"', '"twice-3"']]])(
     '%j as two field lines → 400 naming the field, nothing written or remembered',
     async (values) => {
-      const before = await petCount();
+      const before = await countPets(api, key);
       const answer = await post('{"name":"Twice","categoryId":1}', { ...json, 'Idempotency-Key': values });
       expect(answer).toEqual({
         status: 400,
         body: { code: 'invalid_request', status: 400, message: 'Idempotency-Key must be sent once; it was sent 2 times.' },
       });
-      expect(await petCount()).toBe(before);
+      expect(await countPets(api, key)).toBe(before);
       // Nothing was remembered under either value: a create with one of them, with another body, is a new pet.
       const afterwards = await post('{"name":"Other","categoryId":2}', { ...json, 'Idempotency-Key': values[1] as string });
       expect(afterwards.status).toBe(201);
-      expect(await petCount()).toBe(before + 1);
+      expect(await countPets(api, key)).toBe(before + 1);
     },
   );
 });

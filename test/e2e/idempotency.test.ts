@@ -1,4 +1,4 @@
-import { postJson, startTestApi, type TestApi } from '../support/api';
+import { countPets, postJson, startTestApi, type TestApi } from '../support/api';
 
 /** Decision 11: Idempotency-Key on POST /v1/pets, over HTTP on DynamoDB Local. */
 let api: TestApi;
@@ -12,25 +12,14 @@ const withKey = (key: string, body: unknown, apiKey?: string) => {
   return { ...init, headers: { ...(init.headers as Record<string, string>), 'Idempotency-Key': `"${key}"` }, key: apiKey };
 };
 
-async function petCount(): Promise<number> {
-  let count = 0;
-  let path: string | undefined = '/pets?limit=100';
-  while (path) {
-    const response = await api.call(path);
-    count += ((await response.json()) as unknown[]).length;
-    path = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1]?.slice(api.url.length);
-  }
-  return count;
-}
-
 it('answers a retry with the same key and body with the original 201, creating nothing', async () => {
-  const before = await petCount();
+  const before = await countPets(api);
   const first = await api.call('/pets', withKey('retry-1', { name: 'Once', categoryId: 1 }));
   const second = await api.call('/pets', withKey('retry-1', { name: 'Once', categoryId: 1 }));
   expect(first.status).toBe(201);
   expect(second.status).toBe(201);
   expect(await second.json()).toEqual(await first.json());
-  expect(await petCount()).toBe(before + 1);
+  expect(await countPets(api)).toBe(before + 1);
 });
 
 it('refuses the same key with another body with 422 idempotency_key_reused', async () => {
@@ -49,7 +38,7 @@ it('keeps keys of different API keys apart', async () => {
 });
 
 it('turns 50 concurrent POSTs with one key into exactly one pet; the rest are identical 201 replays or 409', async () => {
-  const before = await petCount();
+  const before = await countPets(api);
   const responses = await Promise.all(
     Array.from({ length: 50 }, () => api.call('/pets', withKey('burst-1', { name: 'Burst', categoryId: 2 }))),
   );
@@ -62,7 +51,7 @@ it('turns 50 concurrent POSTs with one key into exactly one pet; the rest are id
     expect(await response.json()).toMatchObject({ code: 'request_in_progress', status: 409 });
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
   }
-  expect(await petCount()).toBe(before + 1);
+  expect(await countPets(api)).toBe(before + 1);
 });
 
 it('does not remember a refused request: a 400 with a key leaves the key free', async () => {
