@@ -40,6 +40,16 @@ function isModeledServiceError(error: Error): error is Error & { $fault: 'client
   return (candidate.$fault === 'client' || candidate.$fault === 'server') && typeof candidate.$metadata === 'object';
 }
 
+/**
+ * Whether DynamoDB answered a write with "slow down" or "busy" (the errors
+ * above): it applied nothing. Any other failure after the call was sent (no
+ * answer, an answer cut short, a 5xx) may have come after the write applied.
+ */
+export function appliedNothing(error: unknown): boolean {
+  const cause = error instanceof DependencyUnavailableError ? error.cause : error;
+  return cause instanceof Error && retryLaterErrors.has(cause.name);
+}
+
 /** Runs one DynamoDB call, turning a dependency failure into DependencyUnavailableError. */
 export async function dynamoCall<T>(call: () => Promise<T>): Promise<T> {
   try {

@@ -1,4 +1,5 @@
 import type { PlanLimits } from '../../definitions/plans';
+import { appliedNothing } from '../data/dynamo-errors';
 import { ApiError } from '../domain/errors';
 import { Allowance, type Asking, type LeasingInstance, type Served } from './allowance';
 import type { Caller, CounterItemState, CounterStore } from './counter-store';
@@ -159,8 +160,10 @@ export class RateLimiter {
       } as const;
       refusals.recorded = Math.max(refusals.recorded, (await counters.write(write)).state.refusedCount);
     } catch (error) {
-      // Kept for the next batch; this request's answer is decided already.
-      refusals.unrecorded += batch;
+      // A batch DynamoDB refused ("slow down") goes with the next; one whose answer was lost may have been
+      // counted, and counted twice it would ban before the N-th refusal: the ban may start a batch later
+      // instead, never earlier (docs/clients.md, the ban rule).
+      if (appliedNothing(error)) refusals.unrecorded += batch;
       this.instance.warn('rate-limit refusals not recorded', error);
       return 0;
     }

@@ -122,4 +122,12 @@ export const mutations: Mutation[] = [
     search: 'state.keyExpiresAt <= Math.floor(nowMs / 1000)',
     replace: 'state.keyExpiresAt <= Math.floor(nowMs / 1000) + 60',
   },
+  {
+    name: 'refusals-recounted-after-lost-answer',
+    behaviour:
+      'a batch of refusals whose record went unanswered is recorded again with the next, so a ban can start before the N-th refusal',
+    file: limiter,
+    search: 'if (appliedNothing(error)) refusals.unrecorded += batch;',
+    replace: 'refusals.unrecorded += batch;',
+  },
 ];

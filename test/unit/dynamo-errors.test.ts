@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { isDependencyFailure } from '../../functions/data/dynamo-errors';
+import { appliedNothing, isDependencyFailure } from '../../functions/data/dynamo-errors';
+import { DependencyUnavailableError } from '../../functions/domain/errors';
 
 /**
  * What the client can know decides the class: only an answer DynamoDB gave in
@@ -35,4 +36,18 @@ it.each([
   ['a bug of ours before anything was sent', new TypeError('x is not a function')],
 ])('%s is not (500, or handled by the caller)', (_name, error) => {
   expect(isDependencyFailure(error)).toBe(false);
+});
+
+// What a write's failure says of the write: only DynamoDB's "slow down" or "busy", answered in full, applied nothing
+// ("Error handling with DynamoDB", Amazon DynamoDB Developer Guide); a lost or cut answer, or a 500, may follow an applied write.
+it.each([
+  ['throughput exceeded', 'ProvisionedThroughputExceededException', true],
+  ['throttling', 'ThrottlingException', true],
+  ['a conflicting transaction', 'TransactionConflictException', true],
+  ['a timeout', 'TimeoutError', false],
+  ['a 500', 'InternalServerError', false],
+])('%s: the write applied nothing is %s', (_name, errorName, nothing) => {
+  const cause = Object.assign(new Error(errorName), { name: errorName, $metadata: metadata });
+  expect(appliedNothing(new DependencyUnavailableError(cause))).toBe(nothing);
+  expect(appliedNothing(cause)).toBe(nothing);
 });

@@ -28,7 +28,7 @@ export const promises = {
   },
   banStartsAtTheNthRefusal: {
     name: 'the ban starts at the N-th refusal and lifts on time',
-    says: "its **N-th refused request within one UTC minute, N being its per-minute limit** (another full minute's worth), starts a **15-minute suspension**. That request and every one until the end, across midnight too, get `429 key_suspended`, `Retry-After` counting down to the end; the suspension lifts by itself. With several instances it may start up to a tenth of N refusals per instance later",
+    says: "its **N-th refused request within one UTC minute, N being its per-minute limit** (another full minute's worth), starts a **15-minute suspension**. That request and every one until the end, across midnight too, get `429 key_suspended`, `Retry-After` counting down to the end; the suspension lifts by itself. With several instances it may start up to a tenth of N refusals per instance later (and a tenth more for each record of refusals DynamoDB did not answer), never earlier",
   },
   remainingExactWithOneInstance: {
     name: 'Remaining is exact with one instance',
@@ -325,8 +325,6 @@ class Auditor {
     for (const ban of this.bans) {
       const first = this.functionAnswers.find((answer) => answer.request === ban.request)!;
       const minutes = this.minutesOf(first);
-      // A refusals write whose answer was lost is recorded again with the next batch: faults may start a ban early.
-      if (this.faultsDuring(minutes.first - MINUTE_MS, first.answeredMs + 1) > 0) continue;
       const refused = this.functionAnswers.filter(
         (answer) =>
           answer.status === 429 &&
