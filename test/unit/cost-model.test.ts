@@ -28,7 +28,9 @@ import { runScale } from '../support/limiter-scale/scale-run';
 
 it('ends with ours, usage plans only and the difference', () => {
   const last = renderBill().split('\n').at(-1) as string;
-  expect(last).toMatch(/^per million requests of the capacity model's 1× \(60 Business keys at their full minute\): ours \$\d+\.\d\d, usage plans only \$\d+\.\d\d \(\+\d+\.\d %\)$/);
+  expect(last).toMatch(
+    /^per million requests of the capacity model's 1× \(60 Business keys at their full minute\): ours \$\d+\.\d\d, usage plans only \$\d+\.\d\d \(\+\d+\.\d %\)$/,
+  );
   const { ours, usagePlansOnly } = totals();
   expect(ours).toBeGreaterThan(usagePlansOnly);
 });
