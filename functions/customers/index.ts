@@ -23,9 +23,8 @@ export {
   limitsOf,
   type MeteredCustomer,
   meteringOf,
-  type NewApiKey,
   ownerProblem,
   type Secret,
   type StoredKeyState,
 } from './customer';
-export { ApiKeyChangedError, CustomerTable, type CustomerTableNames, customerKey, itemsOf, joined, secretOf } from './customer-table';
+export { ApiKeyChangedError, CustomerTable, customerKey, itemsOf, joined, secretOf } from './customer-table';
